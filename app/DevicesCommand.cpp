@@ -1,0 +1,105 @@
+#include "app/DevicesCommand.h"
+
+#include "app/ExitCode.h"
+#include "app/WorkspaceOpener.h"
+#include "collectors/MachineInventory.h"
+#include "core/StoreError.h"
+#include "core/UnitFormat.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace tierscope {
+
+namespace {
+
+std::string field(const nlohmann::json& attrs, const char* key) {
+    if (!attrs.contains(key))
+        return "-";
+    const auto& v = attrs[key];
+    if (v.is_string())
+        return v.get<std::string>().empty() ? "-" : v.get<std::string>();
+    return v.dump();
+}
+
+void printTable(const std::vector<DeviceRecord>& devices) {
+    bool header = false;
+    for (const auto& d : devices) {
+        if (d.kind != "nvme-controller")
+            continue;
+        if (!header) {
+            std::printf("NVMe controllers\n  %-8s %-9s %-24s %-8s %-20s %-16s %s\n", "NAME",
+                        "TRANSPORT", "TRADDR", "TRSVCID", "MODEL", "SERIAL", "SUBSYSTEM NQN");
+            header = true;
+        }
+        const auto a = nlohmann::json::parse(d.attrs);
+        std::printf("  %-8s %-9s %-24s %-8s %-20.20s %-16.16s %s\n", d.name.c_str(),
+                    field(a, "transport").c_str(), field(a, "traddr").c_str(),
+                    field(a, "trsvcid").c_str(), field(a, "model").c_str(),
+                    field(a, "serial").c_str(), field(a, "subsysnqn").c_str());
+    }
+    if (!header)
+        std::printf("NVMe controllers\n  none found\n");
+    std::printf("Block devices\n  %-12s %-10s %-12s %-10s %s\n", "NAME", "SIZE", "TRANSPORT",
+                "PATH OF", "MODEL");
+    for (const auto& d : devices) {
+        if (d.kind != "block")
+            continue;
+        const auto a = nlohmann::json::parse(d.attrs);
+        const std::string size =
+            a.contains("size_bytes") ? UnitFormat::bytes(a["size_bytes"].get<double>()) : "-";
+        std::printf("  %-12s %-10s %-12s %-10s %s\n", d.name.c_str(), size.c_str(),
+                    field(a, "transport").c_str(), field(a, "path_of").c_str(),
+                    field(a, "model").c_str());
+    }
+    std::printf("Backends\n");
+    for (const auto& d : devices) {
+        if (d.kind != "backend")
+            continue;
+        const auto a = nlohmann::json::parse(d.attrs);
+        std::string line = field(a, "state");
+        for (const char* key : {"reason", "detail"})
+            if (a.contains(key))
+                line += ": " + field(a, key);
+        std::printf("  %-8s %s\n", d.name.c_str(), line.c_str());
+    }
+}
+
+} // namespace
+
+CLI::App* DevicesCommand::attach(CLI::App& parent, Options& options) {
+    auto* cmd = parent.add_subcommand(
+        "devices",
+        "List NVMe controllers, block devices and backends (this machine, or a session)");
+    cmd->add_flag("--json", options.json, "Print JSON instead of tables");
+    cmd->add_option("--session", options.session,
+                    "Show what discovery found when session ID was recorded, instead of now");
+    return cmd;
+}
+
+int DevicesCommand::run(const GlobalOptions& global, const Options& options) {
+    std::vector<DeviceRecord> devices;
+    if (options.session > 0) {
+        auto store = WorkspaceOpener::openExisting(global.dbPath());
+        if (!store->session(options.session))
+            throw StoreError(StoreError::Code::NotFound, "no session " +
+                                                             std::to_string(options.session) +
+                                                             " in " + global.dbPath());
+        devices = store->devices(options.session);
+    } else {
+        devices = MachineInventory::discover({}).devices;
+    }
+    if (options.json) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& d : devices)
+            out.push_back(
+                {{"kind", d.kind}, {"name", d.name}, {"attrs", nlohmann::json::parse(d.attrs)}});
+        std::cout << out.dump(2) << "\n";
+    } else {
+        printTable(devices);
+    }
+    return kExitOk;
+}
+
+} // namespace tierscope

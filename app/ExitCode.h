@@ -1,0 +1,17 @@
+#pragma once
+
+namespace tierscope {
+
+// Process exit codes, documented in README.md ("Exit codes"). 3-7 mirror StoreError::Code.
+enum ExitCode : int {
+    kExitOk = 0,
+    kExitFailure = 1,      // unexpected internal error
+    kExitUsage = 2,        // bad command line
+    kExitNotADatabase = 3, // not SQLite, or not a tierscope workspace
+    kExitNewerSchema = 4,  // written by a newer tierscope
+    kExitCannotWrite = 5,  // read-only location, no permission, disk full
+    kExitNotFound = 6,     // no such session, metric or database
+    kExitIo = 7,           // other database I/O failure
+};
+
+} // namespace tierscope

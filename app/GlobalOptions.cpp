@@ -1,0 +1,11 @@
+#include "app/GlobalOptions.h"
+
+#include "core/WorkspacePaths.h"
+
+namespace tierscope {
+
+std::string GlobalOptions::dbPath() const {
+    return db.empty() ? WorkspacePaths::defaultDatabase() : db;
+}
+
+} // namespace tierscope

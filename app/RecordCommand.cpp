@@ -1,0 +1,128 @@
+#include "app/RecordCommand.h"
+
+#include "app/ExitCode.h"
+#include "app/SummaryPrinter.h"
+#include "collectors/Recorder.h"
+#include "core/DurationParser.h"
+#include "core/SessionSummary.h"
+#include "core/Store.h"
+#include "core/StoreError.h"
+#include "core/UnitFormat.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+volatile std::sig_atomic_t g_stopSignal = 0;
+
+void onStopSignal(int signal) {
+    g_stopSignal = signal;
+    // A second Ctrl-C gets the default behaviour: the user really wants out.
+    std::signal(signal, SIG_DFL);
+}
+
+void ensureParentDirectory(const std::string& dbPath) {
+    const auto parent = std::filesystem::path(dbPath).parent_path();
+    if (parent.empty())
+        return;
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec)
+        throw StoreError(StoreError::Code::CannotWrite,
+                         "cannot create " + parent.string() + ": " + ec.message());
+}
+
+void printProgress(const Recorder& recorder, double elapsed, double total) {
+    const auto stats = recorder.stats();
+    std::fprintf(stderr, "\rrecording session %lld: %s%s, %zu metrics, %s samples   ",
+                 static_cast<long long>(recorder.sessionId()), UnitFormat::seconds(elapsed).c_str(),
+                 total > 0 ? (" of " + UnitFormat::seconds(total)).c_str() : "",
+                 recorder.metricCount(), UnitFormat::count(stats.committedSamples).c_str());
+    std::fflush(stderr);
+}
+
+} // namespace
+
+CLI::App* RecordCommand::attach(CLI::App& parent, Options& options) {
+    auto* cmd = parent.add_subcommand(
+        "record", "Record this machine's host and storage metrics into the workspace");
+    cmd->add_option("--label", options.label, "Session label, e.g. \"baseline run 3\"");
+    cmd->add_option("--storage-profile", options.storageProfile,
+                    "Storage configuration under test, e.g. local-nvme or fx100-nvmeof-rdma");
+    cmd->add_option("--duration", options.duration,
+                    "Stop after this long (30s, 10m, 1h); default: until Ctrl-C");
+    cmd->add_option("--interval", options.interval, "Sampling interval, 100ms..10s")
+        ->capture_default_str();
+    cmd->add_flag("-q,--quiet", options.quiet, "No progress line and no summary");
+    return cmd;
+}
+
+int RecordCommand::run(const GlobalOptions& global, const Options& options) {
+    const auto interval = DurationParser::parse(options.interval);
+    if (!interval || *interval < std::chrono::milliseconds(100) ||
+        *interval > std::chrono::seconds(10)) {
+        std::cerr << "tierscope record: --interval must be between 100ms and 10s (got \""
+                  << options.interval << "\")\n";
+        return kExitUsage;
+    }
+    std::optional<std::chrono::nanoseconds> duration;
+    if (!options.duration.empty()) {
+        duration = DurationParser::parse(options.duration);
+        if (!duration || duration->count() <= 0) {
+            std::cerr << "tierscope record: --duration must be a positive duration such as 30s, "
+                         "10m or 1h (got \""
+                      << options.duration << "\")\n";
+            return kExitUsage;
+        }
+    }
+
+    const std::string dbPath = global.dbPath();
+    ensureParentDirectory(dbPath);
+    Recorder recorder({dbPath, options.label, options.storageProfile, *interval, {}, {}});
+
+    std::signal(SIGINT, onStopSignal);
+    std::signal(SIGTERM, onStopSignal);
+    const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
+    const auto started = std::chrono::steady_clock::now();
+    const double total = duration ? std::chrono::duration<double>(*duration).count() : 0.0;
+    recorder.start();
+    auto nextProgress = started;
+    while (g_stopSignal == 0 && !recorder.error()) {
+        const auto now = std::chrono::steady_clock::now();
+        if (duration && now - started >= *duration)
+            break;
+        if (showProgress && now >= nextProgress) {
+            printProgress(recorder, std::chrono::duration<double>(now - started).count(), total);
+            nextProgress = now + std::chrono::seconds(1);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    recorder.stop();
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (showProgress)
+        std::fputs("\n", stderr);
+
+    if (const auto error = recorder.error()) {
+        std::cerr << "tierscope record: recording stopped early: " << *error
+                  << " (samples committed before the error are kept in session "
+                  << recorder.sessionId() << ")\n";
+        return kExitCannotWrite;
+    }
+    if (!options.quiet) {
+        Store store(dbPath, Store::Mode::ReadOnly);
+        SummaryPrinter::print(std::cout, SessionSummary::compute(store, recorder.sessionId()),
+                              dbPath);
+    }
+    return kExitOk;
+}
+
+} // namespace tierscope

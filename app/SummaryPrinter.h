@@ -1,0 +1,15 @@
+#pragma once
+
+#include "core/SessionSummary.h"
+
+#include <ostream>
+#include <string>
+
+namespace tierscope {
+
+class SummaryPrinter {
+  public:
+    static void print(std::ostream& out, const SessionSummary& summary, const std::string& dbPath);
+};
+
+} // namespace tierscope

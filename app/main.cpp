@@ -1,0 +1,84 @@
+#include "app/DevicesCommand.h"
+#include "app/ExitCode.h"
+#include "app/ExportCommand.h"
+#include "app/GlobalOptions.h"
+#include "app/RecordCommand.h"
+#include "app/SessionsCommand.h"
+#include "core/StoreError.h"
+#include "core/Version.h"
+
+#include <iostream>
+#include <spdlog/spdlog.h>
+
+using namespace tierscope;
+
+namespace {
+
+constexpr const char* kNoSubcommandHint =
+    "tierscope: no subcommand given.\n"
+    "The desktop GUI is not part of this build yet; record headless instead:\n"
+    "  tierscope record --duration 30s      record this machine for 30 s, then print a summary\n"
+    "  tierscope record                     record until Ctrl-C\n"
+    "  tierscope sessions                   list recorded sessions\n"
+    "Run `tierscope --help` for every command.\n";
+
+int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Options& record,
+             const SessionsCommand::Options& sessions, const DevicesCommand::Options& devices,
+             const ExportCommand::Options& exports) {
+    if (app.got_subcommand("record"))
+        return RecordCommand::run(global, record);
+    if (app.got_subcommand("sessions"))
+        return SessionsCommand::run(global, sessions);
+    if (app.got_subcommand("devices"))
+        return DevicesCommand::run(global, devices);
+    if (app.got_subcommand("export"))
+        return ExportCommand::run(global, exports);
+    std::cerr << kNoSubcommandHint;
+    return kExitUsage;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"tierscope: a performance observatory for LLM inference storage tiers.\n"
+                 "Records GPU, NVMe/NVMe-oF, host and engine metrics into an SQLite workspace.",
+                 "tierscope"};
+    app.set_version_flag("--version", kToolVersion);
+    app.footer("Exit codes: 0 ok, 1 internal error, 2 usage, 3 not a tierscope database, "
+               "4 newer schema, 5 cannot write, 6 not found, 7 database I/O error.");
+    GlobalOptions global;
+    app.add_option("--db", global.db,
+                   "Workspace database (default: $XDG_DATA_HOME/tierscope/tierscope.db)")
+        ->configurable(false);
+    app.add_option("--log-level", global.logLevel, "trace, debug, info, warn, error or off")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+
+    RecordCommand::Options record;
+    SessionsCommand::Options sessions;
+    DevicesCommand::Options devices;
+    ExportCommand::Options exports;
+    RecordCommand::attach(app, record);
+    SessionsCommand::attach(app, sessions);
+    DevicesCommand::attach(app, devices);
+    ExportCommand::attach(app, exports);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int rc = app.exit(e);
+        return rc == 0 ? kExitOk : kExitUsage;
+    }
+    spdlog::set_level(spdlog::level::from_str(global.logLevel));
+    spdlog::set_pattern("tierscope: %l: %v");
+
+    try {
+        return dispatch(app, global, record, sessions, devices, exports);
+    } catch (const StoreError& e) {
+        std::cerr << "tierscope: " << e.what() << "\n";
+        return e.exitCode();
+    } catch (const std::exception& e) {
+        std::cerr << "tierscope: internal error: " << e.what() << "\n";
+        return kExitFailure;
+    }
+}

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "collectors/DiskstatsParser.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace tierscope {
+
+// iostat's per-device figures between two /proc/diskstats snapshots, in SI units.
+struct BlockRates {
+    double readBytesPerS = 0, writeBytesPerS = 0;
+    double readIops = 0, writeIops = 0;
+    std::optional<double> readAwaitS;  // absent when no read completed in the interval
+    std::optional<double> writeAwaitS; // absent when no write completed in the interval
+    double utilPct = 0;
+    double queueDepth = 0; // iostat's aqu-sz
+
+    // nullopt when dtNs <= 0 or any cumulative counter went backwards (device re-created,
+    // counter reset): that interval is unknown, not zero.
+    static std::optional<BlockRates> compute(const DiskStat& before, const DiskStat& after,
+                                             std::int64_t dtNs);
+};
+
+} // namespace tierscope

@@ -1,0 +1,116 @@
+#include "collectors/BlockStatCollector.h"
+
+#include "collectors/BlockDeviceNames.h"
+#include "collectors/BlockRates.h"
+#include "collectors/SysfsReader.h"
+
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+namespace tierscope {
+
+BlockStatCollector::BlockStatCollector(SystemPaths paths,
+                                       std::map<std::string, std::string> transports)
+    : m_paths(std::move(paths)), m_transports(std::move(transports)) {}
+
+bool BlockStatCollector::isWholeDisk(const std::string& name) {
+    auto it = m_wholeDisk.find(name);
+    if (it == m_wholeDisk.end()) {
+        const bool partition =
+            SysfsReader::exists(m_paths.sys + "/class/block/" + name + "/partition");
+        it = m_wholeDisk.emplace(name, !partition).first;
+    }
+    return it->second;
+}
+
+std::string BlockStatCollector::labelsFor(const std::string& name) const {
+    nlohmann::json labels = nlohmann::json::object();
+    if (const auto head = BlockDeviceNames::multipathHead(name))
+        labels["path_of"] = *head;
+    if (const auto it = m_transports.find(name); it != m_transports.end())
+        labels["transport"] = it->second;
+    return labels.dump();
+}
+
+std::vector<Reading> BlockStatCollector::ratesBetween(const std::vector<DiskStat>& before,
+                                                      const std::vector<DiskStat>& after,
+                                                      std::int64_t dtNs) {
+    std::unordered_map<std::string, const DiskStat*> previous;
+    for (const auto& d : before)
+        previous.emplace(d.name, &d);
+
+    std::vector<Reading> out;
+    double totalRead = 0, totalWrite = 0;
+    bool anyTotal = false;
+    for (const auto& d : after) {
+        const auto it = previous.find(d.name);
+        if (it == previous.end())
+            continue; // appeared this interval: no baseline yet
+        const auto rates = BlockRates::compute(*it->second, d, dtNs);
+        if (!rates)
+            continue;
+        const std::string prefix = "block/" + d.name + "/";
+        const std::string labels = labelsFor(d.name);
+        auto emit = [&](const char* what, const char* unit, double value) {
+            out.push_back({{prefix + what, unit, "gauge", labels}, value});
+        };
+        emit("read_bytes_per_s", "bytes/s", rates->readBytesPerS);
+        emit("write_bytes_per_s", "bytes/s", rates->writeBytesPerS);
+        emit("read_iops", "1/s", rates->readIops);
+        emit("write_iops", "1/s", rates->writeIops);
+        if (rates->readAwaitS)
+            emit("read_await_s", "s", *rates->readAwaitS);
+        if (rates->writeAwaitS)
+            emit("write_await_s", "s", *rates->writeAwaitS);
+        emit("util_pct", "percent", rates->utilPct);
+        emit("queue_depth", "1", rates->queueDepth);
+        if (BlockDeviceNames::countsInTotal(d.name)) {
+            totalRead += rates->readBytesPerS;
+            totalWrite += rates->writeBytesPerS;
+            anyTotal = true;
+        }
+    }
+    if (anyTotal) {
+        out.push_back({{"block/total/read_bytes_per_s", "bytes/s", "gauge", "{}"}, totalRead});
+        out.push_back({{"block/total/write_bytes_per_s", "bytes/s", "gauge", "{}"}, totalWrite});
+    }
+    return out;
+}
+
+std::vector<Reading> BlockStatCollector::sample(std::int64_t tNs) {
+    const auto text = SysfsReader::readFile(m_paths.proc + "/diskstats");
+    if (!text)
+        return {};
+    std::vector<DiskStat> current;
+    for (auto& d : DiskstatsParser::parse(*text))
+        if (!BlockDeviceNames::isIgnored(d.name) && isWholeDisk(d.name))
+            current.push_back(std::move(d));
+    if (current.size() != m_previous.size())
+        m_wholeDisk.clear(); // hot-plug: a name may now be a different kind of device
+    std::vector<Reading> out;
+    if (m_previousT != 0)
+        out = ratesBetween(m_previous, current, tNs - m_previousT);
+    m_previous = std::move(current);
+    m_previousT = tNs;
+    return out;
+}
+
+std::vector<DeviceRecord> BlockStatCollector::devices() {
+    std::vector<DeviceRecord> out;
+    for (const auto& name : SysfsReader::listDir(m_paths.sys + "/block")) {
+        if (BlockDeviceNames::isIgnored(name))
+            continue;
+        const std::string dir = m_paths.sys + "/block/" + name;
+        nlohmann::json attrs = nlohmann::json::parse(labelsFor(name));
+        if (const auto sectors = SysfsReader::readUint(dir + "/size"))
+            attrs["size_bytes"] = *sectors * 512;
+        if (const auto model = SysfsReader::readAttr(dir + "/device/model"))
+            attrs["model"] = *model;
+        if (const auto rotational = SysfsReader::readUint(dir + "/queue/rotational"))
+            attrs["rotational"] = *rotational != 0;
+        out.push_back({"block", name, attrs.dump()});
+    }
+    return out;
+}
+
+} // namespace tierscope

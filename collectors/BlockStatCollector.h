@@ -1,0 +1,40 @@
+#pragma once
+
+#include "collectors/Collector.h"
+#include "collectors/DiskstatsParser.h"
+#include "collectors/SystemPaths.h"
+
+#include <map>
+#include <string>
+
+namespace tierscope {
+
+// Per-device iostat figures from /proc/diskstats for every whole disk except loop/ram/zram.
+// Hidden NVMe multipath path disks get metrics of their own (so path imbalance shows) but are
+// left out of block/total, which would otherwise count their head's traffic twice.
+class BlockStatCollector : public Collector {
+  public:
+    // transports: block device name -> NVMe transport ("pcie", "tcp", "rdma", ...), from
+    // NvmeDiscovery; becomes the "transport" label of the device's metrics.
+    BlockStatCollector(SystemPaths paths, std::map<std::string, std::string> transports);
+
+    std::string name() const override { return "block"; }
+    std::vector<Reading> sample(std::int64_t tNs) override;
+    std::vector<DeviceRecord> devices() override;
+
+    // The pure part: readings for one interval, given both snapshots (exposed for tests).
+    std::vector<Reading> ratesBetween(const std::vector<DiskStat>& before,
+                                      const std::vector<DiskStat>& after, std::int64_t dtNs);
+
+  private:
+    bool isWholeDisk(const std::string& name);
+    std::string labelsFor(const std::string& name) const;
+
+    SystemPaths m_paths;
+    std::map<std::string, std::string> m_transports;
+    std::map<std::string, bool> m_wholeDisk; // cache of the sysfs partition check
+    std::vector<DiskStat> m_previous;
+    std::int64_t m_previousT = 0;
+};
+
+} // namespace tierscope

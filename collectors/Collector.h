@@ -1,0 +1,23 @@
+#pragma once
+
+#include "core/DeviceRecord.h"
+#include "core/Reading.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// One source of readings. sample() is called from one scheduler thread at a time; it returns
+// only what the source reported this cycle (rates need two cycles, so the first returns none).
+class Collector {
+  public:
+    virtual ~Collector() = default;
+    virtual std::string name() const = 0;
+    virtual std::vector<Reading> sample(std::int64_t tNs) = 0;
+    // What this collector knows about the machine, for the session's device table.
+    virtual std::vector<DeviceRecord> devices() { return {}; }
+};
+
+} // namespace tierscope

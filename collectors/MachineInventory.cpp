@@ -1,0 +1,26 @@
+#include "collectors/MachineInventory.h"
+
+#include "collectors/BlockStatCollector.h"
+#include "collectors/NvmeDiscovery.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tierscope {
+
+MachineInventory MachineInventory::discover(const SystemPaths& paths) {
+    MachineInventory inventory;
+    const auto controllers = NvmeDiscovery(paths).discover();
+    inventory.transports = NvmeDiscovery::transportsByBlockDevice(controllers);
+    inventory.devices = NvmeDiscovery::toDeviceRecords(controllers);
+    for (auto& d : BlockStatCollector(paths, inventory.transports).devices())
+        inventory.devices.push_back(std::move(d));
+    inventory.devices.push_back({"backend", "nvme",
+                                 nlohmann::json{{"state", "available"},
+                                                {"source", "libnvme 1.3 + sysfs"},
+                                                {"detail", std::to_string(controllers.size()) +
+                                                               " NVMe controller(s) found"}}
+                                     .dump()});
+    return inventory;
+}
+
+} // namespace tierscope

@@ -1,0 +1,77 @@
+#include "collectors/Recorder.h"
+
+#include "collectors/BlockStatCollector.h"
+#include "collectors/HostCollector.h"
+#include "collectors/MachineInventory.h"
+#include "core/Store.h"
+#include "core/Version.h"
+
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+std::string hostName() {
+    char buffer[256] = {};
+    if (gethostname(buffer, sizeof buffer - 1) != 0)
+        return "unknown";
+    return buffer;
+}
+
+} // namespace
+
+Recorder::Recorder(Options options) : m_options(std::move(options)) {
+    Store store(m_options.dbPath, Store::Mode::ReadWrite);
+
+    auto inventory = MachineInventory::discover(m_options.paths);
+    m_devices = std::move(inventory.devices);
+
+    SessionInfo info;
+    info.label = m_options.label;
+    info.storageProfile = m_options.storageProfile;
+    info.host = hostName();
+    info.startNs = m_clock.nowNs();
+    info.toolVersion = kToolVersion;
+    m_sessionId = store.createSession(info);
+    store.addDevices(m_sessionId, m_devices);
+    store.addEvent(m_sessionId, info.startNs, "record-start", "");
+
+    m_writer = std::make_unique<StoreWriter>(m_options.dbPath, m_options.writer);
+    m_sink = std::make_unique<SessionRecorder>(*m_writer, m_sessionId);
+    m_scheduler = std::make_unique<Scheduler>(*m_sink, m_clock);
+    m_scheduler->add(std::make_unique<HostCollector>(m_options.paths), m_options.interval);
+    m_scheduler->add(std::make_unique<BlockStatCollector>(m_options.paths, inventory.transports),
+                     m_options.interval);
+}
+
+Recorder::~Recorder() {
+    stop();
+}
+
+void Recorder::start() {
+    m_running = true;
+    m_scheduler->start();
+}
+
+void Recorder::stop() {
+    if (!m_scheduler)
+        return;
+    m_scheduler->stop();
+    m_writer->stop();
+    if (m_running) {
+        const std::int64_t endNs = m_clock.nowNs();
+        // A full disk may refuse even this; the session then stays open-ended, which readers
+        // show as "interrupted", and the samples already committed are intact.
+        try {
+            Store store(m_options.dbPath, Store::Mode::ReadWrite);
+            store.addEvent(m_sessionId, endNs, "record-stop", error().value_or(""));
+            store.finishSession(m_sessionId, endNs);
+        } catch (const std::exception&) {
+        }
+    }
+    m_running = false;
+    m_scheduler.reset();
+}
+
+} // namespace tierscope

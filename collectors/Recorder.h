@@ -1,0 +1,53 @@
+#pragma once
+
+#include "collectors/Scheduler.h"
+#include "collectors/SystemPaths.h"
+#include "core/SessionRecorder.h"
+#include "core/StoreWriter.h"
+#include "core/WallClock.h"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace tierscope {
+
+// One recording of this machine into a workspace: discovers devices, creates the session,
+// runs the collectors into the writer, and closes the session cleanly on stop().
+class Recorder {
+  public:
+    struct Options {
+        std::string dbPath;
+        std::string label;
+        std::string storageProfile;
+        std::chrono::nanoseconds interval = std::chrono::seconds(1);
+        SystemPaths paths;
+        StoreWriter::Options writer;
+    };
+
+    // Throws StoreError when the workspace cannot be opened or written.
+    explicit Recorder(Options options);
+    ~Recorder();
+
+    void start();
+    void stop(); // idempotent
+
+    std::int64_t sessionId() const { return m_sessionId; }
+    std::size_t metricCount() const { return m_sink ? m_sink->metricCount() : 0; }
+    StoreWriter::Stats stats() const { return m_writer->stats(); }
+    std::optional<std::string> error() const { return m_writer->error(); }
+    const std::vector<DeviceRecord>& devices() const { return m_devices; }
+
+  private:
+    Options m_options;
+    WallClock m_clock;
+    std::int64_t m_sessionId = 0;
+    std::vector<DeviceRecord> m_devices;
+    std::unique_ptr<StoreWriter> m_writer;
+    std::unique_ptr<SessionRecorder> m_sink;
+    std::unique_ptr<Scheduler> m_scheduler;
+    bool m_running = false;
+};
+
+} // namespace tierscope

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "core/MetricDescriptor.h"
+
+#include <cstdint>
+
+namespace tierscope {
+
+struct MetricInfo {
+    std::int64_t id = 0;
+    std::int64_t sessionId = 0;
+    MetricDescriptor descriptor;
+};
+
+} // namespace tierscope

@@ -1,0 +1,130 @@
+#include "core/Schema.h"
+
+#include "core/StoreError.h"
+
+#include <array>
+#include <string>
+
+namespace tierscope {
+
+namespace {
+
+// Index i upgrades version i to i + 1. Append, never edit: shipped files depend on them.
+constexpr std::array<const char*, Schema::kVersion> kMigrations{
+    R"sql(
+CREATE TABLE session(
+    id INTEGER PRIMARY KEY,
+    label TEXT NOT NULL DEFAULT '',
+    storage_profile TEXT NOT NULL DEFAULT '',
+    host TEXT NOT NULL DEFAULT '',
+    start_ns INTEGER NOT NULL,
+    end_ns INTEGER,
+    notes TEXT NOT NULL DEFAULT '',
+    tags TEXT NOT NULL DEFAULT '',
+    tool_version TEXT NOT NULL DEFAULT '');
+CREATE TABLE metric(
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    labels TEXT NOT NULL DEFAULT '{}',
+    UNIQUE(session_id, path));
+-- Append-only landing zone for the last few seconds: no index, so a 250 ms commit touches only
+-- the table's tail pages instead of one page per series.
+CREATE TABLE sample_recent(metric_id INTEGER NOT NULL, t_ns INTEGER NOT NULL, value REAL NOT NULL);
+CREATE TABLE sample_chunk(
+    id INTEGER PRIMARY KEY,
+    metric_id INTEGER NOT NULL,
+    t_start INTEGER NOT NULL,
+    t_end INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    data BLOB NOT NULL);
+CREATE INDEX sample_chunk_metric_t ON sample_chunk(metric_id, t_start);
+CREATE TABLE rollup(
+    metric_id INTEGER NOT NULL,
+    level_s INTEGER NOT NULL,
+    t_bucket INTEGER NOT NULL,
+    min REAL NOT NULL,
+    max REAL NOT NULL,
+    sum REAL NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY(metric_id, level_s, t_bucket)) WITHOUT ROWID;
+CREATE TABLE device(
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER REFERENCES session(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    attrs TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE run(
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+    experiment TEXT NOT NULL DEFAULT '',
+    arm TEXT NOT NULL DEFAULT '',
+    workload TEXT NOT NULL DEFAULT '',
+    params TEXT NOT NULL DEFAULT '{}',
+    repetition INTEGER NOT NULL DEFAULT 0,
+    start_ns INTEGER NOT NULL,
+    end_ns INTEGER,
+    status TEXT NOT NULL DEFAULT 'running',
+    summary TEXT NOT NULL DEFAULT '{}');
+CREATE TABLE request(
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+    scheduled_ns INTEGER,
+    start_ns INTEGER NOT NULL,
+    ttft_s REAL,
+    itl_summary TEXT,
+    e2e_s REAL,
+    prompt_tokens INTEGER,
+    output_tokens INTEGER,
+    status INTEGER,
+    error TEXT);
+CREATE INDEX request_run ON request(run_id);
+CREATE TABLE event(
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES session(id) ON DELETE CASCADE,
+    t_ns INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL DEFAULT '');
+CREATE INDEX event_session_t ON event(session_id, t_ns);
+)sql",
+};
+
+} // namespace
+
+void Schema::prepare(SqliteDb& db, bool writable) {
+    // The first read of the header is where a non-SQLite file is detected (SQLITE_NOTADB).
+    const std::int64_t appId = db.queryInt("PRAGMA application_id");
+    const std::int64_t version = db.queryInt("PRAGMA user_version");
+    const std::int64_t objects = db.queryInt("SELECT count(*) FROM sqlite_master");
+
+    const bool empty = appId == 0 && version == 0 && objects == 0;
+    if (!empty && appId != kApplicationId)
+        throw StoreError(StoreError::Code::NotADatabase,
+                         db.path() + " is an SQLite file but not a tierscope workspace");
+    if (version > kVersion)
+        throw StoreError(StoreError::Code::NewerSchema,
+                         db.path() + " was written by a newer tierscope (schema " +
+                             std::to_string(version) + ", this build reads up to " +
+                             std::to_string(kVersion) + ")");
+    if (version == kVersion)
+        return;
+    if (!writable)
+        throw StoreError(StoreError::Code::CannotWrite,
+                         db.path() + " needs a schema upgrade but was opened read-only");
+
+    db.exec("BEGIN IMMEDIATE");
+    try {
+        for (std::int64_t v = version; v < kVersion; ++v)
+            db.exec(kMigrations[static_cast<std::size_t>(v)]);
+        db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+        db.exec("PRAGMA user_version = " + std::to_string(kVersion));
+        db.exec("COMMIT");
+    } catch (...) {
+        db.exec("ROLLBACK");
+        throw;
+    }
+}
+
+} // namespace tierscope

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "core/SqliteDb.h"
+
+#include <cstdint>
+
+namespace tierscope {
+
+// Owns the workspace layout: PRAGMA application_id marks a file as ours, PRAGMA user_version
+// holds the schema version, and migrations only ever move forward.
+class Schema {
+  public:
+    static constexpr std::int32_t kApplicationId = 0x54534350; // "TSCP"
+    static constexpr int kVersion = 1;
+
+    // Validates and, if needed, creates or migrates. Throws StoreError for a foreign file or a
+    // newer schema.
+    static void prepare(SqliteDb& db, bool writable);
+};
+
+} // namespace tierscope

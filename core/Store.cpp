@@ -1,0 +1,289 @@
+#include "core/Store.h"
+
+#include "core/ChunkCodec.h"
+#include "core/Decimator.h"
+#include "core/RollupLevels.h"
+#include "core/Schema.h"
+#include "core/SealWriter.h"
+#include "core/StoreError.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+SqliteDb::Mode sqliteMode(Store::Mode mode) {
+    return mode == Store::Mode::ReadOnly ? SqliteDb::Mode::ReadOnly : SqliteDb::Mode::ReadWrite;
+}
+
+// Creates the file with mode 0600 before SQLite does, so recordings of a shared machine are
+// not world-readable by default (SQLite would use 0644 under the usual umask).
+const std::string& createPrivately(const std::string& path, Store::Mode mode) {
+    struct stat st {};
+    if (mode == Store::Mode::ReadOnly || stat(path.c_str(), &st) == 0)
+        return path;
+    const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        ::close(fd);
+        return path;
+    }
+    if (errno != EEXIST)
+        throw StoreError(StoreError::Code::CannotWrite,
+                         "cannot create " + path + ": " + std::strerror(errno));
+    return path;
+}
+
+SessionInfo readSession(const SqliteStatement& q) {
+    SessionInfo s;
+    s.id = q.columnInt(0);
+    s.label = q.columnText(1);
+    s.storageProfile = q.columnText(2);
+    s.host = q.columnText(3);
+    s.startNs = q.columnInt(4);
+    s.endNs = q.columnOptionalInt(5);
+    s.notes = q.columnText(6);
+    s.tags = q.columnText(7);
+    s.toolVersion = q.columnText(8);
+    return s;
+}
+
+constexpr const char* kSessionColumns =
+    "SELECT id, label, storage_profile, host, start_ns, end_ns, notes, tags, tool_version "
+    "FROM session ";
+
+} // namespace
+
+Store::Store(const std::string& path, Mode mode)
+    : m_db(createPrivately(path, mode), sqliteMode(mode)) {
+    const bool writable = mode == Mode::ReadWrite;
+    if (writable && sqlite3_db_readonly(m_db.handle(), "main") == 1)
+        throw StoreError(StoreError::Code::CannotWrite, path + " is read-only");
+    Schema::prepare(m_db, writable);
+    if (writable) {
+        m_db.exec("PRAGMA journal_mode = WAL");
+        m_db.exec("PRAGMA synchronous = NORMAL");
+    }
+    m_db.exec("PRAGMA foreign_keys = ON");
+}
+
+std::int64_t Store::createSession(const SessionInfo& info) {
+    auto q = m_db.prepare("INSERT INTO session(label, storage_profile, host, start_ns, end_ns, "
+                          "notes, tags, tool_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    q.bind(1, info.label)
+        .bind(2, info.storageProfile)
+        .bind(3, info.host)
+        .bind(4, info.startNs)
+        .bindOptional(5, info.endNs)
+        .bind(6, info.notes)
+        .bind(7, info.tags)
+        .bind(8, info.toolVersion)
+        .run();
+    return m_db.lastInsertRowid();
+}
+
+void Store::finishSession(std::int64_t sessionId, std::int64_t endNs) {
+    m_db.prepare("UPDATE session SET end_ns = ? WHERE id = ?")
+        .bind(1, endNs)
+        .bind(2, sessionId)
+        .run();
+}
+
+std::vector<SessionInfo> Store::sessions() {
+    auto q = m_db.prepare(std::string(kSessionColumns) + "ORDER BY start_ns, id");
+    std::vector<SessionInfo> out;
+    while (q.step())
+        out.push_back(readSession(q));
+    return out;
+}
+
+std::optional<SessionInfo> Store::session(std::int64_t sessionId) {
+    auto q = m_db.prepare(std::string(kSessionColumns) + "WHERE id = ?");
+    q.bind(1, sessionId);
+    if (!q.step())
+        return std::nullopt;
+    return readSession(q);
+}
+
+std::int64_t Store::defineMetric(std::int64_t sessionId, const MetricDescriptor& metric) {
+    m_db.prepare("INSERT INTO metric(session_id, path, unit, kind, labels) VALUES (?, ?, ?, ?, ?) "
+                 "ON CONFLICT(session_id, path) DO NOTHING")
+        .bind(1, sessionId)
+        .bind(2, metric.path)
+        .bind(3, metric.unit)
+        .bind(4, metric.kind)
+        .bind(5, metric.labels)
+        .run();
+    auto q = m_db.prepare("SELECT id FROM metric WHERE session_id = ? AND path = ?");
+    q.bind(1, sessionId).bind(2, metric.path);
+    if (!q.step())
+        throw StoreError(StoreError::Code::Io, "metric " + metric.path + " vanished after insert");
+    return q.columnInt(0);
+}
+
+std::vector<MetricInfo> Store::metrics(std::int64_t sessionId) {
+    auto q = m_db.prepare(
+        "SELECT id, path, unit, kind, labels FROM metric WHERE session_id = ? ORDER BY path");
+    q.bind(1, sessionId);
+    std::vector<MetricInfo> out;
+    while (q.step())
+        out.push_back({q.columnInt(0),
+                       sessionId,
+                       {q.columnText(1), q.columnText(2), q.columnText(3), q.columnText(4)}});
+    return out;
+}
+
+void Store::addDevices(std::int64_t sessionId, const std::vector<DeviceRecord>& devices) {
+    auto q = m_db.prepare("INSERT INTO device(session_id, kind, name, attrs) VALUES (?, ?, ?, ?)");
+    m_db.exec("BEGIN");
+    for (const auto& d : devices)
+        q.bind(1, sessionId).bind(2, d.kind).bind(3, d.name).bind(4, d.attrs).run();
+    m_db.exec("COMMIT");
+}
+
+std::vector<DeviceRecord> Store::devices(std::int64_t sessionId) {
+    auto q = m_db.prepare("SELECT kind, name, attrs FROM device WHERE session_id = ? ORDER BY id");
+    q.bind(1, sessionId);
+    std::vector<DeviceRecord> out;
+    while (q.step())
+        out.push_back({q.columnText(0), q.columnText(1), q.columnText(2)});
+    return out;
+}
+
+void Store::addEvent(std::int64_t sessionId, std::int64_t tNs, const std::string& kind,
+                     const std::string& text) {
+    m_db.prepare("INSERT INTO event(session_id, t_ns, kind, text) VALUES (?, ?, ?, ?)")
+        .bind(1, sessionId)
+        .bind(2, tNs)
+        .bind(3, kind)
+        .bind(4, text)
+        .run();
+}
+
+void Store::readStaging(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
+                        std::vector<Sample>& out) {
+    auto q = m_db.prepare(
+        "SELECT t_ns, value FROM sample_recent WHERE metric_id = ? AND t_ns BETWEEN ? AND ?");
+    q.bind(1, metricId).bind(2, t0Ns).bind(3, t1Ns);
+    while (q.step())
+        out.push_back({q.columnInt(0), q.columnDouble(1)});
+}
+
+std::vector<Sample> Store::readRaw(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns) {
+    std::vector<Sample> out;
+    // A chunk never spans more than kMaxChunkSpanNs, which bounds how early one can start.
+    auto q = m_db.prepare("SELECT data FROM sample_chunk WHERE metric_id = ? AND t_start >= ? "
+                          "AND t_start <= ? AND t_end >= ? ORDER BY t_start");
+    q.bind(1, metricId).bind(2, t0Ns - SealWriter::kMaxChunkSpanNs).bind(3, t1Ns).bind(4, t0Ns);
+    while (q.step()) {
+        auto samples = ChunkCodec::decode(q.columnBlob(0));
+        if (!samples)
+            throw StoreError(StoreError::Code::NotADatabase,
+                             "corrupt sample chunk for metric " + std::to_string(metricId));
+        for (const Sample& s : *samples)
+            if (s.tNs >= t0Ns && s.tNs <= t1Ns)
+                out.push_back(s);
+    }
+    readStaging(metricId, t0Ns, t1Ns, out);
+    if (!std::is_sorted(out.begin(), out.end(), [](auto& a, auto& b) { return a.tNs < b.tNs; }))
+        std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.tNs < b.tNs; });
+    return out;
+}
+
+std::vector<Bucket> Store::readFromRollups(std::int64_t metricId, std::int64_t t0Ns,
+                                           std::int64_t t1Ns, int slots, std::int64_t levelS) {
+    Decimator decimator(t0Ns, t1Ns, slots);
+    auto q = m_db.prepare("SELECT t_bucket, min, max, sum, count FROM rollup WHERE metric_id = ? "
+                          "AND level_s = ? AND t_bucket BETWEEN ? AND ?");
+    q.bind(1, metricId).bind(2, levelS).bind(3, bucketStart(t0Ns, levelS)).bind(4, t1Ns);
+    while (q.step())
+        decimator.addBucket(std::max(q.columnInt(0), t0Ns), q.columnDouble(1), q.columnDouble(2),
+                            q.columnDouble(3), q.columnInt(4));
+    // Staging rows are not in the rollups yet; they are few (one seal interval at most).
+    std::vector<Sample> recent;
+    readStaging(metricId, t0Ns, t1Ns, recent);
+    for (const Sample& s : recent)
+        decimator.add(s.tNs, s.value);
+    return decimator.result();
+}
+
+std::vector<Bucket> Store::readDecimated(std::int64_t metricId, std::int64_t t0Ns,
+                                         std::int64_t t1Ns, int maxPoints) {
+    const int slots = std::max(1, maxPoints / 2);
+    const std::int64_t width = (t1Ns - t0Ns) / slots;
+    std::int64_t level = 0;
+    for (const std::int64_t candidate : kRollupLevelsS)
+        if (candidate * kNsPerS <= width)
+            level = candidate;
+    if (level > 0)
+        return readFromRollups(metricId, t0Ns, t1Ns, slots, level);
+
+    const auto raw = readRaw(metricId, t0Ns, t1Ns);
+    if (raw.size() <= static_cast<std::size_t>(maxPoints)) {
+        std::vector<Bucket> out;
+        out.reserve(raw.size());
+        for (const Sample& s : raw)
+            out.push_back({s.tNs, 0, s.value, s.value, s.value, 1});
+        return out;
+    }
+    return Decimator::decimate(raw, t0Ns, t1Ns, slots);
+}
+
+Bucket Store::summarize(std::int64_t metricId) {
+    Bucket total;
+    auto q = m_db.prepare("SELECT min(min), max(max), sum(sum), sum(count) FROM rollup "
+                          "WHERE metric_id = ? AND level_s = ?");
+    q.bind(1, metricId).bind(2, kRollupLevelsS.back());
+    if (q.step() && !q.columnIsNull(0))
+        total.merge(q.columnDouble(0), q.columnDouble(1), q.columnDouble(2), q.columnInt(3));
+    auto staged = m_db.prepare("SELECT min(value), max(value), sum(value), count(*) FROM "
+                               "sample_recent WHERE metric_id = ?");
+    staged.bind(1, metricId);
+    if (staged.step() && !staged.columnIsNull(0))
+        total.merge(staged.columnDouble(0), staged.columnDouble(1), staged.columnDouble(2),
+                    staged.columnInt(3));
+    return total;
+}
+
+std::int64_t Store::sampleCount(std::int64_t sessionId) {
+    auto q = m_db.prepare(
+        "SELECT (SELECT coalesce(sum(c.n), 0) FROM sample_chunk c JOIN metric m ON m.id = "
+        "c.metric_id WHERE m.session_id = ?1) + (SELECT count(*) FROM sample_recent r JOIN metric "
+        "m ON m.id = r.metric_id WHERE m.session_id = ?1)");
+    q.bind(1, sessionId);
+    return q.step() ? q.columnInt(0) : 0;
+}
+
+std::int64_t Store::sealStaging() {
+    m_db.exec("BEGIN IMMEDIATE");
+    try {
+        std::map<std::int64_t, std::vector<Sample>> byMetric;
+        auto q = m_db.prepare("SELECT metric_id, t_ns, value FROM sample_recent");
+        std::int64_t moved = 0;
+        while (q.step()) {
+            byMetric[q.columnInt(0)].push_back({q.columnInt(1), q.columnDouble(2)});
+            ++moved;
+        }
+        SealWriter writer(m_db);
+        for (auto& [metricId, samples] : byMetric) {
+            std::stable_sort(samples.begin(), samples.end(),
+                             [](auto& a, auto& b) { return a.tNs < b.tNs; });
+            writer.write(metricId, samples);
+        }
+        m_db.exec("DELETE FROM sample_recent");
+        m_db.exec("COMMIT");
+        return moved;
+    } catch (...) {
+        m_db.exec("ROLLBACK");
+        throw;
+    }
+}
+
+} // namespace tierscope

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "core/Bucket.h"
+#include "core/DeviceRecord.h"
+#include "core/MetricInfo.h"
+#include "core/Sample.h"
+#include "core/SessionInfo.h"
+#include "core/SqliteDb.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// One connection to a workspace database: session bookkeeping and the read API. Samples are
+// written by StoreWriter on its own thread; readers see them once committed (WAL).
+class Store {
+  public:
+    enum class Mode { ReadOnly, ReadWrite };
+
+    // Throws StoreError with a user-facing message for: a file that is not SQLite or not ours,
+    // a newer schema, or a location that cannot be written (ReadWrite).
+    Store(const std::string& path, Mode mode);
+
+    SqliteDb& db() { return m_db; }
+
+    std::int64_t createSession(const SessionInfo& info);
+    void finishSession(std::int64_t sessionId, std::int64_t endNs);
+    std::vector<SessionInfo> sessions();
+    std::optional<SessionInfo> session(std::int64_t sessionId);
+
+    std::int64_t defineMetric(std::int64_t sessionId, const MetricDescriptor& metric);
+    std::vector<MetricInfo> metrics(std::int64_t sessionId);
+
+    void addDevices(std::int64_t sessionId, const std::vector<DeviceRecord>& devices);
+    std::vector<DeviceRecord> devices(std::int64_t sessionId);
+    void addEvent(std::int64_t sessionId, std::int64_t tNs, const std::string& kind,
+                  const std::string& text);
+
+    // Every committed sample of the metric with t in [t0, t1], sorted by time.
+    std::vector<Sample> readRaw(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns);
+    // At most maxPoints/2 buckets (min and max each), so at most maxPoints plotted points.
+    // Ranges whose buckets are at least 1 s wide are served from rollups, not raw rows.
+    std::vector<Bucket> readDecimated(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
+                                      int maxPoints);
+    // min/max/sum/count over the whole metric; count 0 when nothing was recorded.
+    Bucket summarize(std::int64_t metricId);
+    std::int64_t sampleCount(std::int64_t sessionId);
+
+    // Folds rows left in the staging table (after a crash) into chunks and rollups.
+    // Returns the number of samples moved.
+    std::int64_t sealStaging();
+
+  private:
+    void readStaging(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
+                     std::vector<Sample>& out);
+    std::vector<Bucket> readFromRollups(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
+                                        int slots, std::int64_t levelS);
+
+    SqliteDb m_db;
+};
+
+} // namespace tierscope

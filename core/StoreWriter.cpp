@@ -1,0 +1,240 @@
+#include "core/StoreWriter.h"
+
+#include "core/SealWriter.h"
+#include "core/Store.h"
+#include "core/StoreError.h"
+
+#include <algorithm>
+#include <spdlog/spdlog.h>
+
+namespace tierscope {
+
+// Everything that touches the connection; lives on the writer thread only.
+class StoreWriter::Worker {
+  public:
+    explicit Worker(std::unique_ptr<Store> store)
+        : m_store(std::move(store)),
+          m_insert(m_store->db().prepare(
+              "INSERT INTO sample_recent(metric_id, t_ns, value) VALUES (?, ?, ?)")),
+          m_seal(m_store->db()) {}
+
+    void commit(const Batch& batch) {
+        SqliteDb& db = m_store->db();
+        db.exec("BEGIN");
+        try {
+            for (const auto& d : batch.definitions) {
+                if (m_ids.size() <= static_cast<std::size_t>(d.handle))
+                    m_ids.resize(static_cast<std::size_t>(d.handle) + 1, 0);
+                m_ids[static_cast<std::size_t>(d.handle)] =
+                    m_store->defineMetric(d.sessionId, d.metric);
+            }
+            std::int64_t first = 0;
+            for (const auto& s : batch.samples) {
+                m_insert.bind(1, m_ids[static_cast<std::size_t>(s.handle)])
+                    .bind(2, s.tNs)
+                    .bind(3, s.value)
+                    .run();
+                if (first == 0)
+                    first = db.lastInsertRowid();
+            }
+            const std::int64_t last = db.lastInsertRowid();
+            db.exec("COMMIT");
+            if (!batch.samples.empty())
+                rememberRange(first, last);
+        } catch (...) {
+            rollback();
+            throw;
+        }
+        if (m_unsealed.size() < m_ids.size())
+            m_unsealed.resize(m_ids.size());
+        for (const auto& s : batch.samples)
+            m_unsealed[static_cast<std::size_t>(s.handle)].push_back({s.tNs, s.value});
+        m_unsealedRows += batch.samples.size();
+    }
+
+    std::size_t unsealedRows() const { return m_unsealedRows; }
+
+    void seal() {
+        if (m_unsealedRows == 0)
+            return;
+        SqliteDb& db = m_store->db();
+        db.exec("BEGIN IMMEDIATE");
+        try {
+            for (std::size_t h = 0; h < m_unsealed.size(); ++h) {
+                auto& samples = m_unsealed[h];
+                if (samples.empty())
+                    continue;
+                if (!std::is_sorted(samples.begin(), samples.end(), byTime))
+                    std::stable_sort(samples.begin(), samples.end(), byTime);
+                m_seal.write(m_ids[h], samples);
+            }
+            auto del = db.prepare("DELETE FROM sample_recent WHERE rowid BETWEEN ? AND ?");
+            for (const auto& [first, last] : m_ranges)
+                del.bind(1, first).bind(2, last).run();
+            db.exec("COMMIT");
+        } catch (...) {
+            rollback();
+            throw;
+        }
+        for (auto& samples : m_unsealed)
+            samples.clear();
+        m_ranges.clear();
+        m_unsealedRows = 0;
+    }
+
+    Store& store() { return *m_store; }
+
+  private:
+    static bool byTime(const Sample& a, const Sample& b) { return a.tNs < b.tNs; }
+
+    void rememberRange(std::int64_t first, std::int64_t last) {
+        // Rowids of one transaction are contiguous: no other writer can insert meanwhile.
+        if (!m_ranges.empty() && m_ranges.back().second + 1 == first)
+            m_ranges.back().second = last;
+        else
+            m_ranges.emplace_back(first, last);
+    }
+
+    void rollback() {
+        try {
+            m_store->db().exec("ROLLBACK");
+        } catch (const StoreError&) {
+            // SQLite may already have rolled back (e.g. SQLITE_FULL); nothing left to undo.
+        }
+    }
+
+    std::unique_ptr<Store> m_store;
+    SqliteStatement m_insert;
+    SealWriter m_seal;
+    std::vector<std::int64_t> m_ids;
+    std::vector<std::vector<Sample>> m_unsealed;
+    std::vector<std::pair<std::int64_t, std::int64_t>> m_ranges;
+    std::size_t m_unsealedRows = 0;
+};
+
+StoreWriter::StoreWriter(const std::string& dbPath, Options options)
+    : m_options(options), m_path(dbPath) {
+    // Opened here so a bad path fails in the caller's thread with a StoreError.
+    auto store = std::make_unique<Store>(dbPath, Store::Mode::ReadWrite);
+    if (const auto recovered = store->sealStaging(); recovered > 0)
+        spdlog::info("recovered {} samples left unsealed by an interrupted recording", recovered);
+    m_thread = std::thread(&StoreWriter::run, this, std::make_unique<Worker>(std::move(store)));
+}
+
+StoreWriter::~StoreWriter() {
+    stop();
+}
+
+int StoreWriter::defineMetric(std::int64_t sessionId, const MetricDescriptor& metric) {
+    std::lock_guard lock(m_mutex);
+    const int handle = m_nextHandle++;
+    m_queue.definitions.push_back({handle, sessionId, metric});
+    ++m_enqueuedGeneration;
+    return handle;
+}
+
+void StoreWriter::append(int handle, std::int64_t tNs, double value) {
+    const PendingSample s{handle, tNs, value};
+    append(std::span<const PendingSample>(&s, 1));
+}
+
+void StoreWriter::append(std::span<const PendingSample> samples) {
+    std::unique_lock lock(m_mutex);
+    m_progress.wait(lock, [&] {
+        return m_queue.samples.size() < m_options.maxQueued || m_stopping || m_error;
+    });
+    if (m_stopping || m_error) {
+        m_stats.droppedSamples += static_cast<std::int64_t>(samples.size());
+        return;
+    }
+    m_queue.samples.insert(m_queue.samples.end(), samples.begin(), samples.end());
+    ++m_enqueuedGeneration;
+}
+
+void StoreWriter::flush() {
+    std::unique_lock lock(m_mutex);
+    const std::uint64_t target = m_enqueuedGeneration;
+    m_flushRequested = true;
+    m_wake.notify_all();
+    m_progress.wait(lock, [&] { return m_committedGeneration >= target || m_stopped; });
+}
+
+void StoreWriter::stop() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_wake.notify_all();
+    m_progress.notify_all();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+std::optional<std::string> StoreWriter::error() const {
+    std::lock_guard lock(m_mutex);
+    return m_error;
+}
+
+StoreWriter::Stats StoreWriter::stats() const {
+    std::lock_guard lock(m_mutex);
+    return m_stats;
+}
+
+void StoreWriter::run(std::unique_ptr<Worker> worker) {
+    using Clock = std::chrono::steady_clock;
+    auto nextCommit = Clock::now() + m_options.commitInterval;
+    auto nextSeal = Clock::now() + m_options.sealInterval;
+    for (;;) {
+        Batch batch;
+        std::uint64_t generation = 0;
+        bool stopping = false;
+        {
+            std::unique_lock lock(m_mutex);
+            m_wake.wait_until(lock, nextCommit, [&] { return m_stopping || m_flushRequested; });
+            std::swap(batch, m_queue);
+            generation = m_enqueuedGeneration;
+            stopping = m_stopping;
+            m_flushRequested = false;
+        }
+        m_progress.notify_all(); // the queue has room again
+        const auto now = Clock::now();
+        nextCommit = std::max(nextCommit + m_options.commitInterval, now);
+
+        std::optional<std::string> failure;
+        bool sealed = false;
+        if (!error()) {
+            try {
+                worker->commit(batch);
+                if (stopping || now >= nextSeal || worker->unsealedRows() >= m_options.sealRows) {
+                    worker->seal();
+                    sealed = true;
+                    nextSeal = now + m_options.sealInterval;
+                }
+            } catch (const StoreError& e) {
+                failure = e.what();
+                spdlog::error("recording stopped: {}", e.what());
+            }
+        }
+        {
+            std::lock_guard lock(m_mutex);
+            if (failure) {
+                m_error = failure;
+                m_stats.droppedSamples += static_cast<std::int64_t>(batch.samples.size());
+            } else if (!m_error) {
+                m_stats.committedSamples += static_cast<std::int64_t>(batch.samples.size());
+                ++m_stats.commits;
+                m_stats.seals += sealed ? 1 : 0;
+            } else {
+                m_stats.droppedSamples += static_cast<std::int64_t>(batch.samples.size());
+            }
+            m_committedGeneration = generation;
+            if (stopping)
+                m_stopped = true;
+        }
+        m_progress.notify_all();
+        if (stopping)
+            return;
+    }
+}
+
+} // namespace tierscope

@@ -1,0 +1,168 @@
+#include "TestSupport.h"
+#include "core/Store.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+using namespace tierscope;
+
+class TestCli : public QObject {
+    Q_OBJECT
+  private:
+    QTemporaryDir m_dir;
+
+    struct Result {
+        int code = -1;
+        QByteArray out;
+        QByteArray err;
+    };
+
+    Result run(const QStringList& args,
+               const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(TIERSCOPE_BINARY, args);
+        if (!p.waitForFinished(60000))
+            qFatal("tierscope %s hung", qPrintable(args.join(' ')));
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+                p.readAllStandardOutput(), p.readAllStandardError()};
+    }
+
+    QString path(const char* name) const { return m_dir.filePath(name); }
+
+    static void expectOneLineError(const Result& r, int code, const char* needle) {
+        QVERIFY2(r.code == code,
+                 qPrintable(QString("exit %1, stderr: %2").arg(r.code).arg(QString(r.err))));
+        QCOMPARE(r.err.trimmed().count('\n'), 0);
+        QVERIFY2(r.err.contains(needle), r.err.constData());
+    }
+
+  private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void helpForEveryCommand() {
+        for (const QStringList& args : {QStringList{"--help"},
+                                        {"record", "--help"},
+                                        {"sessions", "--help"},
+                                        {"devices", "--help"},
+                                        {"export", "csv", "--help"}}) {
+            const auto r = run(args);
+            QVERIFY2(r.code == 0, qPrintable(args.join(' ')));
+            QVERIFY(r.out.contains("Usage") || r.out.contains("OPTIONS"));
+        }
+        QVERIFY(run({"--help"}).out.contains("Exit codes"));
+        QCOMPARE(run({"--version"}).code, 0);
+    }
+
+    void usageErrors() {
+        const auto none = run({});
+        QCOMPARE(none.code, 2);
+        QVERIFY(none.err.contains("tierscope record --duration 30s"));
+        QCOMPARE(run({"--no-such-flag"}).code, 2);
+        expectOneLineError(run({"--db", path("u.db"), "record", "--interval", "50ms"}), 2,
+                           "--interval");
+        expectOneLineError(run({"--db", path("u.db"), "record", "--duration", "soon"}), 2,
+                           "--duration");
+        QCOMPARE(run({"export", "csv"}).code, 2); // --session is required
+    }
+
+    void databaseRefusals() {
+        test::writeFile(path("notes.txt"), QByteArray("not a database at all\n").repeated(200));
+        expectOneLineError(run({"--db", path("notes.txt"), "sessions"}), 3, "notes.txt");
+
+        sqlite3* db = nullptr;
+        sqlite3_open(path("foreign.db").toUtf8().constData(), &db);
+        sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
+        sqlite3_close(db);
+        expectOneLineError(run({"--db", path("foreign.db"), "record", "--duration", "1s"}), 3,
+                           "not a tierscope workspace");
+
+        { Store store(path("newer.db").toStdString(), Store::Mode::ReadWrite); }
+        sqlite3_open(path("newer.db").toUtf8().constData(), &db);
+        sqlite3_exec(db, "PRAGMA user_version = 7", nullptr, nullptr, nullptr);
+        sqlite3_close(db);
+        expectOneLineError(run({"--db", path("newer.db"), "sessions"}), 4, "newer tierscope");
+
+        expectOneLineError(run({"--db", "/proc/tierscope.db", "record", "--duration", "1s"}), 5,
+                           "/proc");
+        expectOneLineError(run({"--db", path("absent.db"), "sessions"}), 6, "no workspace");
+    }
+
+    void recordListExport() {
+        const QString db = path("ok.db");
+        const auto rec = run({"--db", db, "record", "--duration", "1500ms", "--interval", "100ms",
+                              "--label", "cli", "--storage-profile", "local-nvme"});
+        QVERIFY2(rec.code == 0, rec.err.constData());
+        QVERIFY(rec.out.contains("Session 1 \"cli\" [local-nvme]"));
+        QVERIFY(rec.out.contains("peak disk bandwidth"));
+
+        const auto list = run({"--db", db, "sessions", "--json"});
+        QCOMPARE(list.code, 0);
+        const auto sessions = nlohmann::json::parse(list.out.toStdString());
+        QCOMPARE(sessions.size(), std::size_t(1));
+        QCOMPARE(sessions[0]["storage_profile"].get<std::string>(), std::string("local-nvme"));
+        QVERIFY(sessions[0]["metrics"].get<int>() > 5);
+        QVERIFY(sessions[0]["samples"].get<int>() > 50);
+        const double seconds =
+            (sessions[0]["end_ns"].get<double>() - sessions[0]["start_ns"].get<double>()) / 1e9;
+        QVERIFY(seconds >= 1.4 && seconds < 10);
+
+        const auto csv = run({"--db", db, "export", "csv", "--session", "1", "--metric",
+                              "host/cpu/busy_pct", "--out", path("cpu.csv")});
+        QVERIFY2(csv.code == 0, csv.err.constData());
+        QFile file(path("cpu.csv"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto lines = file.readAll().trimmed().split('\n');
+        QCOMPARE(lines[0], QByteArray("metric,unit,time_utc,t_ns,value"));
+        QVERIFY(lines.size() >= 10); // ~14 samples at 100 ms after the first baseline
+        QVERIFY(lines[1].startsWith("host/cpu/busy_pct,percent,20"));
+        QVERIFY(!QFile::exists(path("cpu.csv.part")));
+
+        expectOneLineError(run({"--db", db, "export", "csv", "--session", "42"}), 6,
+                           "no session 42");
+        QCOMPARE(run({"--db", db, "export", "csv", "--session", "1", "--metric", "gpu/*"}).code, 6);
+
+        const auto devices = run({"--db", db, "devices", "--session", "1", "--json"});
+        QCOMPARE(devices.code, 0);
+        bool nvmeBackend = false;
+        for (const auto& d : nlohmann::json::parse(devices.out.toStdString()))
+            nvmeBackend = nvmeBackend || (d["kind"] == "backend" && d["name"] == "nvme");
+        QVERIFY(nvmeBackend);
+        QCOMPARE(run({"devices"}).code, 0);
+    }
+
+    void defaultDatabaseFollowsXdg() {
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DATA_HOME", path("xdg"));
+        const auto r = run({"record", "--duration", "300ms", "--quiet"}, env);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(QFile::exists(path("xdg/tierscope/tierscope.db")));
+        env.remove("XDG_DATA_HOME");
+        env.insert("HOME", path("home"));
+        QCOMPARE(run({"record", "--duration", "300ms", "--quiet"}, env).code, 0);
+        QVERIFY(QFile::exists(path("home/.local/share/tierscope/tierscope.db")));
+    }
+
+    void ctrlCStopsCleanly() {
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", path("sigint.db"), "record", "--interval", "100ms"});
+        QVERIFY(p.waitForStarted());
+        QThread::msleep(1500);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(10000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        Store store(path("sigint.db").toStdString(), Store::Mode::ReadOnly);
+        const auto session = store.session(1);
+        QVERIFY(session && session->endNs); // a complete session, not an interrupted one
+        QVERIFY(store.sampleCount(1) > 50);
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

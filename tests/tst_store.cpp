@@ -1,0 +1,285 @@
+#include "TestSupport.h"
+#include "core/RollupLevels.h"
+#include "core/Store.h"
+#include "core/StoreError.h"
+#include "core/StoreWriter.h"
+
+#include <QTemporaryDir>
+#include <cmath>
+#include <map>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+using namespace tierscope;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::int64_t kT0 = 1'790'000'000'000'000'000; // 2026-09, a round-ish epoch
+constexpr std::int64_t kStep = 100'000'000;             // 10 Hz
+
+double valueAt(int metric, int i) {
+    return std::sin(i * 0.01 + metric) * 100.0 + metric * 1000.0 + (i % 97 == 0 ? 5000.0 : 0.0);
+}
+
+StoreError::Code openError(const std::string& path, Store::Mode mode = Store::Mode::ReadWrite) {
+    try {
+        Store store(path, mode);
+    } catch (const StoreError& e) {
+        return e.code();
+    }
+    qFatal("opening %s unexpectedly succeeded", path.c_str());
+}
+
+void rawSql(const std::string& path, const char* sql) {
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK)
+        qFatal("%s", err);
+    sqlite3_close(db);
+}
+
+} // namespace
+
+class TestStore : public QObject {
+    Q_OBJECT
+  private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) const { return m_dir.path().toStdString() + "/" + name; }
+
+    // Writes `seconds` of 10 Hz data for `metrics` series; returns the session id.
+    std::int64_t record(const std::string& db, int metrics, int seconds, bool stop,
+                        StoreWriter::Options options = {}) {
+        std::int64_t session = 0;
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            session = store.createSession(
+                {0, "test", "local-nvme", "host", kT0, std::nullopt, "", "", "0"});
+        }
+        auto* writer = new StoreWriter(db, options);
+        std::vector<int> handles;
+        for (int m = 0; m < metrics; ++m)
+            handles.push_back(
+                writer->defineMetric(session, {"test/m" + std::to_string(m), "bytes/s"}));
+        for (int i = 0; i < seconds * 10; ++i)
+            for (int m = 0; m < metrics; ++m)
+                writer->append(handles[static_cast<std::size_t>(m)], kT0 + i * kStep,
+                               valueAt(m, i));
+        if (stop) {
+            writer->stop();
+        } else {
+            writer->flush();
+            m_unsealed.reset(writer); // keep it alive: its rows stay in staging
+            return session;
+        }
+        delete writer;
+        return session;
+    }
+
+    std::unique_ptr<StoreWriter> m_unsealed;
+
+  private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void roundTripAfterSeal() {
+        const auto db = path("roundtrip.db");
+        const auto session = record(db, 3, 180, true);
+        Store store(db, Store::Mode::ReadOnly);
+        const auto metrics = store.metrics(session);
+        QCOMPARE(metrics.size(), std::size_t(3));
+        QCOMPARE(metrics[1].descriptor.path, std::string("test/m1"));
+        QCOMPARE(metrics[1].descriptor.unit, std::string("bytes/s"));
+        const auto raw = store.readRaw(metrics[1].id, kT0, kT0 + 180 * 1'000'000'000LL);
+        QCOMPARE(raw.size(), std::size_t(1800));
+        for (int i = 0; i < 1800; ++i) {
+            QCOMPARE(raw[static_cast<std::size_t>(i)].tNs, kT0 + i * kStep);
+            QCOMPARE(raw[static_cast<std::size_t>(i)].value, valueAt(1, i));
+        }
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 0);
+        QVERIFY(store.db().queryInt("SELECT count(*) FROM sample_chunk") >= 3);
+        QCOMPARE(store.sampleCount(session), 5400);
+        // A sub-range cuts exactly at its bounds.
+        const auto part = store.readRaw(metrics[0].id, kT0 + 10 * kStep, kT0 + 19 * kStep);
+        QCOMPARE(part.size(), std::size_t(10));
+        QCOMPARE(part.front().value, valueAt(0, 10));
+    }
+
+    void roundTripWhileStillStaged() {
+        const auto db = path("staged.db");
+        const auto session = record(db, 2, 20, false); // flushed, not sealed
+        Store store(db, Store::Mode::ReadWrite);
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 400);
+        const auto metrics = store.metrics(session);
+        const auto raw = store.readRaw(metrics[0].id, kT0, kT0 + 20 * 1'000'000'000LL);
+        QCOMPARE(raw.size(), std::size_t(200));
+        QCOMPARE(raw[57].value, valueAt(0, 57));
+        QCOMPARE(store.summarize(metrics[0].id).count, std::int64_t(200));
+        m_unsealed->stop();
+        m_unsealed.reset();
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 0);
+        QCOMPARE(store.readRaw(metrics[0].id, kT0, kT0 + 20 * 1'000'000'000LL).size(),
+                 std::size_t(200));
+    }
+
+    void rollupsEqualAggregatesOfRawData() {
+        const auto db = path("rollups.db");
+        // A tiny seal interval splits buckets across seals, exercising the upsert merge.
+        StoreWriter::Options options;
+        options.sealRows = 777;
+        const auto session = record(db, 2, 150, true, options);
+        Store store(db, Store::Mode::ReadOnly);
+        for (const auto& m : store.metrics(session)) {
+            const auto raw = store.readRaw(m.id, kT0, kT0 + 150 * 1'000'000'000LL);
+            for (const std::int64_t level : kRollupLevelsS) {
+                std::map<std::int64_t, Bucket> expected;
+                for (const auto& s : raw)
+                    expected[bucketStart(s.tNs, level)].add(s.value);
+                auto q =
+                    store.db().prepare("SELECT t_bucket, min, max, sum, count FROM rollup "
+                                       "WHERE metric_id = ? AND level_s = ? ORDER BY t_bucket");
+                q.bind(1, m.id).bind(2, level);
+                std::size_t rows = 0;
+                while (q.step()) {
+                    ++rows;
+                    const auto& e = expected.at(q.columnInt(0));
+                    QCOMPARE(q.columnDouble(1), e.min);
+                    QCOMPARE(q.columnDouble(2), e.max);
+                    QVERIFY(std::fabs(q.columnDouble(3) - e.sum) < 1e-6 * std::fabs(e.sum) + 1e-9);
+                    QCOMPARE(q.columnInt(4), e.count);
+                }
+                QCOMPARE(rows, expected.size());
+            }
+        }
+    }
+
+    void decimatedReadsComeFromRollupsOverLongRanges() {
+        const auto db = path("hour.db");
+        const auto session = record(db, 1, 3600, true);
+        Store store(db, Store::Mode::ReadOnly);
+        const auto id = store.metrics(session)[0].id;
+        const std::int64_t t1 = kT0 + 3600 * 1'000'000'000LL - 1;
+        const auto buckets = store.readDecimated(id, kT0, t1, 2000);
+        QVERIFY(buckets.size() <= 1000);
+        QVERIFY(buckets.size() >= 990);
+        std::int64_t count = 0;
+        double max = -1e300;
+        for (const auto& b : buckets) {
+            count += b.count;
+            max = std::max(max, b.max);
+        }
+        QCOMPARE(count, std::int64_t(36000));
+        const auto raw = store.readRaw(id, kT0, t1);
+        double rawMax = -1e300;
+        for (const auto& s : raw)
+            rawMax = std::max(rawMax, s.value);
+        QCOMPARE(max, rawMax); // spikes survive the overview
+
+        // Ten seconds fit in 2000 points: raw samples come back one per bucket.
+        const auto shortRange = store.readDecimated(id, kT0, kT0 + 10 * 1'000'000'000LL - 1, 2000);
+        QCOMPARE(shortRange.size(), std::size_t(100));
+        QCOMPARE(shortRange[3].count, std::int64_t(1));
+        QCOMPARE(shortRange[3].max, valueAt(0, 3));
+        // 10 minutes into 400 points: raw decimation, every sample counted once.
+        const auto mid = store.readDecimated(id, kT0, kT0 + 600 * 1'000'000'000LL - 1, 400);
+        QVERIFY(mid.size() <= 200);
+        std::int64_t midCount = 0;
+        for (const auto& b : mid)
+            midCount += b.count;
+        QCOMPARE(midCount, std::int64_t(6000));
+    }
+
+    void sessionsDevicesAndEvents() {
+        const auto db = path("meta.db");
+        Store store(db, Store::Mode::ReadWrite);
+        const auto a =
+            store.createSession({0, "a", "nfs", "h1", kT0, std::nullopt, "n", "t", "0.1.0"});
+        const auto b = store.createSession(
+            {0, "b", "local-nvme", "h2", kT0 + 5, std::nullopt, "", "", "0.1.0"});
+        store.finishSession(a, kT0 + 30'000'000'000);
+        store.addDevices(
+            b, {{"block", "nvme0n1", R"({"transport":"tcp"})"}, {"backend", "amd", "{}"}});
+        store.addEvent(b, kT0 + 7, "note", "switch to B");
+        const auto sessions = store.sessions();
+        QCOMPARE(sessions.size(), std::size_t(2));
+        QCOMPARE(sessions[0].storageProfile, std::string("nfs"));
+        QCOMPARE(*sessions[0].endNs, kT0 + 30'000'000'000);
+        QVERIFY(!sessions[1].endNs);
+        const auto devices = store.devices(b);
+        QCOMPARE(devices.size(), std::size_t(2));
+        QCOMPARE(devices[0].attrs, std::string(R"({"transport":"tcp"})"));
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM event WHERE text = 'switch to B'"), 1);
+        QVERIFY(!store.session(999));
+        QCOMPARE(store.summarize(12345).count, std::int64_t(0));
+    }
+
+    void newFileIsPrivateAndVersioned() {
+        const auto db = path("private.db");
+        { Store store(db, Store::Mode::ReadWrite); }
+        struct stat st {};
+        QCOMPARE(::stat(db.c_str(), &st), 0);
+        QCOMPARE(st.st_mode & 0777, 0600u);
+        Store store(db, Store::Mode::ReadOnly);
+        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 1);
+        QCOMPARE(store.db().queryInt("PRAGMA application_id"), 0x54534350);
+        QCOMPARE(store.db().queryInt("PRAGMA journal_mode = WAL") >= 0, true);
+    }
+
+    void refusesFilesThatAreNotOurs() {
+        const auto text = path("notes.txt");
+        test::writeFile(QString::fromStdString(text),
+                        QByteArray("this is not a database\n").repeated(300));
+        QCOMPARE(openError(text), StoreError::Code::NotADatabase);
+
+        const auto foreign = path("foreign.db");
+        rawSql(foreign, "CREATE TABLE customers(id INTEGER PRIMARY KEY, name TEXT)");
+        QCOMPARE(openError(foreign), StoreError::Code::NotADatabase);
+
+        const auto newer = path("newer.db");
+        { Store store(newer, Store::Mode::ReadWrite); }
+        rawSql(newer, "PRAGMA user_version = 99");
+        QCOMPARE(openError(newer), StoreError::Code::NewerSchema);
+        QCOMPARE(openError(newer, Store::Mode::ReadOnly), StoreError::Code::NewerSchema);
+        try {
+            Store store(newer, Store::Mode::ReadWrite);
+        } catch (const StoreError& e) {
+            QVERIFY(std::string(e.what()).find("newer tierscope (schema 99") != std::string::npos);
+            QCOMPARE(e.exitCode(), 4);
+        }
+    }
+
+    void refusesLocationsThatCannotBeWritten() {
+        QCOMPARE(openError(m_dir.path().toStdString()),
+                 StoreError::Code::CannotWrite); // a directory
+        QCOMPARE(openError("/proc/tierscope-test.db"), StoreError::Code::CannotWrite);
+        QCOMPARE(openError(path("missing-dir/x.db")), StoreError::Code::CannotWrite);
+        QCOMPARE(openError(path("absent.db"), Store::Mode::ReadOnly),
+                 StoreError::Code::CannotWrite);
+    }
+
+    void recoversStagingLeftByACrash() {
+        const auto db = path("recover.db");
+        std::int64_t metric = 0;
+        {
+            // What a SIGKILLed writer leaves: committed rows in staging, no chunks, no rollups.
+            Store store(db, Store::Mode::ReadWrite);
+            const auto session =
+                store.createSession({0, "crashed", "", "h", kT0, std::nullopt, "", "", "0"});
+            metric = store.defineMetric(session, {"test/crashed", "1"});
+            auto insert = store.db().prepare("INSERT INTO sample_recent VALUES (?, ?, ?)");
+            for (int i = 299; i >= 0; --i) // deliberately unsorted
+                insert.bind(1, metric).bind(2, kT0 + i * kStep).bind(3, valueAt(0, i)).run();
+        }
+        StoreWriter recovery(db);
+        recovery.stop();
+        Store store(db, Store::Mode::ReadOnly);
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 0);
+        const auto raw = store.readRaw(metric, kT0, kT0 + 30'000'000'000LL);
+        QCOMPARE(raw.size(), std::size_t(300));
+        QCOMPARE(raw[42].value, valueAt(0, 42));
+        QCOMPARE(store.db().queryInt("SELECT sum(count) FROM rollup WHERE level_s = 60"), 300);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStore)
+#include "tst_store.moc"

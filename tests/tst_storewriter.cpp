@@ -1,0 +1,111 @@
+#include "TestSupport.h"
+#include "core/SessionRecorder.h"
+#include "core/Store.h"
+#include "core/StoreWriter.h"
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <thread>
+
+using namespace tierscope;
+using namespace std::chrono_literals;
+
+class TestStoreWriter : public QObject {
+    Q_OBJECT
+  private:
+    QTemporaryDir m_dir;
+    std::string path(const char* name) const { return m_dir.path().toStdString() + "/" + name; }
+
+    static std::int64_t newSession(const std::string& db) {
+        Store store(db, Store::Mode::ReadWrite);
+        return store.createSession({0, "w", "", "h", 1, std::nullopt, "", "", "0"});
+    }
+
+  private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void commitsOnItsOwnWithinAboutOneInterval() {
+        const auto db = path("interval.db");
+        const auto session = newSession(db);
+        StoreWriter writer(db);
+        const int h = writer.defineMetric(session, {"a/b", "1"});
+        writer.append(h, 1000, 1.0);
+        Store reader(db, Store::Mode::ReadOnly);
+        // Visible to another connection without flush(): the 250 ms commit does it.
+        QTRY_VERIFY_WITH_TIMEOUT(reader.db().queryInt("SELECT count(*) FROM sample_recent") == 1,
+                                 2000);
+        QVERIFY(writer.stats().commits >= 1);
+        QCOMPARE(writer.stats().committedSamples, std::int64_t(1));
+    }
+
+    void manyProducersLoseNothing() {
+        const auto db = path("producers.db");
+        const auto session = newSession(db);
+        StoreWriter::Options options;
+        options.maxQueued = 10'000; // force producers through the backpressure path
+        options.sealRows = 50'000;
+        std::int64_t metricCount = 0;
+        {
+            StoreWriter writer(db, options);
+            SessionRecorder recorder(writer, session);
+            std::vector<std::thread> threads;
+            for (int t = 0; t < 4; ++t) {
+                threads.emplace_back([&, t] {
+                    std::vector<Reading> readings;
+                    for (int m = 0; m < 25; ++m)
+                        readings.push_back(
+                            {{"p" + std::to_string(t) + "/m" + std::to_string(m), "1"}, 0.0});
+                    for (int i = 0; i < 1000; ++i) {
+                        for (auto& r : readings)
+                            r.value = i;
+                        recorder.write(1'000'000'000LL + i, readings);
+                    }
+                });
+            }
+            for (auto& th : threads)
+                th.join();
+            metricCount = static_cast<std::int64_t>(recorder.metricCount());
+            writer.stop();
+            QCOMPARE(writer.stats().committedSamples, std::int64_t(100'000));
+            QCOMPARE(writer.stats().droppedSamples, std::int64_t(0));
+            QVERIFY(writer.stats().seals >= 2);
+        }
+        QCOMPARE(metricCount, std::int64_t(100));
+        Store store(db, Store::Mode::ReadOnly);
+        QCOMPARE(store.sampleCount(session), std::int64_t(100'000));
+        for (const auto& m : store.metrics(session)) {
+            const auto raw = store.readRaw(m.id, 0, 10'000'000'000LL);
+            QCOMPARE(raw.size(), std::size_t(1000));
+            QCOMPARE(raw.back().value, 999.0);
+        }
+    }
+
+    void flushReturnsOnlyWhenCommitted() {
+        const auto db = path("flush.db");
+        const auto session = newSession(db);
+        StoreWriter writer(db);
+        const int h = writer.defineMetric(session, {"x", "1"});
+        for (int i = 0; i < 5000; ++i)
+            writer.append(h, i, i);
+        writer.flush();
+        Store reader(db, Store::Mode::ReadOnly);
+        QCOMPARE(reader.db().queryInt("SELECT count(*) FROM sample_recent"), 5000);
+    }
+
+    void stopIsIdempotentAndLaterSamplesAreCounted() {
+        const auto db = path("stop.db");
+        const auto session = newSession(db);
+        StoreWriter writer(db);
+        const int h = writer.defineMetric(session, {"x", "1"});
+        writer.append(h, 1, 1.0);
+        writer.stop();
+        writer.stop();
+        writer.append(h, 2, 2.0);
+        QCOMPARE(writer.stats().committedSamples, std::int64_t(1));
+        QCOMPARE(writer.stats().droppedSamples, std::int64_t(1));
+        QVERIFY(!writer.error());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreWriter)
+#include "tst_storewriter.moc"
