@@ -30,9 +30,15 @@ CREATE TABLE metric(
     kind TEXT NOT NULL,
     labels TEXT NOT NULL DEFAULT '{}',
     UNIQUE(session_id, path));
--- Append-only landing zone for the last few seconds: no index, so a 250 ms commit touches only
--- the table's tail pages instead of one page per series.
-CREATE TABLE sample_recent(metric_id INTEGER NOT NULL, t_ns INTEGER NOT NULL, value REAL NOT NULL);
+-- Append-only landing zone for the last few seconds: one packed row per series per 250 ms
+-- commit and no index, so a commit touches only the table's tail pages instead of one page per
+-- series. Sealing moves these rows into sample_chunk and rollup.
+CREATE TABLE sample_recent(
+    metric_id INTEGER NOT NULL,
+    t_start INTEGER NOT NULL,
+    t_end INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    data BLOB NOT NULL);
 CREATE TABLE sample_chunk(
     id INTEGER PRIMARY KEY,
     metric_id INTEGER NOT NULL,

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <map>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -53,6 +54,14 @@ SessionInfo readSession(const SqliteStatement& q) {
     s.tags = q.columnText(7);
     s.toolVersion = q.columnText(8);
     return s;
+}
+
+std::vector<Sample> decodeOrThrow(std::span<const unsigned char> blob, std::int64_t metricId) {
+    auto samples = ChunkCodec::decode(blob);
+    if (!samples)
+        throw StoreError(StoreError::Code::NotADatabase,
+                         "corrupt sample chunk for metric " + std::to_string(metricId));
+    return std::move(*samples);
 }
 
 constexpr const char* kSessionColumns =
@@ -169,11 +178,13 @@ void Store::addEvent(std::int64_t sessionId, std::int64_t tNs, const std::string
 
 void Store::readStaging(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
                         std::vector<Sample>& out) {
-    auto q = m_db.prepare(
-        "SELECT t_ns, value FROM sample_recent WHERE metric_id = ? AND t_ns BETWEEN ? AND ?");
+    auto q = m_db.prepare("SELECT data FROM sample_recent WHERE metric_id = ? AND t_end >= ? "
+                          "AND t_start <= ?");
     q.bind(1, metricId).bind(2, t0Ns).bind(3, t1Ns);
     while (q.step())
-        out.push_back({q.columnInt(0), q.columnDouble(1)});
+        for (const Sample& s : decodeOrThrow(q.columnBlob(0), metricId))
+            if (s.tNs >= t0Ns && s.tNs <= t1Ns)
+                out.push_back(s);
 }
 
 std::vector<Sample> Store::readRaw(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns) {
@@ -182,15 +193,10 @@ std::vector<Sample> Store::readRaw(std::int64_t metricId, std::int64_t t0Ns, std
     auto q = m_db.prepare("SELECT data FROM sample_chunk WHERE metric_id = ? AND t_start >= ? "
                           "AND t_start <= ? AND t_end >= ? ORDER BY t_start");
     q.bind(1, metricId).bind(2, t0Ns - SealWriter::kMaxChunkSpanNs).bind(3, t1Ns).bind(4, t0Ns);
-    while (q.step()) {
-        auto samples = ChunkCodec::decode(q.columnBlob(0));
-        if (!samples)
-            throw StoreError(StoreError::Code::NotADatabase,
-                             "corrupt sample chunk for metric " + std::to_string(metricId));
-        for (const Sample& s : *samples)
+    while (q.step())
+        for (const Sample& s : decodeOrThrow(q.columnBlob(0), metricId))
             if (s.tNs >= t0Ns && s.tNs <= t1Ns)
                 out.push_back(s);
-    }
     readStaging(metricId, t0Ns, t1Ns, out);
     if (!std::is_sorted(out.begin(), out.end(), [](auto& a, auto& b) { return a.tNs < b.tNs; }))
         std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.tNs < b.tNs; });
@@ -214,6 +220,14 @@ std::vector<Bucket> Store::readFromRollups(std::int64_t metricId, std::int64_t t
     return decimator.result();
 }
 
+std::int64_t Store::chunkedSampleCount(std::int64_t metricId, std::int64_t t0Ns,
+                                       std::int64_t t1Ns) {
+    auto q = m_db.prepare("SELECT coalesce(sum(n), 0) FROM sample_chunk WHERE metric_id = ? AND "
+                          "t_start >= ? AND t_start <= ? AND t_end >= ?");
+    q.bind(1, metricId).bind(2, t0Ns - SealWriter::kMaxChunkSpanNs).bind(3, t1Ns).bind(4, t0Ns);
+    return q.step() ? q.columnInt(0) : 0;
+}
+
 std::vector<Bucket> Store::readDecimated(std::int64_t metricId, std::int64_t t0Ns,
                                          std::int64_t t1Ns, int maxPoints) {
     const int slots = std::max(1, maxPoints / 2);
@@ -222,8 +236,13 @@ std::vector<Bucket> Store::readDecimated(std::int64_t metricId, std::int64_t t0N
     for (const std::int64_t candidate : kRollupLevelsS)
         if (candidate * kNsPerS <= width)
             level = candidate;
-    if (level > 0)
-        return readFromRollups(metricId, t0Ns, t1Ns, slots, level);
+    if (level > 0) {
+        // Reading a rollup row costs ~20x decoding one packed sample (bench_rangeread), so
+        // rollups only pay off once they replace far more samples than that.
+        const std::int64_t rollupRows = (t1Ns - t0Ns) / (level * kNsPerS) + 1;
+        if (chunkedSampleCount(metricId, t0Ns, t1Ns) > kRollupCostRatio * rollupRows)
+            return readFromRollups(metricId, t0Ns, t1Ns, slots, level);
+    }
 
     const auto raw = readRaw(metricId, t0Ns, t1Ns);
     if (raw.size() <= static_cast<std::size_t>(maxPoints)) {
@@ -243,20 +262,19 @@ Bucket Store::summarize(std::int64_t metricId) {
     q.bind(1, metricId).bind(2, kRollupLevelsS.back());
     if (q.step() && !q.columnIsNull(0))
         total.merge(q.columnDouble(0), q.columnDouble(1), q.columnDouble(2), q.columnInt(3));
-    auto staged = m_db.prepare("SELECT min(value), max(value), sum(value), count(*) FROM "
-                               "sample_recent WHERE metric_id = ?");
-    staged.bind(1, metricId);
-    if (staged.step() && !staged.columnIsNull(0))
-        total.merge(staged.columnDouble(0), staged.columnDouble(1), staged.columnDouble(2),
-                    staged.columnInt(3));
+    std::vector<Sample> staged;
+    readStaging(metricId, std::numeric_limits<std::int64_t>::min(),
+                std::numeric_limits<std::int64_t>::max(), staged);
+    for (const Sample& s : staged)
+        total.add(s.value);
     return total;
 }
 
 std::int64_t Store::sampleCount(std::int64_t sessionId) {
     auto q = m_db.prepare(
         "SELECT (SELECT coalesce(sum(c.n), 0) FROM sample_chunk c JOIN metric m ON m.id = "
-        "c.metric_id WHERE m.session_id = ?1) + (SELECT count(*) FROM sample_recent r JOIN metric "
-        "m ON m.id = r.metric_id WHERE m.session_id = ?1)");
+        "c.metric_id WHERE m.session_id = ?1) + (SELECT coalesce(sum(r.n), 0) FROM sample_recent r "
+        "JOIN metric m ON m.id = r.metric_id WHERE m.session_id = ?1)");
     q.bind(1, sessionId);
     return q.step() ? q.columnInt(0) : 0;
 }
@@ -265,11 +283,15 @@ std::int64_t Store::sealStaging() {
     m_db.exec("BEGIN IMMEDIATE");
     try {
         std::map<std::int64_t, std::vector<Sample>> byMetric;
-        auto q = m_db.prepare("SELECT metric_id, t_ns, value FROM sample_recent");
+        auto q = m_db.prepare("SELECT metric_id, data FROM sample_recent");
         std::int64_t moved = 0;
         while (q.step()) {
-            byMetric[q.columnInt(0)].push_back({q.columnInt(1), q.columnDouble(2)});
-            ++moved;
+            const std::int64_t metricId = q.columnInt(0);
+            auto& samples = byMetric[metricId];
+            for (const Sample& s : decodeOrThrow(q.columnBlob(1), metricId)) {
+                samples.push_back(s);
+                ++moved;
+            }
         }
         SealWriter writer(m_db);
         for (auto& [metricId, samples] : byMetric) {

@@ -42,7 +42,8 @@ class Store {
     // Every committed sample of the metric with t in [t0, t1], sorted by time.
     std::vector<Sample> readRaw(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns);
     // At most maxPoints/2 buckets (min and max each), so at most maxPoints plotted points.
-    // Ranges whose buckets are at least 1 s wide are served from rollups, not raw rows.
+    // Long ranges, where rollups replace at least kRollupCostRatio samples per rollup row, are
+    // served from rollups; shorter ones decode the packed chunks, which is cheaper there.
     std::vector<Bucket> readDecimated(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
                                       int maxPoints);
     // min/max/sum/count over the whole metric; count 0 when nothing was recorded.
@@ -53,7 +54,10 @@ class Store {
     // Returns the number of samples moved.
     std::int64_t sealStaging();
 
+    static constexpr std::int64_t kRollupCostRatio = 20;
+
   private:
+    std::int64_t chunkedSampleCount(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns);
     void readStaging(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
                      std::vector<Sample>& out);
     std::vector<Bucket> readFromRollups(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,

@@ -1,5 +1,6 @@
 #include "core/StoreWriter.h"
 
+#include "core/ChunkCodec.h"
 #include "core/SealWriter.h"
 #include "core/Store.h"
 #include "core/StoreError.h"
@@ -14,8 +15,8 @@ class StoreWriter::Worker {
   public:
     explicit Worker(std::unique_ptr<Store> store)
         : m_store(std::move(store)),
-          m_insert(m_store->db().prepare(
-              "INSERT INTO sample_recent(metric_id, t_ns, value) VALUES (?, ?, ?)")),
+          m_insert(m_store->db().prepare("INSERT INTO sample_recent(metric_id, t_start, t_end, n, "
+                                         "data) VALUES (?, ?, ?, ?, ?)")),
           m_seal(m_store->db()) {}
 
     void commit(const Batch& batch) {
@@ -28,28 +29,39 @@ class StoreWriter::Worker {
                 m_ids[static_cast<std::size_t>(d.handle)] =
                     m_store->defineMetric(d.sessionId, d.metric);
             }
+            groupBySeries(batch);
             std::int64_t first = 0;
-            for (const auto& s : batch.samples) {
-                m_insert.bind(1, m_ids[static_cast<std::size_t>(s.handle)])
-                    .bind(2, s.tNs)
-                    .bind(3, s.value)
+            for (const int handle : m_touched) {
+                const auto& samples = m_pending[static_cast<std::size_t>(handle)];
+                const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end(), byTime);
+                const auto blob = ChunkCodec::encode(samples);
+                m_insert.bind(1, m_ids[static_cast<std::size_t>(handle)])
+                    .bind(2, lo->tNs)
+                    .bind(3, hi->tNs)
+                    .bind(4, static_cast<std::int64_t>(samples.size()))
+                    .bind(5, std::span<const unsigned char>(blob))
                     .run();
                 if (first == 0)
                     first = db.lastInsertRowid();
             }
             const std::int64_t last = db.lastInsertRowid();
             db.exec("COMMIT");
-            if (!batch.samples.empty())
+            if (!m_touched.empty())
                 rememberRange(first, last);
         } catch (...) {
             rollback();
+            clearPending();
             throw;
         }
         if (m_unsealed.size() < m_ids.size())
             m_unsealed.resize(m_ids.size());
-        for (const auto& s : batch.samples)
-            m_unsealed[static_cast<std::size_t>(s.handle)].push_back({s.tNs, s.value});
+        for (const int handle : m_touched) {
+            auto& pending = m_pending[static_cast<std::size_t>(handle)];
+            auto& unsealed = m_unsealed[static_cast<std::size_t>(handle)];
+            unsealed.insert(unsealed.end(), pending.begin(), pending.end());
+        }
         m_unsealedRows += batch.samples.size();
+        clearPending();
     }
 
     std::size_t unsealedRows() const { return m_unsealedRows; }
@@ -87,6 +99,24 @@ class StoreWriter::Worker {
   private:
     static bool byTime(const Sample& a, const Sample& b) { return a.tNs < b.tNs; }
 
+    // One staging row per series per commit, whatever the sample rate.
+    void groupBySeries(const Batch& batch) {
+        if (m_pending.size() < m_ids.size())
+            m_pending.resize(m_ids.size());
+        for (const auto& s : batch.samples) {
+            auto& series = m_pending[static_cast<std::size_t>(s.handle)];
+            if (series.empty())
+                m_touched.push_back(s.handle);
+            series.push_back({s.tNs, s.value});
+        }
+    }
+
+    void clearPending() {
+        for (const int handle : m_touched)
+            m_pending[static_cast<std::size_t>(handle)].clear();
+        m_touched.clear();
+    }
+
     void rememberRange(std::int64_t first, std::int64_t last) {
         // Rowids of one transaction are contiguous: no other writer can insert meanwhile.
         if (!m_ranges.empty() && m_ranges.back().second + 1 == first)
@@ -107,6 +137,8 @@ class StoreWriter::Worker {
     SqliteStatement m_insert;
     SealWriter m_seal;
     std::vector<std::int64_t> m_ids;
+    std::vector<std::vector<Sample>> m_pending; // this commit's samples, by handle
+    std::vector<int> m_touched;                 // handles with pending samples, first-seen order
     std::vector<std::vector<Sample>> m_unsealed;
     std::vector<std::pair<std::int64_t, std::int64_t>> m_ranges;
     std::size_t m_unsealedRows = 0;

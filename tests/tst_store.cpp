@@ -1,4 +1,5 @@
 #include "TestSupport.h"
+#include "core/ChunkCodec.h"
 #include "core/RollupLevels.h"
 #include "core/Store.h"
 #include "core/StoreError.h"
@@ -109,7 +110,7 @@ class TestStore : public QObject {
         const auto db = path("staged.db");
         const auto session = record(db, 2, 20, false); // flushed, not sealed
         Store store(db, Store::Mode::ReadWrite);
-        QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 400);
+        QCOMPARE(store.db().queryInt("SELECT sum(n) FROM sample_recent"), 400);
         const auto metrics = store.metrics(session);
         const auto raw = store.readRaw(metrics[0].id, kT0, kT0 + 20 * 1'000'000'000LL);
         QCOMPARE(raw.size(), std::size_t(200));
@@ -189,6 +190,27 @@ class TestStore : public QObject {
         QCOMPARE(midCount, std::int64_t(6000));
     }
 
+    void longRangesNeverDecodeRawChunks() {
+        const auto db = path("sixhours.db");
+        const auto session = record(db, 1, 6 * 3600, true);
+        Store store(db, Store::Mode::ReadWrite);
+        const auto id = store.metrics(session)[0].id;
+        const std::int64_t t1 = kT0 + 6 * 3600 * 1'000'000'000LL - 1;
+        const auto expected = store.readDecimated(id, kT0, t1, 2000);
+        // Make every raw chunk undecodable: only a rollup-backed read can still answer.
+        store.db().exec("UPDATE sample_chunk SET data = x'ff'");
+        QVERIFY_THROWS_EXCEPTION(StoreError, store.readRaw(id, kT0, t1));
+        const auto buckets = store.readDecimated(id, kT0, t1, 2000);
+        QCOMPARE(buckets.size(), expected.size());
+        std::int64_t count = 0;
+        for (const auto& b : buckets)
+            count += b.count;
+        QCOMPARE(count, std::int64_t(216'000));
+        // A short range of the same series does decode chunks (cheaper there), and so fails.
+        QVERIFY_THROWS_EXCEPTION(StoreError,
+                                 store.readDecimated(id, kT0, kT0 + 600'000'000'000LL, 2000));
+    }
+
     void sessionsDevicesAndEvents() {
         const auto db = path("meta.db");
         Store store(db, Store::Mode::ReadWrite);
@@ -266,9 +288,20 @@ class TestStore : public QObject {
             const auto session =
                 store.createSession({0, "crashed", "", "h", kT0, std::nullopt, "", "", "0"});
             metric = store.defineMetric(session, {"test/crashed", "1"});
-            auto insert = store.db().prepare("INSERT INTO sample_recent VALUES (?, ?, ?)");
-            for (int i = 299; i >= 0; --i) // deliberately unsorted
-                insert.bind(1, metric).bind(2, kT0 + i * kStep).bind(3, valueAt(0, i)).run();
+            auto insert = store.db().prepare("INSERT INTO sample_recent VALUES (?, ?, ?, ?, ?)");
+            // Three commits' worth of rows, deliberately out of time order.
+            for (int commit : {2, 0, 1}) {
+                std::vector<Sample> samples;
+                for (int i = commit * 100 + 99; i >= commit * 100; --i)
+                    samples.push_back({kT0 + i * kStep, valueAt(0, i)});
+                const auto blob = ChunkCodec::encode(samples);
+                insert.bind(1, metric)
+                    .bind(2, samples.back().tNs)
+                    .bind(3, samples.front().tNs)
+                    .bind(4, std::int64_t(100))
+                    .bind(5, std::span<const unsigned char>(blob))
+                    .run();
+            }
         }
         StoreWriter recovery(db);
         recovery.stop();
