@@ -27,6 +27,10 @@ template <typename F> double cpuUsPerCycle(int cycles, F&& cycle) {
 
 int main(int argc, char** argv) {
     const int cycles = argc > 1 ? std::atoi(argv[1]) : 2000;
+    if (cycles <= 0) {
+        std::fprintf(stderr, "usage: bench_collectors [CYCLES > 0]\n");
+        return 2;
+    }
     HostCollector host({});
     BlockStatCollector block({}, {});
     std::int64_t t = 1'000'000'000;

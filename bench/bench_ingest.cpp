@@ -155,6 +155,10 @@ double keyedSmallCommits(const std::string& path, int ticks) {
 int main(int argc, char** argv) {
     const std::string dir = argc > 1 ? argv[1] : std::filesystem::temp_directory_path().string();
     const int ticks = argc > 2 ? std::atoi(argv[2]) : 4000; // 4000 ticks x 500 series = 2 M samples
+    if (ticks <= 0 || !std::filesystem::is_directory(dir)) {
+        std::fprintf(stderr, "usage: bench_ingest [DIR [TICKS [LIVE_SECONDS]]]\n");
+        return 2;
+    }
     const double samples = static_cast<double>(ticks) * kMetrics;
     const std::string ours = dir + "/bench-ingest-tierscope.db";
     const std::string raw = dir + "/bench-ingest-raw.db";

@@ -101,7 +101,15 @@ CREATE INDEX event_session_t ON event(session_id, t_ns);
 
 void Schema::prepare(SqliteDb& db, bool writable) {
     // The first read of the header is where a non-SQLite file is detected (SQLITE_NOTADB).
-    const std::int64_t appId = db.queryInt("PRAGMA application_id");
+    std::int64_t appId = 0;
+    try {
+        appId = db.queryInt("PRAGMA application_id");
+    } catch (const StoreError& e) {
+        if (e.code() != StoreError::Code::NotADatabase)
+            throw;
+        throw StoreError(StoreError::Code::NotADatabase,
+                         db.path() + " is not a tierscope workspace (not an SQLite database)");
+    }
     const std::int64_t version = db.queryInt("PRAGMA user_version");
     const std::int64_t objects = db.queryInt("SELECT count(*) FROM sqlite_master");
 

@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake --preset release -DTIERSCOPE_BUILD_TESTS=OFF -DTIERSCOPE_BUILD_BENCH=OFF >/dev/null
-cmake --build --preset release
+cmake --preset release >/dev/null
+cmake --build --preset release --target tierscope
 exec build/release/app/tierscope record --duration 30s --label quickstart "$@"
