@@ -4,12 +4,11 @@
 #include "app/GlobalOptions.h"
 #include "app/RecordCommand.h"
 #include "app/SessionsCommand.h"
+#include "core/Logging.h"
 #include "core/StoreError.h"
 #include "core/Version.h"
 
 #include <iostream>
-#include <spdlog/spdlog.h>
-
 using namespace tierscope;
 
 namespace {
@@ -69,8 +68,7 @@ int main(int argc, char** argv) {
         const int rc = app.exit(e);
         return rc == 0 ? kExitOk : kExitUsage;
     }
-    spdlog::set_level(spdlog::level::from_str(global.logLevel));
-    spdlog::set_pattern("tierscope: %l: %v");
+    Logging::toStderr(global.logLevel);
 
     try {
         return dispatch(app, global, record, sessions, devices, exports);

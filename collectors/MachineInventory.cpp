@@ -7,11 +7,14 @@
 
 namespace tierscope {
 
-MachineInventory MachineInventory::discover(const SystemPaths& paths) {
+MachineInventory MachineInventory::discover(const SystemPaths& paths, const GpuBackends::Libraries& libraries) {
     MachineInventory inventory;
+    inventory.gpus = GpuBackends::open(paths, libraries);
+    inventory.devices = inventory.gpus.devices();
     const auto controllers = NvmeDiscovery(paths).discover();
     inventory.transports = NvmeDiscovery::transportsByBlockDevice(controllers);
-    inventory.devices = NvmeDiscovery::toDeviceRecords(controllers);
+    for (auto& d : NvmeDiscovery::toDeviceRecords(controllers))
+        inventory.devices.push_back(std::move(d));
     for (auto& d : BlockStatCollector(paths, inventory.transports).devices())
         inventory.devices.push_back(std::move(d));
     inventory.devices.push_back({"backend", "nvme",

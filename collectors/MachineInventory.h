@@ -1,5 +1,6 @@
 #pragma once
 
+#include "collectors/GpuBackends.h"
 #include "collectors/NvmeControllerInfo.h"
 #include "collectors/SystemPaths.h"
 #include "core/DeviceRecord.h"
@@ -10,13 +11,15 @@
 
 namespace tierscope {
 
-// Everything discovery finds on this machine, in the form the device table stores, plus the
-// block-device transport map the block collector labels its metrics with.
+// Everything discovery finds on this machine, in the form the device table stores, plus what
+// the collectors need: the block-device transport map and the opened GPU backends.
 struct MachineInventory {
     std::vector<DeviceRecord> devices;
     std::map<std::string, std::string> transports;
+    GpuBackends gpus;
 
-    static MachineInventory discover(const SystemPaths& paths);
+    static MachineInventory discover(const SystemPaths& paths,
+                                      const GpuBackends::Libraries& libraries = GpuBackends::Libraries::fromEnvironment());
 };
 
 } // namespace tierscope

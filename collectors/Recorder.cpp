@@ -43,6 +43,11 @@ Recorder::Recorder(Options options) : m_options(std::move(options)) {
     m_scheduler->add(std::make_unique<HostCollector>(m_options.paths), m_options.interval);
     m_scheduler->add(std::make_unique<BlockStatCollector>(m_options.paths, inventory.transports),
                      m_options.interval);
+    for (auto& gpu : inventory.gpus.collectors)
+        m_scheduler->add(std::move(gpu), m_options.interval);
+    // A pcie_bw read takes a second in the kernel; asking more often only queues readers.
+    for (auto& slow : inventory.gpus.slowCollectors)
+        m_scheduler->add(std::move(slow), std::max<std::chrono::nanoseconds>(m_options.interval, std::chrono::seconds(1)));
 }
 
 Recorder::~Recorder() {

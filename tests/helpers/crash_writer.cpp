@@ -1,5 +1,6 @@
 // Test helper for tst_storecrash: records a known stream (value i for the i-th tick of every
 // metric, stamped with the wall clock at enqueue) through the real StoreWriter until killed.
+#include "core/Logging.h"
 #include "core/Store.h"
 #include "core/StoreWriter.h"
 #include "core/WallClock.h"
@@ -14,6 +15,7 @@
 using namespace tierscope;
 
 int main(int argc, char** argv) {
+    Logging::toStderr("warn");
     if (argc != 4) {
         std::fprintf(stderr, "usage: crash_writer DB METRICS RATE_HZ\n");
         return 2;

@@ -2,6 +2,7 @@
 // it found as JSON. The test runs it inside a private mount namespace over a fake /sys tree.
 #include "collectors/MachineInventory.h"
 #include "collectors/NvmeDiscovery.h"
+#include "core/Logging.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 using namespace tierscope;
 
 int main() {
+    Logging::toStderr("warn");
     const auto controllers = NvmeDiscovery().discover();
     const auto inventory = MachineInventory::discover({});
     nlohmann::json out;

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "collectors/Collector.h"
+#include "collectors/RocmSmi.h"
+
+#include <memory>
+
+namespace tierscope {
+
+// Per AMD GPU: busy %, memory-controller busy %, VRAM used/total, GTT used, average power,
+// edge/junction temperature and gpu_metrics activity. PCIe throughput is AmdPcieCollector's,
+// because its read sleeps a second in the kernel. A runtime-suspended GPU reports only
+// gpu/<i>/suspended = 1 and is not polled, so monitoring never wakes it.
+class AmdGpuCollector : public Collector {
+public:
+    // firstIndex: global GPU number of rocm-smi device 0 (metric paths are gpu/<n>/...).
+    AmdGpuCollector(std::shared_ptr<RocmSmi> smi, int firstIndex);
+
+    std::string name() const override { return "gpu-amd"; }
+    std::vector<Reading> sample(std::int64_t tNs) override;
+    std::vector<DeviceRecord> devices() override;
+
+private:
+    std::shared_ptr<RocmSmi> m_smi;
+    int m_firstIndex;
+};
+
+} // namespace tierscope

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "collectors/Collector.h"
+#include "collectors/RocmSmi.h"
+
+#include <memory>
+
+namespace tierscope {
+
+// PCIe sent/received bytes/s per AMD GPU. The kernel's pcie_bw read sleeps 1 s under a lock,
+// so this collector gets its own scheduler thread and never delays the other GPU readings. The
+// values are message counts times the maximum payload size: an upper bound, labelled so.
+class AmdPcieCollector : public Collector {
+public:
+    AmdPcieCollector(std::shared_ptr<RocmSmi> smi, int firstIndex);
+
+    std::string name() const override { return "gpu-amd-pcie"; }
+    std::vector<Reading> sample(std::int64_t tNs) override;
+
+private:
+    std::shared_ptr<RocmSmi> m_smi;
+    int m_firstIndex;
+};
+
+} // namespace tierscope

@@ -1,0 +1,22 @@
+#pragma once
+
+#include "collectors/Collector.h"
+#include "collectors/Dcmi.h"
+
+namespace tierscope {
+
+// Per Ascend NPU: AI-core utilization, HBM used/total, power and temperature through DCMI.
+class AscendNpuCollector : public Collector {
+public:
+    AscendNpuCollector(std::shared_ptr<Dcmi> dcmi, int firstIndex);
+
+    std::string name() const override { return "gpu-ascend"; }
+    std::vector<Reading> sample(std::int64_t tNs) override;
+    std::vector<DeviceRecord> devices() override;
+
+private:
+    std::shared_ptr<Dcmi> m_dcmi;
+    int m_firstIndex;
+};
+
+} // namespace tierscope

@@ -1,0 +1,141 @@
+#include "collectors/Nvml.h"
+
+#include <spdlog/spdlog.h>
+
+namespace tierscope {
+
+Nvml::Nvml(const std::string& path) : m_lib({path}) {}
+
+Nvml::~Nvml()
+{
+    if (m_shutdown)
+        m_shutdown();
+}
+
+std::shared_ptr<Nvml> Nvml::open(const std::string& libraryPath, GpuBackendStatus& status)
+{
+    status = {"nvidia", false, "", ""};
+    std::shared_ptr<Nvml> nvml(new Nvml(libraryPath));
+    if (!nvml->m_lib.loaded()) {
+        status.reason = libraryPath + " not found";
+        spdlog::debug("NVML: {}", nvml->m_lib.error());
+        return nullptr;
+    }
+    nvml::Return (*init)() = nullptr;
+    nvml::Return (*count)(unsigned int*) = nullptr;
+    nvml::Return (*handleByIndex)(unsigned int, nvml::Device*) = nullptr;
+    nvml::Return (*getName)(nvml::Device, char*, unsigned int) = nullptr;
+    nvml::Return (*getPci)(nvml::Device, nvml::PciInfo*) = nullptr;
+    nvml::Return (*shutdown)() = nullptr;
+    for (const auto& [ok, name] :
+         {std::pair{nvml->m_lib.bind(init, "nvmlInit_v2"), "nvmlInit_v2"},
+          std::pair{nvml->m_lib.bind(shutdown, "nvmlShutdown"), "nvmlShutdown"},
+          std::pair{nvml->m_lib.bind(count, "nvmlDeviceGetCount_v2"), "nvmlDeviceGetCount_v2"},
+          std::pair{nvml->m_lib.bind(handleByIndex, "nvmlDeviceGetHandleByIndex_v2"),
+                    "nvmlDeviceGetHandleByIndex_v2"}}) {
+        if (!ok) {
+            status.reason = libraryPath + " lacks " + name;
+            return nullptr;
+        }
+    }
+    nvml->m_lib.bind(nvml->m_errorString, "nvmlErrorString");
+    const nvml::Return initResult = init();
+    if (initResult != nvml::kSuccess) {
+        status.reason = "nvmlInit failed: " + std::string(nvml->m_errorString
+                                                              ? nvml->m_errorString(initResult)
+                                                              : std::to_string(initResult).c_str());
+        return nullptr;
+    }
+    nvml->m_shutdown = shutdown;
+    nvml->m_lib.bind(getName, "nvmlDeviceGetName");
+    nvml->m_lib.bind(getPci, "nvmlDeviceGetPciInfo_v3");
+    nvml->m_lib.bind(nvml->m_getUtilization, "nvmlDeviceGetUtilizationRates");
+    nvml->m_lib.bind(nvml->m_getMemory, "nvmlDeviceGetMemoryInfo");
+    nvml->m_lib.bind(nvml->m_getMemoryV2, "nvmlDeviceGetMemoryInfo_v2");
+    nvml->m_lib.bind(nvml->m_getPcie, "nvmlDeviceGetPcieThroughput");
+    nvml->m_lib.bind(nvml->m_getPower, "nvmlDeviceGetPowerUsage");
+    nvml->m_lib.bind(nvml->m_getTemperature, "nvmlDeviceGetTemperature");
+
+    unsigned int n = 0;
+    if (count(&n) != nvml::kSuccess || n == 0) {
+        status.reason = "NVML reports no NVIDIA GPU";
+        return nullptr;
+    }
+    for (unsigned int i = 0; i < n; ++i) {
+        Device d;
+        d.index = i;
+        if (handleByIndex(i, &d.handle) != nvml::kSuccess)
+            continue;
+        char name[96] = {};
+        if (getName && getName(d.handle, name, sizeof name) == nvml::kSuccess)
+            d.name = name;
+        nvml::PciInfo pci{};
+        if (getPci && getPci(d.handle, &pci) == nvml::kSuccess)
+            d.busId = pci.busId;
+        nvml->m_devices.push_back(std::move(d));
+    }
+    status.available = true;
+    status.detail = std::to_string(nvml->m_devices.size()) + " GPU(s) via " + libraryPath;
+    return nvml;
+}
+
+bool Nvml::check(nvml::Return r, const Device& d, const char* field)
+{
+    if (r == nvml::kSuccess)
+        return true;
+    std::lock_guard lock(m_logMutex);
+    if (m_logged.insert(std::to_string(d.index) + field + std::to_string(r)).second)
+        spdlog::info("NVIDIA GPU {} ({}): {} not reported: {}", d.index, d.busId, field,
+                     m_errorString ? m_errorString(r) : std::to_string(r).c_str());
+    return false;
+}
+
+std::optional<nvml::Utilization> Nvml::utilization(const Device& d)
+{
+    nvml::Utilization u{};
+    if (!m_getUtilization || !check(m_getUtilization(d.handle, &u), d, "utilization"))
+        return std::nullopt;
+    return u;
+}
+
+std::optional<Nvml::Memory> Nvml::memory(const Device& d)
+{
+    if (m_getMemoryV2) {
+        nvml::MemoryV2 m{};
+        m.version = nvml::kMemoryV2Version;
+        if (!check(m_getMemoryV2(d.handle, &m), d, "memory (v2)"))
+            return std::nullopt;
+        return Memory{static_cast<double>(m.used), static_cast<double>(m.total)};
+    }
+    nvml::Memory m{};
+    if (!m_getMemory || !check(m_getMemory(d.handle, &m), d, "memory"))
+        return std::nullopt;
+    return Memory{static_cast<double>(m.used), static_cast<double>(m.total)};
+}
+
+std::optional<double> Nvml::pcieBytesPerS(const Device& d, int counter)
+{
+    unsigned int kbPerS = 0;
+    if (!m_getPcie || !check(m_getPcie(d.handle, counter, &kbPerS), d, "PCIe throughput"))
+        return std::nullopt;
+    return static_cast<double>(kbPerS) * 1024.0;
+}
+
+std::optional<double> Nvml::powerW(const Device& d)
+{
+    unsigned int milliwatts = 0;
+    if (!m_getPower || !check(m_getPower(d.handle, &milliwatts), d, "power"))
+        return std::nullopt;
+    return static_cast<double>(milliwatts) / 1000.0;
+}
+
+std::optional<double> Nvml::temperatureC(const Device& d)
+{
+    unsigned int celsius = 0;
+    if (!m_getTemperature ||
+        !check(m_getTemperature(d.handle, nvml::kTemperatureGpu, &celsius), d, "temperature"))
+        return std::nullopt;
+    return static_cast<double>(celsius);
+}
+
+} // namespace tierscope

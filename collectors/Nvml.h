@@ -1,0 +1,61 @@
+#pragma once
+
+#include "collectors/GpuBackendStatus.h"
+#include "collectors/NvmlApi.h"
+#include "collectors/SharedLibrary.h"
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// NVML loaded with dlopen. Required entry points missing means the backend is unavailable;
+// an optional one missing (or NVML_ERROR_NOT_SUPPORTED) leaves that reading absent.
+class Nvml {
+public:
+    struct Device {
+        unsigned index = 0;
+        nvml::Device handle = nullptr;
+        std::string name;
+        std::string busId;
+    };
+    struct Memory {
+        double usedBytes = 0;
+        double totalBytes = 0;
+    };
+
+    // libraryPath: normally "libnvidia-ml.so.1"; $TIERSCOPE_NVML_LIBRARY overrides it.
+    static std::shared_ptr<Nvml> open(const std::string& libraryPath, GpuBackendStatus& status);
+    ~Nvml();
+
+    const std::vector<Device>& devices() const { return m_devices; }
+    std::optional<nvml::Utilization> utilization(const Device& d);
+    std::optional<Memory> memory(const Device& d); // v2 struct where the library has it
+    std::optional<double> pcieBytesPerS(const Device& d, int counter);
+    std::optional<double> powerW(const Device& d);
+    std::optional<double> temperatureC(const Device& d);
+    bool usesMemoryV2() const { return m_getMemoryV2 != nullptr; }
+
+private:
+    explicit Nvml(const std::string& path);
+    bool check(nvml::Return r, const Device& d, const char* field);
+
+    SharedLibrary m_lib;
+    nvml::Return (*m_shutdown)() = nullptr;
+    const char* (*m_errorString)(nvml::Return) = nullptr;
+    nvml::Return (*m_getUtilization)(nvml::Device, nvml::Utilization*) = nullptr;
+    nvml::Return (*m_getMemory)(nvml::Device, nvml::Memory*) = nullptr;
+    nvml::Return (*m_getMemoryV2)(nvml::Device, nvml::MemoryV2*) = nullptr;
+    nvml::Return (*m_getPcie)(nvml::Device, int, unsigned int*) = nullptr;
+    nvml::Return (*m_getPower)(nvml::Device, unsigned int*) = nullptr;
+    nvml::Return (*m_getTemperature)(nvml::Device, int, unsigned int*) = nullptr;
+    std::vector<Device> m_devices;
+    std::mutex m_logMutex;
+    std::set<std::string> m_logged;
+};
+
+} // namespace tierscope

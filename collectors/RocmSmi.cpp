@@ -1,0 +1,294 @@
+#include "collectors/RocmSmi.h"
+
+#include "collectors/StderrCapture.h"
+#include "collectors/SysfsReader.h"
+
+#include <rocm_smi/rocm_smi.h>
+#include <spdlog/spdlog.h>
+
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <regex>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+std::string statusText(rsmi_status_t status)
+{
+    const char* text = nullptr;
+    rsmi_status_string(status, &text);
+    return text ? text : "status " + std::to_string(static_cast<int>(status));
+}
+
+struct ProbeResult {
+    bool crashed = false;
+    int signal = 0;
+    rsmi_status_t status = RSMI_STATUS_UNKNOWN_ERROR;
+    std::uint32_t devices = 0;
+    std::string stderrText;
+};
+
+// rsmi_init asserts (SIGABRT) on some malformed KFD topologies, and a monitoring tool must not
+// die of that. So it runs first in a child process; only a clean result lets the parent call it.
+ProbeResult probeInChild()
+{
+    ProbeResult result;
+    int pipeFds[2];
+    const int errFd = memfd_create("rsmi-probe-stderr", MFD_CLOEXEC);
+    if (errFd < 0 || pipe2(pipeFds, O_CLOEXEC) != 0) {
+        result.stderrText = std::string("cannot probe rocm-smi: ") + std::strerror(errno);
+        return result;
+    }
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(errFd, STDERR_FILENO);
+        int message[2] = {static_cast<int>(rsmi_init(0)), 0};
+        std::uint32_t n = 0;
+        if (message[0] == RSMI_STATUS_SUCCESS && rsmi_num_monitor_devices(&n) == RSMI_STATUS_SUCCESS)
+            message[1] = static_cast<int>(n);
+        [[maybe_unused]] const auto written = write(pipeFds[1], message, sizeof message);
+        _exit(0);
+    }
+    close(pipeFds[1]);
+    int message[2] = {-1, 0};
+    const bool got = pid > 0 && read(pipeFds[0], message, sizeof message) == sizeof message;
+    close(pipeFds[0]);
+    int wstatus = 0;
+    if (pid > 0)
+        waitpid(pid, &wstatus, 0);
+    result.crashed = pid > 0 && (WIFSIGNALED(wstatus) || !got);
+    result.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+    result.status = static_cast<rsmi_status_t>(message[0]);
+    result.devices = static_cast<std::uint32_t>(message[1]);
+    char buffer[4096];
+    lseek(errFd, 0, SEEK_SET);
+    ssize_t n = 0;
+    while ((n = read(errFd, buffer, sizeof buffer)) > 0 && result.stderrText.size() < 65536)
+        result.stderrText.append(buffer, static_cast<std::size_t>(n));
+    close(errFd);
+    return result;
+}
+
+std::string unavailableReason(const ProbeResult& probe, const SystemPaths& paths)
+{
+    const std::string said = StderrCapture::lastLine(probe.stderrText);
+    if (probe.crashed)
+        return "rocm-smi-lib crashed while reading the GPU topology (signal " +
+               std::to_string(probe.signal) + (said.empty() ? "" : ": " + said) + ")";
+    if (probe.status != RSMI_STATUS_SUCCESS) {
+        if (!SysfsReader::exists(paths.sys + "/class/kfd/kfd/topology/nodes"))
+            return "rocm-smi could not initialise (no KFD: " + paths.sys +
+                   "/class/kfd is missing, the amdgpu driver is not loaded)";
+        return "rocm-smi could not initialise (" + statusText(probe.status) +
+               (said.empty() ? "" : "; " + said) + ")";
+    }
+    return "rocm-smi found no AMD GPU";
+}
+
+// "0000:03:00.0" -> rsmi's BDF id.
+std::optional<std::uint64_t> bdfIdOf(const std::string& busId)
+{
+    unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+    if (std::sscanf(busId.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4)
+        return std::nullopt;
+    return (static_cast<std::uint64_t>(domain) << 32) | (bus << 8) | ((dev & 0x1f) << 3) | (fn & 0x7);
+}
+
+} // namespace
+
+std::shared_ptr<RocmSmi> RocmSmi::open(const SystemPaths& paths, GpuBackendStatus& status)
+{
+    status = {"amd", false, "", ""};
+    const ProbeResult probe = probeInChild();
+    if (!probe.stderrText.empty())
+        spdlog::debug("rocm-smi (probe) said: {}", probe.stderrText);
+    if (probe.crashed || probe.status != RSMI_STATUS_SUCCESS || probe.devices == 0) {
+        status.reason = unavailableReason(probe, paths);
+        return nullptr;
+    }
+    rsmi_status_t init = RSMI_STATUS_UNKNOWN_ERROR;
+    const std::string said = StderrCapture::run([&] { init = rsmi_init(0); });
+    if (!said.empty())
+        spdlog::debug("rocm-smi said: {}", said);
+    if (init != RSMI_STATUS_SUCCESS) {
+        status.reason = "rocm-smi could not initialise (" + statusText(init) + ")";
+        return nullptr;
+    }
+    std::shared_ptr<RocmSmi> smi(new RocmSmi());
+    smi->discoverDevices(paths);
+    status.available = true;
+    status.detail = std::to_string(smi->m_devices.size()) + " GPU(s) via rocm-smi-lib";
+    return smi;
+}
+
+RocmSmi::~RocmSmi()
+{
+    rsmi_shut_down();
+}
+
+void RocmSmi::discoverDevices(const SystemPaths& paths)
+{
+    // Map each DRM card to its PCI address, to find the runtime-PM state of each rsmi device.
+    static const std::regex kCard("^card[0-9]+$");
+    std::vector<std::pair<std::uint64_t, std::string>> cards;
+    for (const auto& entry : SysfsReader::listDir(paths.sys + "/class/drm")) {
+        if (!std::regex_match(entry, kCard))
+            continue;
+        const std::string device = paths.sys + "/class/drm/" + entry + "/device";
+        char target[PATH_MAX] = {};
+        const ssize_t n = readlink(device.c_str(), target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        const std::string busId = std::string(target, static_cast<std::size_t>(n)).substr(
+            std::string(target, static_cast<std::size_t>(n)).find_last_of('/') + 1);
+        if (const auto id = bdfIdOf(busId))
+            cards.emplace_back(*id, device + "/power/runtime_status");
+    }
+
+    std::uint32_t count = 0;
+    rsmi_num_monitor_devices(&count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        Device d;
+        d.index = i;
+        rsmi_dev_pci_id_get(i, &d.bdfId);
+        char busId[32];
+        std::snprintf(busId, sizeof busId, "%04x:%02x:%02x.%x", static_cast<unsigned>(d.bdfId >> 32),
+                      static_cast<unsigned>((d.bdfId >> 8) & 0xff), static_cast<unsigned>((d.bdfId >> 3) & 0x1f),
+                      static_cast<unsigned>(d.bdfId & 0x7));
+        d.busId = busId;
+        for (const auto& [id, path] : cards)
+            if (id == d.bdfId)
+                d.runtimeStatusPath = path;
+        char name[256] = {};
+        if (rsmi_dev_name_get(i, name, sizeof name) == RSMI_STATUS_SUCCESS)
+            d.name = name;
+        std::uint16_t deviceId = 0;
+        if (rsmi_dev_id_get(i, &deviceId) == RSMI_STATUS_SUCCESS)
+            d.deviceId = deviceId;
+        std::uint64_t uniqueId = 0;
+        if (rsmi_dev_unique_id_get(i, &uniqueId) == RSMI_STATUS_SUCCESS)
+            d.uniqueId = uniqueId;
+        char serial[128] = {};
+        if (rsmi_dev_serial_number_get(i, serial, sizeof serial) == RSMI_STATUS_SUCCESS)
+            d.serial = serial;
+        std::uint64_t total = 0;
+        if (rsmi_dev_memory_total_get(i, RSMI_MEM_TYPE_VRAM, &total) == RSMI_STATUS_SUCCESS)
+            d.vramTotalBytes = total;
+        m_devices.push_back(std::move(d));
+    }
+}
+
+bool RocmSmi::suspended(const Device& d) const
+{
+    return !d.runtimeStatusPath.empty() &&
+           SysfsReader::readAttr(d.runtimeStatusPath).value_or("") == "suspended";
+}
+
+bool RocmSmi::check(int status, const Device& d, const char* field)
+{
+    if (status == RSMI_STATUS_SUCCESS)
+        return true;
+    const std::string key = std::to_string(d.index) + field + std::to_string(status);
+    std::lock_guard lock(m_logMutex);
+    if (m_logged.insert(key).second)
+        spdlog::info("AMD GPU {} ({}): {} not reported: {}", d.index, d.busId, field,
+                     statusText(static_cast<rsmi_status_t>(status)));
+    return false;
+}
+
+std::optional<double> RocmSmi::busyPct(const Device& d)
+{
+    std::uint32_t v = 0;
+    return check(rsmi_dev_busy_percent_get(d.index, &v), d, "busy %") ? std::optional<double>(v) : std::nullopt;
+}
+
+std::optional<double> RocmSmi::memoryBusyPct(const Device& d)
+{
+    std::uint32_t v = 0;
+    return check(rsmi_dev_memory_busy_percent_get(d.index, &v), d, "memory busy %")
+               ? std::optional<double>(v)
+               : std::nullopt;
+}
+
+std::optional<double> RocmSmi::vramUsedBytes(const Device& d)
+{
+    std::uint64_t v = 0;
+    return check(rsmi_dev_memory_usage_get(d.index, RSMI_MEM_TYPE_VRAM, &v), d, "VRAM used")
+               ? std::optional<double>(static_cast<double>(v))
+               : std::nullopt;
+}
+
+std::optional<double> RocmSmi::vramTotalBytes(const Device& d)
+{
+    std::uint64_t v = 0;
+    return check(rsmi_dev_memory_total_get(d.index, RSMI_MEM_TYPE_VRAM, &v), d, "VRAM total")
+               ? std::optional<double>(static_cast<double>(v))
+               : std::nullopt;
+}
+
+std::optional<double> RocmSmi::gttUsedBytes(const Device& d)
+{
+    std::uint64_t v = 0;
+    return check(rsmi_dev_memory_usage_get(d.index, RSMI_MEM_TYPE_GTT, &v), d, "GTT used")
+               ? std::optional<double>(static_cast<double>(v))
+               : std::nullopt;
+}
+
+std::optional<double> RocmSmi::averagePowerW(const Device& d)
+{
+    std::uint64_t microwatts = 0;
+    return check(rsmi_dev_power_ave_get(d.index, 0, &microwatts), d, "average power")
+               ? std::optional<double>(static_cast<double>(microwatts) / 1e6)
+               : std::nullopt;
+}
+
+std::optional<double> RocmSmi::edgeTempC(const Device& d)
+{
+    std::int64_t milli = 0;
+    return check(rsmi_dev_temp_metric_get(d.index, RSMI_TEMP_TYPE_EDGE, RSMI_TEMP_CURRENT, &milli), d,
+                 "edge temperature")
+               ? std::optional<double>(static_cast<double>(milli) / 1000.0)
+               : std::nullopt;
+}
+
+std::optional<double> RocmSmi::junctionTempC(const Device& d)
+{
+    std::int64_t milli = 0;
+    return check(rsmi_dev_temp_metric_get(d.index, RSMI_TEMP_TYPE_JUNCTION, RSMI_TEMP_CURRENT, &milli),
+                 d, "junction temperature")
+               ? std::optional<double>(static_cast<double>(milli) / 1000.0)
+               : std::nullopt;
+}
+
+RocmSmi::Activity RocmSmi::activity(const Device& d)
+{
+    rsmi_gpu_metrics_t metrics{};
+    if (!check(rsmi_dev_gpu_metrics_info_get(d.index, &metrics), d, "gpu_metrics"))
+        return {};
+    // 0xffff marks a field the firmware does not fill in.
+    Activity a;
+    if (metrics.average_gfx_activity != 0xffff)
+        a.gfxPct = metrics.average_gfx_activity;
+    if (metrics.average_umc_activity != 0xffff)
+        a.umcPct = metrics.average_umc_activity;
+    return a;
+}
+
+std::optional<RocmSmi::PcieThroughput> RocmSmi::pcieThroughput(const Device& d)
+{
+    std::uint64_t sent = 0, received = 0, maxPacket = 0;
+    if (!check(rsmi_dev_pci_throughput_get(d.index, &sent, &received, &maxPacket), d, "PCIe throughput"))
+        return std::nullopt;
+    // The kernel counts messages over one second; each carries at most maxPacket bytes.
+    return PcieThroughput{static_cast<double>(sent * maxPacket), static_cast<double>(received * maxPacket)};
+}
+
+} // namespace tierscope

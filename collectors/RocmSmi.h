@@ -1,0 +1,74 @@
+#pragma once
+
+#include "collectors/GpuBackendStatus.h"
+#include "collectors/SystemPaths.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// rocm-smi-lib (linked), initialised once per process and shared by the AMD collectors. Every
+// reading is optional: RSMI_STATUS_NOT_SUPPORTED, a missing file or any other failure is
+// absent, never zero.
+class RocmSmi {
+public:
+    struct Device {
+        std::uint32_t index = 0;  // rsmi device index
+        std::uint64_t bdfId = 0;  // rsmi's (domain << 32) | (bus << 8) | (dev << 3) | fn
+        std::string busId;        // 0000:03:00.0
+        std::string runtimeStatusPath; // .../device/power/runtime_status, empty if no card found
+        std::string name;
+        std::optional<std::uint16_t> deviceId;
+        std::optional<std::uint64_t> uniqueId;
+        std::string serial;
+        std::optional<std::uint64_t> vramTotalBytes;
+    };
+    struct PcieThroughput {
+        double txBytesPerS = 0; // "sent": message count x max payload, an upper bound
+        double rxBytesPerS = 0;
+    };
+    struct Activity {
+        std::optional<double> gfxPct;
+        std::optional<double> umcPct;
+    };
+
+    // nullptr when the backend is unavailable; status says why (or what was found).
+    static std::shared_ptr<RocmSmi> open(const SystemPaths& paths, GpuBackendStatus& status);
+    ~RocmSmi();
+    RocmSmi(const RocmSmi&) = delete;
+    RocmSmi& operator=(const RocmSmi&) = delete;
+
+    const std::vector<Device>& devices() const { return m_devices; }
+    // Read from sysfs, never through the driver, so asking does not wake the GPU.
+    bool suspended(const Device& d) const;
+
+    std::optional<double> busyPct(const Device& d);
+    std::optional<double> memoryBusyPct(const Device& d);
+    std::optional<double> vramUsedBytes(const Device& d);
+    std::optional<double> vramTotalBytes(const Device& d);
+    std::optional<double> gttUsedBytes(const Device& d);
+    std::optional<double> averagePowerW(const Device& d);
+    std::optional<double> edgeTempC(const Device& d);
+    std::optional<double> junctionTempC(const Device& d);
+    Activity activity(const Device& d);
+    // Blocks ~1 s in the kernel on real hardware: call it from its own thread.
+    std::optional<PcieThroughput> pcieThroughput(const Device& d);
+
+private:
+    RocmSmi() = default;
+    void discoverDevices(const SystemPaths& paths);
+    // Logs the first failure of each (device, field, status) once; returns whether ok.
+    bool check(int status, const Device& d, const char* field);
+
+    std::vector<Device> m_devices;
+    std::mutex m_logMutex;
+    std::set<std::string> m_logged;
+};
+
+} // namespace tierscope
