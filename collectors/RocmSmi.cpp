@@ -3,15 +3,14 @@
 #include "collectors/StderrCapture.h"
 #include "collectors/SysfsReader.h"
 
-#include <rocm_smi/rocm_smi.h>
-#include <spdlog/spdlog.h>
-
 #include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <regex>
+#include <rocm_smi/rocm_smi.h>
+#include <spdlog/spdlog.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,8 +19,7 @@ namespace tierscope {
 
 namespace {
 
-std::string statusText(rsmi_status_t status)
-{
+std::string statusText(rsmi_status_t status) {
     const char* text = nullptr;
     rsmi_status_string(status, &text);
     return text ? text : "status " + std::to_string(static_cast<int>(status));
@@ -37,8 +35,7 @@ struct ProbeResult {
 
 // rsmi_init asserts (SIGABRT) on some malformed KFD topologies, and a monitoring tool must not
 // die of that. So it runs first in a child process; only a clean result lets the parent call it.
-ProbeResult probeInChild()
-{
+ProbeResult probeInChild() {
     ProbeResult result;
     int pipeFds[2];
     const int errFd = memfd_create("rsmi-probe-stderr", MFD_CLOEXEC);
@@ -52,7 +49,8 @@ ProbeResult probeInChild()
         dup2(errFd, STDERR_FILENO);
         int message[2] = {static_cast<int>(rsmi_init(0)), 0};
         std::uint32_t n = 0;
-        if (message[0] == RSMI_STATUS_SUCCESS && rsmi_num_monitor_devices(&n) == RSMI_STATUS_SUCCESS)
+        if (message[0] == RSMI_STATUS_SUCCESS &&
+            rsmi_num_monitor_devices(&n) == RSMI_STATUS_SUCCESS)
             message[1] = static_cast<int>(n);
         [[maybe_unused]] const auto written = write(pipeFds[1], message, sizeof message);
         _exit(0);
@@ -77,9 +75,11 @@ ProbeResult probeInChild()
     return result;
 }
 
-std::string unavailableReason(const ProbeResult& probe, const SystemPaths& paths)
-{
-    const std::string said = StderrCapture::lastLine(probe.stderrText);
+std::string unavailableReason(const ProbeResult& probe, const SystemPaths& paths) {
+    std::string said = StderrCapture::lastLine(probe.stderrText);
+    // An assert message starts with the whole function signature; the assertion is the news.
+    if (const auto at = said.find("Assertion"); at != std::string::npos)
+        said = said.substr(at);
     if (probe.crashed)
         return "rocm-smi-lib crashed while reading the GPU topology (signal " +
                std::to_string(probe.signal) + (said.empty() ? "" : ": " + said) + ")";
@@ -94,18 +94,17 @@ std::string unavailableReason(const ProbeResult& probe, const SystemPaths& paths
 }
 
 // "0000:03:00.0" -> rsmi's BDF id.
-std::optional<std::uint64_t> bdfIdOf(const std::string& busId)
-{
+std::optional<std::uint64_t> bdfIdOf(const std::string& busId) {
     unsigned domain = 0, bus = 0, dev = 0, fn = 0;
     if (std::sscanf(busId.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4)
         return std::nullopt;
-    return (static_cast<std::uint64_t>(domain) << 32) | (bus << 8) | ((dev & 0x1f) << 3) | (fn & 0x7);
+    return (static_cast<std::uint64_t>(domain) << 32) | (bus << 8) | ((dev & 0x1f) << 3) |
+           (fn & 0x7);
 }
 
 } // namespace
 
-std::shared_ptr<RocmSmi> RocmSmi::open(const SystemPaths& paths, GpuBackendStatus& status)
-{
+std::shared_ptr<RocmSmi> RocmSmi::open(const SystemPaths& paths, GpuBackendStatus& status) {
     status = {"amd", false, "", ""};
     const ProbeResult probe = probeInChild();
     if (!probe.stderrText.empty())
@@ -129,28 +128,25 @@ std::shared_ptr<RocmSmi> RocmSmi::open(const SystemPaths& paths, GpuBackendStatu
     return smi;
 }
 
-RocmSmi::~RocmSmi()
-{
+RocmSmi::~RocmSmi() {
     rsmi_shut_down();
 }
 
-void RocmSmi::discoverDevices(const SystemPaths& paths)
-{
+void RocmSmi::discoverDevices(const SystemPaths& paths) {
     // Map each DRM card to its PCI address, to find the runtime-PM state of each rsmi device.
     static const std::regex kCard("^card[0-9]+$");
-    std::vector<std::pair<std::uint64_t, std::string>> cards;
+    std::vector<std::pair<std::uint64_t, std::string>> cards; // BDF id -> card's device dir
     for (const auto& entry : SysfsReader::listDir(paths.sys + "/class/drm")) {
         if (!std::regex_match(entry, kCard))
             continue;
         const std::string device = paths.sys + "/class/drm/" + entry + "/device";
-        char target[PATH_MAX] = {};
-        const ssize_t n = readlink(device.c_str(), target, sizeof target - 1);
-        if (n <= 0)
+        char resolved[PATH_MAX] = {};
+        if (!realpath(device.c_str(), resolved))
             continue;
-        const std::string busId = std::string(target, static_cast<std::size_t>(n)).substr(
-            std::string(target, static_cast<std::size_t>(n)).find_last_of('/') + 1);
+        const std::string pciDir = resolved;
+        const std::string busId = pciDir.substr(pciDir.find_last_of('/') + 1);
         if (const auto id = bdfIdOf(busId))
-            cards.emplace_back(*id, device + "/power/runtime_status");
+            cards.emplace_back(*id, device);
     }
 
     std::uint32_t count = 0;
@@ -160,13 +156,22 @@ void RocmSmi::discoverDevices(const SystemPaths& paths)
         d.index = i;
         rsmi_dev_pci_id_get(i, &d.bdfId);
         char busId[32];
-        std::snprintf(busId, sizeof busId, "%04x:%02x:%02x.%x", static_cast<unsigned>(d.bdfId >> 32),
-                      static_cast<unsigned>((d.bdfId >> 8) & 0xff), static_cast<unsigned>((d.bdfId >> 3) & 0x1f),
-                      static_cast<unsigned>(d.bdfId & 0x7));
+        std::snprintf(
+            busId, sizeof busId, "%04x:%02x:%02x.%x", static_cast<unsigned>(d.bdfId >> 32),
+            static_cast<unsigned>((d.bdfId >> 8) & 0xff),
+            static_cast<unsigned>((d.bdfId >> 3) & 0x1f), static_cast<unsigned>(d.bdfId & 0x7));
         d.busId = busId;
-        for (const auto& [id, path] : cards)
-            if (id == d.bdfId)
-                d.runtimeStatusPath = path;
+        for (const auto& [id, dir] : cards) {
+            if (id == d.bdfId) {
+                d.runtimeStatusPath = dir + "/power/runtime_status";
+                d.pcieBwPath = dir + "/pcie_bw";
+            }
+        }
+        // Identity reads go through the driver, which can resume a suspended GPU: skip them.
+        if (suspended(d)) {
+            m_devices.push_back(std::move(d));
+            continue;
+        }
         char name[256] = {};
         if (rsmi_dev_name_get(i, name, sizeof name) == RSMI_STATUS_SUCCESS)
             d.name = name;
@@ -186,14 +191,12 @@ void RocmSmi::discoverDevices(const SystemPaths& paths)
     }
 }
 
-bool RocmSmi::suspended(const Device& d) const
-{
+bool RocmSmi::suspended(const Device& d) const {
     return !d.runtimeStatusPath.empty() &&
            SysfsReader::readAttr(d.runtimeStatusPath).value_or("") == "suspended";
 }
 
-bool RocmSmi::check(int status, const Device& d, const char* field)
-{
+bool RocmSmi::check(int status, const Device& d, const char* field) {
     if (status == RSMI_STATUS_SUCCESS)
         return true;
     const std::string key = std::to_string(d.index) + field + std::to_string(status);
@@ -204,72 +207,65 @@ bool RocmSmi::check(int status, const Device& d, const char* field)
     return false;
 }
 
-std::optional<double> RocmSmi::busyPct(const Device& d)
-{
+std::optional<double> RocmSmi::busyPct(const Device& d) {
     std::uint32_t v = 0;
-    return check(rsmi_dev_busy_percent_get(d.index, &v), d, "busy %") ? std::optional<double>(v) : std::nullopt;
+    return check(rsmi_dev_busy_percent_get(d.index, &v), d, "busy %") ? std::optional<double>(v)
+                                                                      : std::nullopt;
 }
 
-std::optional<double> RocmSmi::memoryBusyPct(const Device& d)
-{
+std::optional<double> RocmSmi::memoryBusyPct(const Device& d) {
     std::uint32_t v = 0;
     return check(rsmi_dev_memory_busy_percent_get(d.index, &v), d, "memory busy %")
                ? std::optional<double>(v)
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::vramUsedBytes(const Device& d)
-{
+std::optional<double> RocmSmi::vramUsedBytes(const Device& d) {
     std::uint64_t v = 0;
     return check(rsmi_dev_memory_usage_get(d.index, RSMI_MEM_TYPE_VRAM, &v), d, "VRAM used")
                ? std::optional<double>(static_cast<double>(v))
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::vramTotalBytes(const Device& d)
-{
+std::optional<double> RocmSmi::vramTotalBytes(const Device& d) {
     std::uint64_t v = 0;
     return check(rsmi_dev_memory_total_get(d.index, RSMI_MEM_TYPE_VRAM, &v), d, "VRAM total")
                ? std::optional<double>(static_cast<double>(v))
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::gttUsedBytes(const Device& d)
-{
+std::optional<double> RocmSmi::gttUsedBytes(const Device& d) {
     std::uint64_t v = 0;
     return check(rsmi_dev_memory_usage_get(d.index, RSMI_MEM_TYPE_GTT, &v), d, "GTT used")
                ? std::optional<double>(static_cast<double>(v))
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::averagePowerW(const Device& d)
-{
+std::optional<double> RocmSmi::averagePowerW(const Device& d) {
     std::uint64_t microwatts = 0;
     return check(rsmi_dev_power_ave_get(d.index, 0, &microwatts), d, "average power")
                ? std::optional<double>(static_cast<double>(microwatts) / 1e6)
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::edgeTempC(const Device& d)
-{
+std::optional<double> RocmSmi::edgeTempC(const Device& d) {
     std::int64_t milli = 0;
-    return check(rsmi_dev_temp_metric_get(d.index, RSMI_TEMP_TYPE_EDGE, RSMI_TEMP_CURRENT, &milli), d,
-                 "edge temperature")
+    return check(rsmi_dev_temp_metric_get(d.index, RSMI_TEMP_TYPE_EDGE, RSMI_TEMP_CURRENT, &milli),
+                 d, "edge temperature")
                ? std::optional<double>(static_cast<double>(milli) / 1000.0)
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::junctionTempC(const Device& d)
-{
+std::optional<double> RocmSmi::junctionTempC(const Device& d) {
     std::int64_t milli = 0;
-    return check(rsmi_dev_temp_metric_get(d.index, RSMI_TEMP_TYPE_JUNCTION, RSMI_TEMP_CURRENT, &milli),
+    return check(rsmi_dev_temp_metric_get(d.index, RSMI_TEMP_TYPE_JUNCTION, RSMI_TEMP_CURRENT,
+                                          &milli),
                  d, "junction temperature")
                ? std::optional<double>(static_cast<double>(milli) / 1000.0)
                : std::nullopt;
 }
 
-RocmSmi::Activity RocmSmi::activity(const Device& d)
-{
+RocmSmi::Activity RocmSmi::activity(const Device& d) {
     rsmi_gpu_metrics_t metrics{};
     if (!check(rsmi_dev_gpu_metrics_info_get(d.index, &metrics), d, "gpu_metrics"))
         return {};
@@ -282,13 +278,25 @@ RocmSmi::Activity RocmSmi::activity(const Device& d)
     return a;
 }
 
-std::optional<RocmSmi::PcieThroughput> RocmSmi::pcieThroughput(const Device& d)
-{
-    std::uint64_t sent = 0, received = 0, maxPacket = 0;
-    if (!check(rsmi_dev_pci_throughput_get(d.index, &sent, &received, &maxPacket), d, "PCIe throughput"))
+std::optional<RocmSmi::PcieThroughput> RocmSmi::parsePcieBw(const std::string& text) {
+    unsigned long long sent = 0, received = 0, maxPayload = 0;
+    if (std::sscanf(text.c_str(), "%llu %llu %llu", &sent, &received, &maxPayload) != 3)
         return std::nullopt;
-    // The kernel counts messages over one second; each carries at most maxPacket bytes.
-    return PcieThroughput{static_cast<double>(sent * maxPacket), static_cast<double>(received * maxPacket)};
+    // The kernel counts messages over one second; each carries at most maxPayload bytes.
+    return PcieThroughput{static_cast<double>(sent * maxPayload),
+                          static_cast<double>(received * maxPayload)};
+}
+
+std::optional<RocmSmi::PcieThroughput> RocmSmi::pcieThroughput(const Device& d) {
+    const auto text = d.pcieBwPath.empty() ? std::nullopt : SysfsReader::readAttr(d.pcieBwPath);
+    auto parsed = text ? parsePcieBw(*text) : std::nullopt;
+    if (!parsed) {
+        std::lock_guard lock(m_logMutex);
+        if (m_logged.insert(std::to_string(d.index) + "pcie_bw").second)
+            spdlog::info("AMD GPU {} ({}): PCIe throughput not reported: {} unreadable", d.index,
+                         d.busId, d.pcieBwPath.empty() ? "pcie_bw" : d.pcieBwPath);
+    }
+    return parsed;
 }
 
 } // namespace tierscope

@@ -17,12 +17,13 @@ namespace tierscope {
 // reading is optional: RSMI_STATUS_NOT_SUPPORTED, a missing file or any other failure is
 // absent, never zero.
 class RocmSmi {
-public:
+  public:
     struct Device {
-        std::uint32_t index = 0;  // rsmi device index
-        std::uint64_t bdfId = 0;  // rsmi's (domain << 32) | (bus << 8) | (dev << 3) | fn
-        std::string busId;        // 0000:03:00.0
+        std::uint32_t index = 0;       // rsmi device index
+        std::uint64_t bdfId = 0;       // rsmi's (domain << 32) | (bus << 8) | (dev << 3) | fn
+        std::string busId;             // 0000:03:00.0
         std::string runtimeStatusPath; // .../device/power/runtime_status, empty if no card found
+        std::string pcieBwPath;        // .../device/pcie_bw, empty if no card found
         std::string name;
         std::optional<std::uint16_t> deviceId;
         std::optional<std::uint64_t> uniqueId;
@@ -57,10 +58,14 @@ public:
     std::optional<double> edgeTempC(const Device& d);
     std::optional<double> junctionTempC(const Device& d);
     Activity activity(const Device& d);
-    // Blocks ~1 s in the kernel on real hardware: call it from its own thread.
+    // Blocks ~1 s in the kernel on real hardware: call it from its own thread. Read from sysfs
+    // directly: rsmi_dev_pci_throughput_get holds rocm-smi's per-device mutex for that second,
+    // which would stall every other reading of the same GPU (tst_amdgpu measures this).
     std::optional<PcieThroughput> pcieThroughput(const Device& d);
+    // "sent received max_payload" as the amdgpu pcie_bw attribute prints it.
+    static std::optional<PcieThroughput> parsePcieBw(const std::string& text);
 
-private:
+  private:
     RocmSmi() = default;
     void discoverDevices(const SystemPaths& paths);
     // Logs the first failure of each (device, field, status) once; returns whether ok.

@@ -4,6 +4,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <csignal>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
@@ -127,10 +128,24 @@ class TestCli : public QObject {
 
         const auto devices = run({"--db", db, "devices", "--session", "1", "--json"});
         QCOMPARE(devices.code, 0);
-        bool nvmeBackend = false;
+        std::map<std::string, nlohmann::json> backends;
         for (const auto& d : nlohmann::json::parse(devices.out.toStdString()))
-            nvmeBackend = nvmeBackend || (d["kind"] == "backend" && d["name"] == "nvme");
-        QVERIFY(nvmeBackend);
+            if (d["kind"] == "backend")
+                backends[d["name"].get<std::string>()] = d["attrs"];
+        QCOMPARE(backends.at("nvme")["state"].get<std::string>(), std::string("available"));
+        // No GPU here: each vendor backend is recorded with the reason it is unavailable.
+        for (const char* vendor : {"amd", "nvidia", "ascend"}) {
+            QCOMPARE(backends.at(vendor)["state"].get<std::string>(), std::string("unavailable"));
+            QVERIFY(!backends.at(vendor)["reason"].get<std::string>().empty());
+        }
+        QVERIFY(backends.at("amd")["reason"].get<std::string>().find("no KFD") !=
+                std::string::npos);
+        QCOMPARE(backends.at("nvidia")["reason"].get<std::string>(),
+                 std::string("libnvidia-ml.so.1 not found"));
+        QVERIFY(rec.out.contains("amd: unavailable: rocm-smi could not initialise"));
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        for (const auto& m : store.metrics(1))
+            QVERIFY2(!m.descriptor.path.starts_with("gpu/"), m.descriptor.path.c_str());
         QCOMPARE(run({"devices"}).code, 0);
     }
 

@@ -1,0 +1,119 @@
+// A stand-in for libnvidia-ml.so.1 with known values, declared from NVML's public API
+// (nvml.h), independently of collectors/NvmlApi.h. Built in three variants:
+//   default            everything, memory v1 and v2
+//   FAKE_NVML_V1_ONLY  no nvmlDeviceGetMemoryInfo_v2 (older drivers)
+//   FAKE_NVML_NO_INIT  no nvmlInit_v2 (a broken or foreign library)
+#include <cstring>
+
+extern "C" {
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st* nvmlDevice_t;
+typedef struct {
+    unsigned int gpu, memory;
+} nvmlUtilization_t;
+typedef struct {
+    unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+    unsigned int version;
+    unsigned long long total, reserved, free, used;
+} nvmlMemory_v2_t;
+typedef struct {
+    char busIdLegacy[16];
+    unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+    char busId[32];
+} nvmlPciInfo_t;
+
+#define NVML_SUCCESS 0
+#define NVML_ERROR_INVALID_ARGUMENT 2
+#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_UNINITIALIZED 1
+#define NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25
+
+static bool g_initialised = false;
+static int g_devices[2];
+static const unsigned long long kTotal = 85899345920ull; // 80 GiB
+static const unsigned long long kReserved = 536870912ull;
+static const unsigned long long kUsedV2[2] = {42949672960ull, 1073741824ull};
+
+static int indexOf(nvmlDevice_t d) {
+    return reinterpret_cast<int*>(d) - g_devices;
+}
+
+#ifndef FAKE_NVML_NO_INIT
+nvmlReturn_t nvmlInit_v2(void) {
+    g_initialised = true;
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlShutdown(void) {
+    g_initialised = false;
+    return NVML_SUCCESS;
+}
+const char* nvmlErrorString(nvmlReturn_t r) {
+    return r == NVML_ERROR_NOT_SUPPORTED ? "Not Supported" : "Unknown Error";
+}
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
+    if (!g_initialised)
+        return NVML_ERROR_UNINITIALIZED;
+    *count = 2;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+    if (index > 1)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *device = reinterpret_cast<nvmlDevice_t>(&g_devices[index]);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t, char* name, unsigned int length) {
+    std::strncpy(name, "NVIDIA H100 80GB HBM3", length);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t* pci) {
+    std::memset(pci, 0, sizeof *pci);
+    std::strcpy(pci->busId, indexOf(d) == 0 ? "00000000:17:00.0" : "00000000:2A:00.0");
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t* u) {
+    u->gpu = indexOf(d) == 0 ? 63 : 5;
+    u->memory = indexOf(d) == 0 ? 21 : 1;
+    return NVML_SUCCESS;
+}
+// v1 counts reserved memory as used.
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
+    m->total = kTotal;
+    m->used = kUsedV2[indexOf(d)] + kReserved;
+    m->free = m->total - m->used;
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_NVML_V1_ONLY
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, nvmlMemory_v2_t* m) {
+    if (m->version != (unsigned int)(sizeof(nvmlMemory_v2_t) | (2 << 24U)))
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    m->total = kTotal;
+    m->reserved = kReserved;
+    m->used = kUsedV2[indexOf(d)];
+    m->free = m->total - m->reserved - m->used;
+    return NVML_SUCCESS;
+}
+#endif
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, int counter, unsigned int* kbPerS) {
+    if (indexOf(d) == 1)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *kbPerS = counter == 0 ? 1000 : 2000;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int* milliwatts) {
+    if (indexOf(d) == 1)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *milliwatts = 250000;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int* celsius) {
+    if (sensor != 0)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *celsius = indexOf(d) == 0 ? 55 : 41;
+    return NVML_SUCCESS;
+}
+}

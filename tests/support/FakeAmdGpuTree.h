@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tierscope::test {
+
+// Builds a sysfs + KFD topology tree that the real rocm-smi-lib 5.2.3 accepts, to be
+// bind-mounted over /sys/class in a private mount namespace. Values are planted exactly so
+// tests can compare the collector's samples with them.
+struct FakeAmdGpu {
+    std::string busId; // 0000:03:00.0
+    unsigned busyPct = 0;
+    std::optional<unsigned> memBusyPct; // absent: the attribute file does not exist
+    std::uint64_t vramUsed = 0;
+    std::uint64_t vramTotal = 0;
+    std::uint64_t gttUsed = 0;
+    std::uint64_t powerMicrowatts = 0;
+    int edgeMilliC = 0;
+    int junctionMilliC = 0;
+    std::uint64_t pcieSent = 0, pcieReceived = 0, pcieMaxPayload = 0;
+    std::optional<std::uint16_t> gfxActivity; // written into a gpu_metrics v1 blob
+    std::optional<std::uint16_t> umcActivity;
+    bool suspended = false;
+    std::string serial;
+    std::string uniqueId; // "0x..."
+};
+
+class FakeAmdGpuTree {
+  public:
+    // root is the directory that will appear as /sys/class.
+    static void build(const std::string& root, const std::vector<FakeAmdGpu>& gpus);
+    // A KFD topology that makes rocm-smi-lib 5.2.3 abort (no io_links directory).
+    static void buildBrokenTopology(const std::string& root);
+    static std::string deviceDir(const std::string& root, const FakeAmdGpu& gpu);
+};
+
+} // namespace tierscope::test

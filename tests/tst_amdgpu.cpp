@@ -1,0 +1,269 @@
+#include "TestSupport.h"
+#include "support/FakeAmdGpuTree.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+using namespace tierscope;
+using test::FakeAmdGpu;
+using test::FakeAmdGpuTree;
+
+// The real rocm-smi-lib reads a fake sysfs + KFD topology, bind-mounted over /sys/class in a
+// private user and mount namespace; the collector's samples must equal the planted values.
+class TestAmdGpu : public QObject {
+    Q_OBJECT
+  private:
+    struct Probe {
+        int exitCode = -1;
+        nlohmann::json out;
+        QByteArray err;
+    };
+
+    static FakeAmdGpu gpu0() {
+        FakeAmdGpu g;
+        g.busId = "0000:03:00.0";
+        g.busyPct = 37;
+        g.memBusyPct = 12;
+        g.vramUsed = 68719476736;   // 64 GiB
+        g.vramTotal = 206158430208; // 192 GiB
+        g.gttUsed = 1073741824;
+        g.powerMicrowatts = 350000000;
+        g.edgeMilliC = 45000;
+        g.junctionMilliC = 61000;
+        g.pcieSent = 1000;
+        g.pcieReceived = 2000;
+        g.pcieMaxPayload = 256;
+        g.gfxActivity = 42;
+        g.umcActivity = 17;
+        g.serial = "692251840010";
+        g.uniqueId = "0x1234abcd5678ef00";
+        return g;
+    }
+
+    static FakeAmdGpu gpu1() // lacks mem_busy_percent and gpu_metrics
+    {
+        FakeAmdGpu g;
+        g.busId = "0000:83:00.0";
+        g.busyPct = 88;
+        g.vramUsed = 137438953472;
+        g.vramTotal = 206158430208;
+        g.gttUsed = 2147483648;
+        g.powerMicrowatts = 710000000;
+        g.edgeMilliC = 52000;
+        g.junctionMilliC = 79000;
+        g.pcieSent = 10;
+        g.pcieReceived = 20;
+        g.pcieMaxPayload = 512;
+        g.serial = "692251840011";
+        g.uniqueId = "0x1234abcd5678ef01";
+        return g;
+    }
+
+    // Runs gpu_probe with `tree` as /sys/class. `during` runs once the probe is started.
+    Probe probe(const QString& tree, const QStringList& args,
+                const std::function<void(QProcess&)>& during = {}, const QString& preload = {}) {
+        QProcess p;
+        QString command = QString("mount --bind '%1' /sys/class && exec '%2'").arg(tree, GPU_PROBE);
+        for (const auto& a : args)
+            command += " " + a;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("TIERSCOPE_NVML_LIBRARY", "libnvidia-ml-not-here.so.1");
+        env.insert("TIERSCOPE_DCMI_LIBRARY", "libdcmi-not-here.so");
+        if (!preload.isEmpty())
+            env.insert("LD_PRELOAD", preload);
+        p.setProcessEnvironment(env);
+        p.start("unshare", {"-Urm", "sh", "-c", command});
+        if (!p.waitForStarted())
+            return {};
+        if (during)
+            during(p);
+        p.waitForFinished(60000);
+        Probe result;
+        result.exitCode = p.exitCode();
+        result.err = p.readAllStandardError();
+        const QByteArray out = p.readAllStandardOutput();
+        const auto json = out.mid(out.lastIndexOf("\n{") + 1);
+        result.out = nlohmann::json::parse(
+            json.startsWith('{') ? json.toStdString() : out.toStdString(), nullptr, false);
+        return result;
+    }
+
+    static std::map<std::string, double> cycle(const Probe& p, std::size_t i) {
+        std::map<std::string, double> out;
+        for (const auto& r : p.out["cycles"][i])
+            out[r["path"].get<std::string>()] = r["value"].get<double>();
+        return out;
+    }
+
+    static nlohmann::json status(const Probe& p, const std::string& backend) {
+        for (const auto& s : p.out["statuses"])
+            if (s["backend"] == backend)
+                return s;
+        return {};
+    }
+
+  private slots:
+    void initTestCase() {
+        QProcess check;
+        check.start("unshare", {"-Urm", "true"});
+        if (!check.waitForStarted())
+            QSKIP("unshare(1) is not installed: cannot build a private mount namespace");
+        check.waitForFinished();
+        if (check.exitCode() != 0)
+            QSKIP(qPrintable("this kernel or container forbids user namespaces: " +
+                             check.readAllStandardError()));
+    }
+
+    void plantedValuesOfTwoGpus() {
+        QTemporaryDir dir;
+        FakeAmdGpuTree::build(dir.path().toStdString(), {gpu0(), gpu1()});
+        const auto p = probe(dir.path(), {"--cycles", "1"});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        QVERIFY(status(p, "amd")["available"].get<bool>());
+        const auto r = cycle(p, 0);
+        QCOMPARE(r.at("gpu/0/busy_pct"), 37.0);
+        QCOMPARE(r.at("gpu/0/mem_busy_pct"), 12.0);
+        QCOMPARE(r.at("gpu/0/vram_used_bytes"), 68719476736.0);
+        QCOMPARE(r.at("gpu/0/vram_total_bytes"), 206158430208.0);
+        QCOMPARE(r.at("gpu/0/gtt_used_bytes"), 1073741824.0);
+        QCOMPARE(r.at("gpu/0/power_w"), 350.0);
+        QCOMPARE(r.at("gpu/0/temp_edge_c"), 45.0);
+        QCOMPARE(r.at("gpu/0/temp_junction_c"), 61.0);
+        QCOMPARE(r.at("gpu/0/gfx_activity_pct"), 42.0);
+        QCOMPARE(r.at("gpu/0/umc_activity_pct"), 17.0);
+        QCOMPARE(r.at("gpu/0/pcie_tx_bytes_per_s"), 1000.0 * 256);
+        QCOMPARE(r.at("gpu/0/pcie_rx_bytes_per_s"), 2000.0 * 256);
+        QCOMPARE(r.at("gpu/0/suspended"), 0.0);
+
+        QCOMPARE(r.at("gpu/1/busy_pct"), 88.0);
+        QCOMPARE(r.at("gpu/1/vram_used_bytes"), 137438953472.0);
+        QCOMPARE(r.at("gpu/1/power_w"), 710.0);
+        QCOMPARE(r.at("gpu/1/temp_edge_c"), 52.0);
+        QCOMPARE(r.at("gpu/1/temp_junction_c"), 79.0);
+        QCOMPARE(r.at("gpu/1/pcie_tx_bytes_per_s"), 10.0 * 512);
+        // Readings the device does not have are absent, not zero.
+        QVERIFY(r.count("gpu/1/mem_busy_pct") == 0);
+        QVERIFY(r.count("gpu/1/gfx_activity_pct") == 0);
+        QVERIFY(r.count("gpu/1/umc_activity_pct") == 0);
+
+        for (const auto& reading : p.out["cycles"][0])
+            if (reading["path"].get<std::string>().find("pcie") != std::string::npos)
+                QVERIFY(reading["labels"]["upper_bound"].get<bool>());
+    }
+
+    void identityInDeviceTable() {
+        QTemporaryDir dir;
+        FakeAmdGpuTree::build(dir.path().toStdString(), {gpu0(), gpu1()});
+        const auto p = probe(dir.path(), {"--cycles", "0"});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        std::map<std::string, nlohmann::json> gpus;
+        for (const auto& d : p.out["devices"])
+            if (d["kind"] == "gpu")
+                gpus[d["name"].get<std::string>()] = d["attrs"];
+        QCOMPARE(gpus.size(), std::size_t(2));
+        const auto& a = gpus.at("gpu0");
+        QCOMPARE(a["vendor"].get<std::string>(), std::string("amd"));
+        QCOMPARE(a["bus"].get<std::string>(), std::string("0000:03:00.0"));
+        QCOMPARE(a["device_id"].get<std::string>(), std::string("0x74a1"));
+        QCOMPARE(a["unique_id"].get<std::string>(), std::string("0x1234abcd5678ef00"));
+        QCOMPARE(a["serial"].get<std::string>(), std::string("692251840010"));
+        QCOMPARE(a["vram_total_bytes"].get<double>(), 206158430208.0);
+        QVERIFY(!a["model"].get<std::string>().empty());
+        QCOMPARE(gpus.at("gpu1")["bus"].get<std::string>(), std::string("0000:83:00.0"));
+    }
+
+    void suspendedGpuIsReportedAndNeverPolled() {
+        QTemporaryDir dir;
+        auto sleeping = gpu1();
+        sleeping.suspended = true;
+        FakeAmdGpuTree::build(dir.path().toStdString(), {gpu0(), sleeping});
+        const std::string device = FakeAmdGpuTree::deviceDir(dir.path().toStdString(), sleeping);
+        const int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        QVERIFY(watch >= 0);
+        const auto p = probe(dir.path(), {"--wait-stdin", "--cycles", "3"}, [&](QProcess& proc) {
+            QVERIFY(proc.waitForReadyRead(20000));
+            QCOMPARE(proc.readLine().trimmed(), QByteArray("ready"));
+            // From here on, any open of the sleeping GPU's attributes would wake it.
+            inotify_add_watch(watch, device.c_str(), IN_OPEN | IN_ACCESS);
+            inotify_add_watch(watch, (device + "/hwmon/hwmon1").c_str(), IN_OPEN | IN_ACCESS);
+            proc.write("go\n");
+        });
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        char events[4096];
+        const ssize_t n = read(watch, events, sizeof events);
+        close(watch);
+        QVERIFY2(n <= 0, "the suspended GPU's sysfs attributes were opened while sampling");
+        for (std::size_t c = 0; c < 3; ++c) {
+            const auto r = cycle(p, c);
+            QCOMPARE(r.at("gpu/1/suspended"), 1.0);
+            for (const auto& [path, value] : r)
+                QVERIFY2(!path.starts_with("gpu/1/") || path == "gpu/1/suspended", path.c_str());
+            QCOMPARE(r.at("gpu/0/busy_pct"), 37.0);
+        }
+        for (const auto& d : p.out["devices"])
+            if (d["name"] == "gpu1")
+                QCOMPARE(d["attrs"]["power_state"].get<std::string>(), std::string("suspended"));
+    }
+
+    void pcieReadRunsOnItsOwnThread() {
+        QTemporaryDir dir;
+        FakeAmdGpuTree::build(dir.path().toStdString(), {gpu0()});
+        // Every pcie_bw read now takes a second, as on real hardware.
+        const auto p = probe(dir.path(), {"--schedule", "3"}, {}, SLOW_PCIE_BW);
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        std::vector<std::int64_t> busyTimes, pcieTimes;
+        for (const auto& s : p.out["scheduled"]) {
+            if (s["path"] == "gpu/0/busy_pct")
+                busyTimes.push_back(s["t"].get<std::int64_t>());
+            if (s["path"] == "gpu/0/pcie_tx_bytes_per_s") {
+                pcieTimes.push_back(s["t"].get<std::int64_t>());
+                QCOMPARE(s["value"].get<double>(), 256000.0);
+            }
+        }
+        // Two or three slow reads fit in 3 s; they happen on the PCIe collector's own thread.
+        QVERIFY2(pcieTimes.size() >= 2 && pcieTimes.size() <= 3,
+                 qPrintable(QString::number(pcieTimes.size())));
+        // 3 s at 100 ms: the blocked PCIe read must not hold back the other readings.
+        QVERIFY2(busyTimes.size() >= 24, qPrintable(QString::number(busyTimes.size())));
+        std::int64_t worstGap = 0;
+        for (std::size_t i = 1; i < busyTimes.size(); ++i)
+            worstGap = std::max(worstGap, busyTimes[i] - busyTimes[i - 1]);
+        QVERIFY2(worstGap < 300'000'000, qPrintable(QString("gap %1 ms").arg(worstGap / 1e6)));
+    }
+
+    void noKfdIsAReportedState() {
+        QTemporaryDir dir; // an empty /sys/class: no DRM, no KFD
+        const auto p = probe(dir.path(), {"--cycles", "1"});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        const auto amd = status(p, "amd");
+        QCOMPARE(amd["available"].get<bool>(), false);
+        QVERIFY(amd["reason"].get<std::string>().find("no KFD") != std::string::npos);
+        QVERIFY(amd["summary"].get<std::string>().starts_with(
+            "AMD backend unavailable: rocm-smi could not initialise"));
+        QVERIFY(p.out["cycles"][0].empty());
+        // rocm-smi's own "Failed to open drm root directory" never reaches the terminal.
+        QVERIFY2(!p.err.contains("Failed to open"), p.err.constData());
+        for (const auto& line : p.err.trimmed().split('\n'))
+            QVERIFY2(line.startsWith("tierscope: "), line.constData());
+        QVERIFY(p.err.contains("AMD backend unavailable")); // our one log line instead
+    }
+
+    void libraryAbortDoesNotKillTheRecorder() {
+        QTemporaryDir dir;
+        FakeAmdGpuTree::buildBrokenTopology(dir.path().toStdString());
+        const auto p = probe(dir.path(), {"--cycles", "1"});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        const auto reason = status(p, "amd")["reason"].get<std::string>();
+        QVERIFY2(reason.find("crashed") != std::string::npos, reason.c_str());
+        // The library's assertion text reaches the user only inside our own one-line reason.
+        for (const auto& line : p.err.trimmed().split('\n'))
+            QVERIFY2(line.startsWith("tierscope: "), line.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAmdGpu)
+#include "tst_amdgpu.moc"

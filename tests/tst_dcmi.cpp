@@ -1,0 +1,47 @@
+#include "TestSupport.h"
+#include "collectors/AscendNpuCollector.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+using namespace tierscope;
+
+// DCMI through the real dlopen path, against a fake libdcmi.so with known values.
+class TestDcmi : public QObject {
+    Q_OBJECT
+  private slots:
+    void knownValuesThroughDlopen() {
+        GpuBackendStatus status;
+        auto dcmi = Dcmi::open({"/nonexistent/libdcmi.so", FAKE_DCMI}, status);
+        QVERIFY2(dcmi, status.summary().c_str());
+        QCOMPARE(status.detail, std::string("2 NPU(s) via ") + FAKE_DCMI);
+        AscendNpuCollector collector(dcmi, 0);
+        std::map<std::string, Reading> r;
+        for (const auto& reading : collector.sample(0))
+            r.emplace(reading.metric.path, reading);
+        QCOMPARE(r.at("gpu/0/busy_pct").value, 76.0);
+        QCOMPARE(r.at("gpu/0/vram_used_bytes").value, 32768.0 * 1024 * 1024);
+        QCOMPARE(r.at("gpu/0/vram_total_bytes").value, 65536.0 * 1024 * 1024);
+        QCOMPARE(r.at("gpu/0/power_w").value, 280.5);
+        QCOMPARE(r.at("gpu/0/temp_c").value, 48.0);
+        QVERIFY(r.count("gpu/1/busy_pct") == 0); // DCMI error: absent
+        QCOMPARE(r.at("gpu/1/vram_used_bytes").value, 1024.0 * 1024 * 1024);
+        QCOMPARE(r.at("gpu/1/power_w").value, 123.4);
+        const auto labels = nlohmann::json::parse(r.at("gpu/1/power_w").metric.labels);
+        QCOMPARE(labels["model"].get<std::string>(), std::string("Ascend910B3"));
+        QCOMPARE(labels["bus"].get<std::string>(), std::string("card 4 device 1"));
+        QCOMPARE(collector.devices().size(), std::size_t(2));
+    }
+
+    void missingLibraryAndFunction() {
+        GpuBackendStatus status;
+        QVERIFY(!Dcmi::open({"libdcmi-absent.so"}, status));
+        QCOMPARE(status.summary(), std::string("Ascend backend unavailable: libdcmi.so not found"));
+        // A library without the DCMI entry points (the fake NVML) is refused by name.
+        QVERIFY(!Dcmi::open({FAKE_NVML}, status));
+        QCOMPARE(status.reason, std::string(FAKE_NVML) + " lacks dcmi_init");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDcmi)
+#include "tst_dcmi.moc"

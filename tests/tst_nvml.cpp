@@ -1,0 +1,91 @@
+#include "TestSupport.h"
+#include "collectors/NvidiaGpuCollector.h"
+
+#include <QFile>
+#include <dlfcn.h>
+#include <map>
+#include <nlohmann/json.hpp>
+
+using namespace tierscope;
+
+// NVML through the real dlopen path, against fake libraries with known values.
+class TestNvml : public QObject {
+    Q_OBJECT
+  private:
+    static std::map<std::string, double> sampleOnce(const std::string& library) {
+        GpuBackendStatus status;
+        auto nvml = Nvml::open(library, status);
+        if (!nvml)
+            qFatal("%s", status.summary().c_str());
+        NvidiaGpuCollector collector(nvml, 2);
+        std::map<std::string, double> out;
+        for (const auto& r : collector.sample(0))
+            out[r.metric.path] = r.value;
+        return out;
+    }
+
+  private slots:
+    void knownValuesThroughDlopen() {
+        GpuBackendStatus status;
+        auto nvml = Nvml::open(FAKE_NVML, status);
+        QVERIFY2(nvml, status.summary().c_str());
+        QVERIFY(status.available);
+        QCOMPARE(status.detail, std::string("2 GPU(s) via ") + FAKE_NVML);
+        QVERIFY(nvml->usesMemoryV2());
+        NvidiaGpuCollector collector(nvml, 2); // after two AMD GPUs: numbered 2 and 3
+        std::map<std::string, Reading> r;
+        for (const auto& reading : collector.sample(0))
+            r.emplace(reading.metric.path, reading);
+        QCOMPARE(r.at("gpu/2/busy_pct").value, 63.0);
+        QCOMPARE(r.at("gpu/2/mem_busy_pct").value, 21.0);
+        QCOMPARE(r.at("gpu/2/vram_used_bytes").value, 42949672960.0); // v2: reserved not counted
+        QCOMPARE(r.at("gpu/2/vram_total_bytes").value, 85899345920.0);
+        QCOMPARE(r.at("gpu/2/pcie_tx_bytes_per_s").value, 1000.0 * 1024);
+        QCOMPARE(r.at("gpu/2/pcie_rx_bytes_per_s").value, 2000.0 * 1024);
+        QCOMPARE(r.at("gpu/2/power_w").value, 250.0);
+        QCOMPARE(r.at("gpu/2/temp_c").value, 55.0);
+        QCOMPARE(r.at("gpu/3/busy_pct").value, 5.0);
+        QCOMPARE(r.at("gpu/3/temp_c").value, 41.0);
+        // NVML_ERROR_NOT_SUPPORTED: absent, not zero.
+        QVERIFY(r.count("gpu/3/power_w") == 0);
+        QVERIFY(r.count("gpu/3/pcie_tx_bytes_per_s") == 0);
+        const auto labels = nlohmann::json::parse(r.at("gpu/3/busy_pct").metric.labels);
+        QCOMPARE(labels["bus"].get<std::string>(), std::string("00000000:2A:00.0"));
+        QCOMPARE(labels["model"].get<std::string>(), std::string("NVIDIA H100 80GB HBM3"));
+
+        const auto devices = collector.devices();
+        QCOMPARE(devices.size(), std::size_t(2));
+        QCOMPARE(devices[0].name, std::string("gpu2"));
+        QCOMPARE(nlohmann::json::parse(devices[0].attrs)["bus"].get<std::string>(),
+                 std::string("00000000:17:00.0"));
+    }
+
+    void olderLibraryFallsBackToMemoryV1() {
+        const auto r = sampleOnce(FAKE_NVML_V1);
+        QCOMPARE(r.at("gpu/2/vram_used_bytes"), 42949672960.0 + 536870912.0);
+        QCOMPARE(r.at("gpu/2/busy_pct"), 63.0);
+    }
+
+    void missingFunctionIsAReason() {
+        GpuBackendStatus status;
+        QVERIFY(!Nvml::open(FAKE_NVML_NOINIT, status));
+        QCOMPARE(status.available, false);
+        QCOMPARE(status.reason, std::string(FAKE_NVML_NOINIT) + " lacks nvmlInit_v2");
+    }
+
+    void missingLibraryIsAReason() {
+        if (void* real = dlopen("libnvidia-ml.so.1", RTLD_NOW)) {
+            dlclose(real);
+            QSKIP("this machine has a real libnvidia-ml.so.1");
+        }
+        GpuBackendStatus status;
+        QVERIFY(!Nvml::open("libnvidia-ml.so.1", status));
+        QCOMPARE(status.summary(),
+                 std::string("NVIDIA backend unavailable: libnvidia-ml.so.1 not found"));
+        QCOMPARE(nlohmann::json::parse(status.toDeviceRecord().attrs)["state"].get<std::string>(),
+                 std::string("unavailable"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNvml)
+#include "tst_nvml.moc"
