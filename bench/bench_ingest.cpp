@@ -66,8 +66,7 @@ double tierscopeIngest(const std::string& path, int ticks) {
 
 // The live shape: 500 series arriving at 10 Hz in real time, as a recording produces them.
 // Returns the process CPU seconds per wall second (the writer thread dominates).
-double liveWriterCpu(const std::string& path, int seconds)
-{
+double liveWriterCpu(const std::string& path, int seconds) {
     removeDb(path);
     std::int64_t session = 0;
     {
@@ -84,7 +83,8 @@ double liveWriterCpu(const std::string& path, int seconds)
     auto next = start;
     for (int i = 0; i < seconds * 10; ++i) {
         for (int m = 0; m < kMetrics; ++m)
-            batch[static_cast<std::size_t>(m)] = {handles[static_cast<std::size_t>(m)], kT0 + i * kStep, value(m, i)};
+            batch[static_cast<std::size_t>(m)] = {handles[static_cast<std::size_t>(m)],
+                                                  kT0 + i * kStep, value(m, i)};
         writer.append(batch);
         next += std::chrono::milliseconds(100);
         std::this_thread::sleep_until(next);
@@ -190,8 +190,9 @@ int main(int argc, char** argv) {
                 keyedTicks * double(kMetrics) / 1e6, keyedRate / 1e6, keyedRate / rawRate);
     const int liveSeconds = argc > 3 ? std::atoi(argv[3]) : 20;
     const double live = liveWriterCpu(ours, liveSeconds);
-    std::printf("  live shape, 500 series x 10 Hz for %d s (5,000 samples/s): %.2f %% of one core\n",
-                liveSeconds, live * 100);
+    std::printf(
+        "  live shape, 500 series x 10 Hz for %d s (5,000 samples/s): %.2f %% of one core\n",
+        liveSeconds, live * 100);
     for (const auto& p : {ours, raw, keyed})
         removeDb(p);
     return 0;

@@ -7,15 +7,16 @@
 namespace tierscope {
 
 AmdGpuCollector::AmdGpuCollector(std::shared_ptr<RocmSmi> smi, int firstIndex)
-    : m_smi(std::move(smi)), m_firstIndex(firstIndex)
-{
-}
+    : m_smi(std::move(smi)), m_firstIndex(firstIndex) {}
 
-std::vector<Reading> AmdGpuCollector::sample(std::int64_t)
-{
+std::vector<Reading> AmdGpuCollector::sample(std::int64_t tNs) {
+    const bool slow = !m_lastSlowNs || tNs - *m_lastSlowNs >= kSlowPeriodNs;
+    if (slow)
+        m_lastSlowNs = tNs;
     std::vector<Reading> out;
     for (const auto& d : m_smi->devices()) {
-        const std::string prefix = "gpu/" + std::to_string(m_firstIndex + static_cast<int>(d.index)) + "/";
+        const std::string prefix =
+            "gpu/" + std::to_string(m_firstIndex + static_cast<int>(d.index)) + "/";
         const std::string labels = GpuLabels::json("amd", d.name, d.busId);
         auto emit = [&](const char* what, const char* unit, const std::optional<double>& v) {
             if (v)
@@ -28,25 +29,28 @@ std::vector<Reading> AmdGpuCollector::sample(std::int64_t)
         emit("busy_pct", "percent", m_smi->busyPct(d));
         emit("mem_busy_pct", "percent", m_smi->memoryBusyPct(d));
         emit("vram_used_bytes", "bytes", m_smi->vramUsedBytes(d));
-        emit("vram_total_bytes", "bytes", m_smi->vramTotalBytes(d));
-        emit("gtt_used_bytes", "bytes", m_smi->gttUsedBytes(d));
         emit("power_w", "W", m_smi->averagePowerW(d));
-        emit("temp_edge_c", "degC", m_smi->edgeTempC(d));
-        emit("temp_junction_c", "degC", m_smi->junctionTempC(d));
         const auto activity = m_smi->activity(d);
         emit("gfx_activity_pct", "percent", activity.gfxPct);
         emit("umc_activity_pct", "percent", activity.umcPct);
+        if (!slow)
+            continue;
+        if (d.vramTotalBytes)
+            emit("vram_total_bytes", "bytes", static_cast<double>(*d.vramTotalBytes));
+        emit("gtt_used_bytes", "bytes", m_smi->gttUsedBytes(d));
+        emit("temp_edge_c", "degC", m_smi->edgeTempC(d));
+        emit("temp_junction_c", "degC", m_smi->junctionTempC(d));
     }
     return out;
 }
 
-std::vector<DeviceRecord> AmdGpuCollector::devices()
-{
+std::vector<DeviceRecord> AmdGpuCollector::devices() {
     std::vector<DeviceRecord> out;
     for (const auto& d : m_smi->devices()) {
-        nlohmann::json attrs = {{"vendor", "amd"}, {"model", d.name}, {"bus", d.busId},
-                                {"serial", d.serial}, {"rsmi_index", d.index},
-                                {"power_state", m_smi->suspended(d) ? "suspended" : "active"}};
+        nlohmann::json attrs = {
+            {"vendor", "amd"},       {"model", d.name},
+            {"bus", d.busId},        {"serial", d.serial},
+            {"rsmi_index", d.index}, {"power_state", m_smi->suspended(d) ? "suspended" : "active"}};
         if (d.deviceId) {
             char hex[8];
             std::snprintf(hex, sizeof hex, "0x%04x", *d.deviceId);
@@ -54,12 +58,14 @@ std::vector<DeviceRecord> AmdGpuCollector::devices()
         }
         if (d.uniqueId) {
             char hex[24];
-            std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(*d.uniqueId));
+            std::snprintf(hex, sizeof hex, "0x%016llx",
+                          static_cast<unsigned long long>(*d.uniqueId));
             attrs["unique_id"] = hex;
         }
         if (d.vramTotalBytes)
             attrs["vram_total_bytes"] = *d.vramTotalBytes;
-        out.push_back({"gpu", "gpu" + std::to_string(m_firstIndex + static_cast<int>(d.index)), attrs.dump()});
+        out.push_back({"gpu", "gpu" + std::to_string(m_firstIndex + static_cast<int>(d.index)),
+                       attrs.dump()});
     }
     return out;
 }

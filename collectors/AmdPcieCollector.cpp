@@ -5,12 +5,9 @@
 namespace tierscope {
 
 AmdPcieCollector::AmdPcieCollector(std::shared_ptr<RocmSmi> smi, int firstIndex)
-    : m_smi(std::move(smi)), m_firstIndex(firstIndex)
-{
-}
+    : m_smi(std::move(smi)), m_firstIndex(firstIndex) {}
 
-std::vector<Reading> AmdPcieCollector::sample(std::int64_t)
-{
+std::vector<Reading> AmdPcieCollector::sample(std::int64_t) {
     std::vector<Reading> out;
     for (const auto& d : m_smi->devices()) {
         if (m_smi->suspended(d))
@@ -18,10 +15,13 @@ std::vector<Reading> AmdPcieCollector::sample(std::int64_t)
         const auto pcie = m_smi->pcieThroughput(d);
         if (!pcie)
             continue;
-        const std::string prefix = "gpu/" + std::to_string(m_firstIndex + static_cast<int>(d.index)) + "/";
+        const std::string prefix =
+            "gpu/" + std::to_string(m_firstIndex + static_cast<int>(d.index)) + "/";
         const std::string labels = GpuLabels::json("amd", d.name, d.busId, true);
-        out.push_back({{prefix + "pcie_tx_bytes_per_s", "bytes/s", "gauge", labels}, pcie->txBytesPerS});
-        out.push_back({{prefix + "pcie_rx_bytes_per_s", "bytes/s", "gauge", labels}, pcie->rxBytesPerS});
+        out.push_back(
+            {{prefix + "pcie_tx_bytes_per_s", "bytes/s", "gauge", labels}, pcie->txBytesPerS});
+        out.push_back(
+            {{prefix + "pcie_rx_bytes_per_s", "bytes/s", "gauge", labels}, pcie->rxBytesPerS});
     }
     return out;
 }

@@ -11,13 +11,13 @@ namespace tierscope {
 // so this collector gets its own scheduler thread and never delays the other GPU readings. The
 // values are message counts times the maximum payload size: an upper bound, labelled so.
 class AmdPcieCollector : public Collector {
-public:
+  public:
     AmdPcieCollector(std::shared_ptr<RocmSmi> smi, int firstIndex);
 
     std::string name() const override { return "gpu-amd-pcie"; }
     std::vector<Reading> sample(std::int64_t tNs) override;
 
-private:
+  private:
     std::shared_ptr<RocmSmi> m_smi;
     int m_firstIndex;
 };

@@ -8,20 +8,16 @@ namespace tierscope {
 
 namespace {
 
-std::string location(const Dcmi::Device& d)
-{
+std::string location(const Dcmi::Device& d) {
     return "card " + std::to_string(d.card) + " device " + std::to_string(d.device);
 }
 
 } // namespace
 
 AscendNpuCollector::AscendNpuCollector(std::shared_ptr<Dcmi> dcmi, int firstIndex)
-    : m_dcmi(std::move(dcmi)), m_firstIndex(firstIndex)
-{
-}
+    : m_dcmi(std::move(dcmi)), m_firstIndex(firstIndex) {}
 
-std::vector<Reading> AscendNpuCollector::sample(std::int64_t)
-{
+std::vector<Reading> AscendNpuCollector::sample(std::int64_t) {
     std::vector<Reading> out;
     for (const auto& d : m_dcmi->devices()) {
         const std::string prefix = "gpu/" + std::to_string(m_firstIndex + d.index) + "/";
@@ -41,12 +37,14 @@ std::vector<Reading> AscendNpuCollector::sample(std::int64_t)
     return out;
 }
 
-std::vector<DeviceRecord> AscendNpuCollector::devices()
-{
+std::vector<DeviceRecord> AscendNpuCollector::devices() {
     std::vector<DeviceRecord> out;
     for (const auto& d : m_dcmi->devices()) {
-        nlohmann::json attrs = {{"vendor", "ascend"}, {"model", d.name}, {"bus", location(d)},
-                                {"card", d.card}, {"device", d.device}};
+        nlohmann::json attrs = {{"vendor", "ascend"},
+                                {"model", d.name},
+                                {"bus", location(d)},
+                                {"card", d.card},
+                                {"device", d.device}};
         if (const auto hbm = m_dcmi->hbm(d))
             attrs["vram_total_bytes"] = static_cast<double>(hbm->memorySizeMb) * 1024 * 1024;
         out.push_back({"gpu", "gpu" + std::to_string(m_firstIndex + d.index), attrs.dump()});

@@ -7,14 +7,14 @@ namespace tierscope {
 
 // Per Ascend NPU: AI-core utilization, HBM used/total, power and temperature through DCMI.
 class AscendNpuCollector : public Collector {
-public:
+  public:
     AscendNpuCollector(std::shared_ptr<Dcmi> dcmi, int firstIndex);
 
     std::string name() const override { return "gpu-ascend"; }
     std::vector<Reading> sample(std::int64_t tNs) override;
     std::vector<DeviceRecord> devices() override;
 
-private:
+  private:
     std::shared_ptr<Dcmi> m_dcmi;
     int m_firstIndex;
 };

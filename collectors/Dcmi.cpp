@@ -1,15 +1,14 @@
 #include "collectors/Dcmi.h"
 
-#include <spdlog/spdlog.h>
-
 #include <cstring>
+#include <spdlog/spdlog.h>
 
 namespace tierscope {
 
 Dcmi::Dcmi(const std::vector<std::string>& candidates) : m_lib(candidates) {}
 
-std::shared_ptr<Dcmi> Dcmi::open(const std::vector<std::string>& candidates, GpuBackendStatus& status)
-{
+std::shared_ptr<Dcmi> Dcmi::open(const std::vector<std::string>& candidates,
+                                 GpuBackendStatus& status) {
     status = {"ascend", false, "", ""};
     std::shared_ptr<Dcmi> dcmi(new Dcmi(candidates));
     if (!dcmi->m_lib.loaded()) {
@@ -74,8 +73,7 @@ std::shared_ptr<Dcmi> Dcmi::open(const std::vector<std::string>& candidates, Gpu
     return dcmi;
 }
 
-bool Dcmi::check(int r, const Device& d, const char* field)
-{
+bool Dcmi::check(int r, const Device& d, const char* field) {
     if (r == 0)
         return true;
     std::lock_guard lock(m_logMutex);
@@ -85,32 +83,29 @@ bool Dcmi::check(int r, const Device& d, const char* field)
     return false;
 }
 
-std::optional<double> Dcmi::aiCoreUtilizationPct(const Device& d)
-{
+std::optional<double> Dcmi::aiCoreUtilizationPct(const Device& d) {
     unsigned int rate = 0;
-    if (!m_utilization || !check(m_utilization(d.card, d.device, kUtilizationAiCore, &rate), d, "AI core utilization"))
+    if (!m_utilization || !check(m_utilization(d.card, d.device, kUtilizationAiCore, &rate), d,
+                                 "AI core utilization"))
         return std::nullopt;
     return static_cast<double>(rate);
 }
 
-std::optional<Dcmi::HbmInfo> Dcmi::hbm(const Device& d)
-{
+std::optional<Dcmi::HbmInfo> Dcmi::hbm(const Device& d) {
     HbmInfo info{};
     if (!m_hbm || !check(m_hbm(d.card, d.device, &info), d, "HBM"))
         return std::nullopt;
     return info;
 }
 
-std::optional<double> Dcmi::powerW(const Device& d)
-{
+std::optional<double> Dcmi::powerW(const Device& d) {
     int tenthsOfWatt = 0;
     if (!m_power || !check(m_power(d.card, d.device, &tenthsOfWatt), d, "power"))
         return std::nullopt;
     return tenthsOfWatt / 10.0;
 }
 
-std::optional<double> Dcmi::temperatureC(const Device& d)
-{
+std::optional<double> Dcmi::temperatureC(const Device& d) {
     int celsius = 0;
     if (!m_temperature || !check(m_temperature(d.card, d.device, &celsius), d, "temperature"))
         return std::nullopt;

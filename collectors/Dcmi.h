@@ -15,7 +15,7 @@ namespace tierscope {
 // Huawei Ascend DCMI (libdcmi.so), loaded with dlopen. Declarations follow the DCMI API
 // reference; HBM sizes are in MB, power in 0.1 W, temperatures in degrees C.
 class Dcmi {
-public:
+  public:
     struct HbmInfo { // struct dcmi_hbm_info
         unsigned long long memorySizeMb;
         unsigned int freqMhz;
@@ -38,7 +38,8 @@ public:
     static constexpr int kUtilizationAiCore = 2;
 
     // Tries $TIERSCOPE_DCMI_LIBRARY when set, else libdcmi.so and the driver's install paths.
-    static std::shared_ptr<Dcmi> open(const std::vector<std::string>& candidates, GpuBackendStatus& status);
+    static std::shared_ptr<Dcmi> open(const std::vector<std::string>& candidates,
+                                      GpuBackendStatus& status);
 
     const std::vector<Device>& devices() const { return m_devices; }
     std::optional<double> aiCoreUtilizationPct(const Device& d);
@@ -46,7 +47,7 @@ public:
     std::optional<double> powerW(const Device& d);
     std::optional<double> temperatureC(const Device& d);
 
-private:
+  private:
     explicit Dcmi(const std::vector<std::string>& candidates);
     bool check(int r, const Device& d, const char* field);
 

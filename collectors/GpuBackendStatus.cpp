@@ -6,8 +6,7 @@ namespace tierscope {
 
 namespace {
 
-std::string title(const std::string& backend)
-{
+std::string title(const std::string& backend) {
     if (backend == "amd")
         return "AMD";
     if (backend == "nvidia")
@@ -19,15 +18,13 @@ std::string title(const std::string& backend)
 
 } // namespace
 
-std::string GpuBackendStatus::summary() const
-{
+std::string GpuBackendStatus::summary() const {
     if (!available)
         return title(backend) + " backend unavailable: " + reason;
     return title(backend) + " backend: " + detail;
 }
 
-DeviceRecord GpuBackendStatus::toDeviceRecord() const
-{
+DeviceRecord GpuBackendStatus::toDeviceRecord() const {
     nlohmann::json attrs = {{"state", available ? "available" : "unavailable"}};
     if (!reason.empty())
         attrs["reason"] = reason;

@@ -5,14 +5,12 @@
 #include "collectors/AscendNpuCollector.h"
 #include "collectors/NvidiaGpuCollector.h"
 
-#include <spdlog/spdlog.h>
-
 #include <cstdlib>
+#include <spdlog/spdlog.h>
 
 namespace tierscope {
 
-GpuBackends::Libraries GpuBackends::Libraries::fromEnvironment()
-{
+GpuBackends::Libraries GpuBackends::Libraries::fromEnvironment() {
     Libraries libraries;
     if (const char* nvml = std::getenv("TIERSCOPE_NVML_LIBRARY"); nvml && *nvml)
         libraries.nvml = nvml;
@@ -21,8 +19,7 @@ GpuBackends::Libraries GpuBackends::Libraries::fromEnvironment()
     return libraries;
 }
 
-GpuBackends GpuBackends::open(const SystemPaths& paths, const Libraries& libraries)
-{
+GpuBackends GpuBackends::open(const SystemPaths& paths, const Libraries& libraries) {
     GpuBackends out;
     int next = 0;
     GpuBackendStatus status;
@@ -45,8 +42,7 @@ GpuBackends GpuBackends::open(const SystemPaths& paths, const Libraries& librari
     return out;
 }
 
-std::vector<DeviceRecord> GpuBackends::devices() const
-{
+std::vector<DeviceRecord> GpuBackends::devices() const {
     std::vector<DeviceRecord> out;
     for (const auto& c : collectors)
         for (auto& d : c->devices())

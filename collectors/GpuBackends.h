@@ -14,7 +14,8 @@ namespace tierscope {
 struct GpuBackends {
     struct Libraries {
         std::string nvml = "libnvidia-ml.so.1";
-        std::vector<std::string> dcmi = {"libdcmi.so", "/usr/local/Ascend/driver/lib64/driver/libdcmi.so",
+        std::vector<std::string> dcmi = {"libdcmi.so",
+                                         "/usr/local/Ascend/driver/lib64/driver/libdcmi.so",
                                          "/usr/local/dcmi/libdcmi.so"};
         // $TIERSCOPE_NVML_LIBRARY and $TIERSCOPE_DCMI_LIBRARY replace the defaults.
         static Libraries fromEnvironment();

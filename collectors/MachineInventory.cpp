@@ -7,7 +7,8 @@
 
 namespace tierscope {
 
-MachineInventory MachineInventory::discover(const SystemPaths& paths, const GpuBackends::Libraries& libraries) {
+MachineInventory MachineInventory::discover(const SystemPaths& paths,
+                                            const GpuBackends::Libraries& libraries) {
     MachineInventory inventory;
     inventory.gpus = GpuBackends::open(paths, libraries);
     inventory.devices = inventory.gpus.devices();

@@ -18,8 +18,9 @@ struct MachineInventory {
     std::map<std::string, std::string> transports;
     GpuBackends gpus;
 
-    static MachineInventory discover(const SystemPaths& paths,
-                                      const GpuBackends::Libraries& libraries = GpuBackends::Libraries::fromEnvironment());
+    static MachineInventory
+    discover(const SystemPaths& paths,
+             const GpuBackends::Libraries& libraries = GpuBackends::Libraries::fromEnvironment());
 };
 
 } // namespace tierscope

@@ -7,15 +7,13 @@
 namespace tierscope {
 
 NvidiaGpuCollector::NvidiaGpuCollector(std::shared_ptr<Nvml> nvml, int firstIndex)
-    : m_nvml(std::move(nvml)), m_firstIndex(firstIndex)
-{
-}
+    : m_nvml(std::move(nvml)), m_firstIndex(firstIndex) {}
 
-std::vector<Reading> NvidiaGpuCollector::sample(std::int64_t)
-{
+std::vector<Reading> NvidiaGpuCollector::sample(std::int64_t) {
     std::vector<Reading> out;
     for (const auto& d : m_nvml->devices()) {
-        const std::string prefix = "gpu/" + std::to_string(m_firstIndex + static_cast<int>(d.index)) + "/";
+        const std::string prefix =
+            "gpu/" + std::to_string(m_firstIndex + static_cast<int>(d.index)) + "/";
         const std::string labels = GpuLabels::json("nvidia", d.name, d.busId);
         auto emit = [&](const char* what, const char* unit, const std::optional<double>& v) {
             if (v)
@@ -37,14 +35,15 @@ std::vector<Reading> NvidiaGpuCollector::sample(std::int64_t)
     return out;
 }
 
-std::vector<DeviceRecord> NvidiaGpuCollector::devices()
-{
+std::vector<DeviceRecord> NvidiaGpuCollector::devices() {
     std::vector<DeviceRecord> out;
     for (const auto& d : m_nvml->devices()) {
-        nlohmann::json attrs = {{"vendor", "nvidia"}, {"model", d.name}, {"bus", d.busId}, {"nvml_index", d.index}};
+        nlohmann::json attrs = {
+            {"vendor", "nvidia"}, {"model", d.name}, {"bus", d.busId}, {"nvml_index", d.index}};
         if (const auto m = m_nvml->memory(d))
             attrs["vram_total_bytes"] = m->totalBytes;
-        out.push_back({"gpu", "gpu" + std::to_string(m_firstIndex + static_cast<int>(d.index)), attrs.dump()});
+        out.push_back({"gpu", "gpu" + std::to_string(m_firstIndex + static_cast<int>(d.index)),
+                       attrs.dump()});
     }
     return out;
 }

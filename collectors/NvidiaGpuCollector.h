@@ -8,14 +8,14 @@ namespace tierscope {
 // Per NVIDIA GPU: utilization (gpu and memory), memory used/total, PCIe tx/rx, power and
 // temperature through NVML.
 class NvidiaGpuCollector : public Collector {
-public:
+  public:
     NvidiaGpuCollector(std::shared_ptr<Nvml> nvml, int firstIndex);
 
     std::string name() const override { return "gpu-nvidia"; }
     std::vector<Reading> sample(std::int64_t tNs) override;
     std::vector<DeviceRecord> devices() override;
 
-private:
+  private:
     std::shared_ptr<Nvml> m_nvml;
     int m_firstIndex;
 };

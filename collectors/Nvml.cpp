@@ -6,14 +6,12 @@ namespace tierscope {
 
 Nvml::Nvml(const std::string& path) : m_lib({path}) {}
 
-Nvml::~Nvml()
-{
+Nvml::~Nvml() {
     if (m_shutdown)
         m_shutdown();
 }
 
-std::shared_ptr<Nvml> Nvml::open(const std::string& libraryPath, GpuBackendStatus& status)
-{
+std::shared_ptr<Nvml> Nvml::open(const std::string& libraryPath, GpuBackendStatus& status) {
     status = {"nvidia", false, "", ""};
     std::shared_ptr<Nvml> nvml(new Nvml(libraryPath));
     if (!nvml->m_lib.loaded()) {
@@ -79,8 +77,7 @@ std::shared_ptr<Nvml> Nvml::open(const std::string& libraryPath, GpuBackendStatu
     return nvml;
 }
 
-bool Nvml::check(nvml::Return r, const Device& d, const char* field)
-{
+bool Nvml::check(nvml::Return r, const Device& d, const char* field) {
     if (r == nvml::kSuccess)
         return true;
     std::lock_guard lock(m_logMutex);
@@ -90,16 +87,14 @@ bool Nvml::check(nvml::Return r, const Device& d, const char* field)
     return false;
 }
 
-std::optional<nvml::Utilization> Nvml::utilization(const Device& d)
-{
+std::optional<nvml::Utilization> Nvml::utilization(const Device& d) {
     nvml::Utilization u{};
     if (!m_getUtilization || !check(m_getUtilization(d.handle, &u), d, "utilization"))
         return std::nullopt;
     return u;
 }
 
-std::optional<Nvml::Memory> Nvml::memory(const Device& d)
-{
+std::optional<Nvml::Memory> Nvml::memory(const Device& d) {
     if (m_getMemoryV2) {
         nvml::MemoryV2 m{};
         m.version = nvml::kMemoryV2Version;
@@ -113,24 +108,21 @@ std::optional<Nvml::Memory> Nvml::memory(const Device& d)
     return Memory{static_cast<double>(m.used), static_cast<double>(m.total)};
 }
 
-std::optional<double> Nvml::pcieBytesPerS(const Device& d, int counter)
-{
+std::optional<double> Nvml::pcieBytesPerS(const Device& d, int counter) {
     unsigned int kbPerS = 0;
     if (!m_getPcie || !check(m_getPcie(d.handle, counter, &kbPerS), d, "PCIe throughput"))
         return std::nullopt;
     return static_cast<double>(kbPerS) * 1024.0;
 }
 
-std::optional<double> Nvml::powerW(const Device& d)
-{
+std::optional<double> Nvml::powerW(const Device& d) {
     unsigned int milliwatts = 0;
     if (!m_getPower || !check(m_getPower(d.handle, &milliwatts), d, "power"))
         return std::nullopt;
     return static_cast<double>(milliwatts) / 1000.0;
 }
 
-std::optional<double> Nvml::temperatureC(const Device& d)
-{
+std::optional<double> Nvml::temperatureC(const Device& d) {
     unsigned int celsius = 0;
     if (!m_getTemperature ||
         !check(m_getTemperature(d.handle, nvml::kTemperatureGpu, &celsius), d, "temperature"))

@@ -16,7 +16,7 @@ namespace tierscope {
 // NVML loaded with dlopen. Required entry points missing means the backend is unavailable;
 // an optional one missing (or NVML_ERROR_NOT_SUPPORTED) leaves that reading absent.
 class Nvml {
-public:
+  public:
     struct Device {
         unsigned index = 0;
         nvml::Device handle = nullptr;
@@ -40,7 +40,7 @@ public:
     std::optional<double> temperatureC(const Device& d);
     bool usesMemoryV2() const { return m_getMemoryV2 != nullptr; }
 
-private:
+  private:
     explicit Nvml(const std::string& path);
     bool check(nvml::Return r, const Device& d, const char* field);
 

@@ -9,9 +9,9 @@ using Device = struct DeviceOpaque*;
 
 constexpr Return kSuccess = 0;
 constexpr Return kErrorNotSupported = 3;
-constexpr int kPcieTxBytes = 0;     // NVML_PCIE_UTIL_TX_BYTES, KB/s
-constexpr int kPcieRxBytes = 1;     // NVML_PCIE_UTIL_RX_BYTES, KB/s
-constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU, degrees C
+constexpr int kPcieTxBytes = 0;    // NVML_PCIE_UTIL_TX_BYTES, KB/s
+constexpr int kPcieRxBytes = 1;    // NVML_PCIE_UTIL_RX_BYTES, KB/s
+constexpr int kTemperatureGpu = 0; // NVML_TEMPERATURE_GPU, degrees C
 
 struct Utilization { // nvmlUtilization_t
     unsigned int gpu;

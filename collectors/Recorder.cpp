@@ -47,7 +47,8 @@ Recorder::Recorder(Options options) : m_options(std::move(options)) {
         m_scheduler->add(std::move(gpu), m_options.interval);
     // A pcie_bw read takes a second in the kernel; asking more often only queues readers.
     for (auto& slow : inventory.gpus.slowCollectors)
-        m_scheduler->add(std::move(slow), std::max<std::chrono::nanoseconds>(m_options.interval, std::chrono::seconds(1)));
+        m_scheduler->add(std::move(slow), std::max<std::chrono::nanoseconds>(
+                                              m_options.interval, std::chrono::seconds(1)));
 }
 
 Recorder::~Recorder() {

@@ -3,6 +3,7 @@
 #include "collectors/StderrCapture.h"
 #include "collectors/SysfsReader.h"
 
+#include <charconv>
 #include <climits>
 #include <csignal>
 #include <cstdio>
@@ -163,6 +164,7 @@ void RocmSmi::discoverDevices(const SystemPaths& paths) {
         d.busId = busId;
         for (const auto& [id, dir] : cards) {
             if (id == d.bdfId) {
+                d.deviceDir = dir;
                 d.runtimeStatusPath = dir + "/power/runtime_status";
                 d.pcieBwPath = dir + "/pcie_bw";
             }
@@ -191,9 +193,17 @@ void RocmSmi::discoverDevices(const SystemPaths& paths) {
     }
 }
 
-bool RocmSmi::suspended(const Device& d) const {
-    return !d.runtimeStatusPath.empty() &&
-           SysfsReader::readAttr(d.runtimeStatusPath).value_or("") == "suspended";
+bool RocmSmi::suspended(const Device& d) {
+    if (d.runtimeStatusPath.empty())
+        return false;
+    // Both AMD collectors ask every cycle; keep one open descriptor per device.
+    std::lock_guard lock(m_statusMutex);
+    if (m_runtimeStatus.size() <= d.index)
+        m_runtimeStatus.resize(d.index + 1);
+    auto& attribute = m_runtimeStatus[d.index];
+    if (!attribute)
+        attribute = std::make_unique<SysfsAttribute>(d.runtimeStatusPath);
+    return attribute->read().value_or("") == "suspended";
 }
 
 bool RocmSmi::check(int status, const Device& d, const char* field) {
@@ -207,31 +217,56 @@ bool RocmSmi::check(int status, const Device& d, const char* field) {
     return false;
 }
 
+RocmSmi::DirectReads& RocmSmi::directReads(const Device& d) {
+    if (m_direct.size() <= d.index)
+        m_direct.resize(d.index + 1);
+    DirectReads& direct = m_direct[d.index];
+    if (direct.probed || d.deviceDir.empty())
+        return direct;
+    // rocm-smi decides what this GPU supports; only a field it could read gets a direct path.
+    direct.probed = true;
+    std::uint32_t percent = 0;
+    std::uint64_t bytes = 0;
+    if (check(rsmi_dev_busy_percent_get(d.index, &percent), d, "busy %"))
+        direct.busy = std::make_unique<SysfsAttribute>(d.deviceDir + "/gpu_busy_percent");
+    if (check(rsmi_dev_memory_busy_percent_get(d.index, &percent), d, "memory busy %"))
+        direct.memoryBusy = std::make_unique<SysfsAttribute>(d.deviceDir + "/mem_busy_percent");
+    if (check(rsmi_dev_memory_usage_get(d.index, RSMI_MEM_TYPE_VRAM, &bytes), d, "VRAM used"))
+        direct.vramUsed = std::make_unique<SysfsAttribute>(d.deviceDir + "/mem_info_vram_used");
+    return direct;
+}
+
+std::optional<double> RocmSmi::readDirect(std::unique_ptr<SysfsAttribute>& attribute,
+                                          const Device& d, const char* field) {
+    if (!attribute)
+        return std::nullopt;
+    const auto text = attribute->read();
+    std::uint64_t value = 0;
+    if (text) {
+        const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+        if (ec == std::errc() && end == text->data() + text->size())
+            return static_cast<double>(value);
+    }
+    std::lock_guard lock(m_logMutex);
+    if (m_logged.insert(std::to_string(d.index) + field + "direct").second)
+        spdlog::info("AMD GPU {} ({}): {} not reported: {} unreadable", d.index, d.busId, field,
+                     attribute->path());
+    return std::nullopt;
+}
+
 std::optional<double> RocmSmi::busyPct(const Device& d) {
-    std::uint32_t v = 0;
-    return check(rsmi_dev_busy_percent_get(d.index, &v), d, "busy %") ? std::optional<double>(v)
-                                                                      : std::nullopt;
+    std::lock_guard lock(m_directMutex);
+    return readDirect(directReads(d).busy, d, "busy %");
 }
 
 std::optional<double> RocmSmi::memoryBusyPct(const Device& d) {
-    std::uint32_t v = 0;
-    return check(rsmi_dev_memory_busy_percent_get(d.index, &v), d, "memory busy %")
-               ? std::optional<double>(v)
-               : std::nullopt;
+    std::lock_guard lock(m_directMutex);
+    return readDirect(directReads(d).memoryBusy, d, "memory busy %");
 }
 
 std::optional<double> RocmSmi::vramUsedBytes(const Device& d) {
-    std::uint64_t v = 0;
-    return check(rsmi_dev_memory_usage_get(d.index, RSMI_MEM_TYPE_VRAM, &v), d, "VRAM used")
-               ? std::optional<double>(static_cast<double>(v))
-               : std::nullopt;
-}
-
-std::optional<double> RocmSmi::vramTotalBytes(const Device& d) {
-    std::uint64_t v = 0;
-    return check(rsmi_dev_memory_total_get(d.index, RSMI_MEM_TYPE_VRAM, &v), d, "VRAM total")
-               ? std::optional<double>(static_cast<double>(v))
-               : std::nullopt;
+    std::lock_guard lock(m_directMutex);
+    return readDirect(directReads(d).vramUsed, d, "VRAM used");
 }
 
 std::optional<double> RocmSmi::gttUsedBytes(const Device& d) {

@@ -4,8 +4,7 @@
 
 namespace tierscope {
 
-SharedLibrary::SharedLibrary(const std::vector<std::string>& candidates)
-{
+SharedLibrary::SharedLibrary(const std::vector<std::string>& candidates) {
     for (const auto& candidate : candidates) {
         m_handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (m_handle) {
@@ -20,14 +19,12 @@ SharedLibrary::SharedLibrary(const std::vector<std::string>& candidates)
     }
 }
 
-SharedLibrary::~SharedLibrary()
-{
+SharedLibrary::~SharedLibrary() {
     if (m_handle)
         dlclose(m_handle);
 }
 
-void* SharedLibrary::symbol(const char* name) const
-{
+void* SharedLibrary::symbol(const char* name) const {
     return m_handle ? dlsym(m_handle, name) : nullptr;
 }
 

@@ -8,7 +8,7 @@ namespace tierscope {
 // A library loaded at run time (dlopen), so a vendor stack that is not installed is a reported
 // state instead of a link error.
 class SharedLibrary {
-public:
+  public:
     // Tries each candidate in order; loaded() tells whether one succeeded, error() why not.
     explicit SharedLibrary(const std::vector<std::string>& candidates);
     ~SharedLibrary();
@@ -21,13 +21,12 @@ public:
 
     // nullptr when the library lacks the symbol.
     void* symbol(const char* name) const;
-    template <typename F> bool bind(F*& out, const char* name) const
-    {
+    template <typename F> bool bind(F*& out, const char* name) const {
         out = reinterpret_cast<F*>(symbol(name));
         return out != nullptr;
     }
 
-private:
+  private:
     void* m_handle = nullptr;
     std::string m_path;
     std::string m_error;

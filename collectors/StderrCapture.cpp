@@ -6,8 +6,7 @@
 
 namespace tierscope {
 
-std::string StderrCapture::run(const std::function<void()>& call)
-{
+std::string StderrCapture::run(const std::function<void()>& call) {
     const int sink = memfd_create("tierscope-stderr", MFD_CLOEXEC);
     const int saved = sink >= 0 ? dup(STDERR_FILENO) : -1;
     if (sink < 0 || saved < 0) {
@@ -38,8 +37,7 @@ std::string StderrCapture::run(const std::function<void()>& call)
     return text;
 }
 
-std::string StderrCapture::lastLine(const std::string& text)
-{
+std::string StderrCapture::lastLine(const std::string& text) {
     std::size_t end = text.find_last_not_of(" \t\r\n");
     if (end == std::string::npos)
         return {};

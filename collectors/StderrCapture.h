@@ -10,7 +10,7 @@ namespace tierscope {
 // unfiltered. Meant for one-off calls at start-up; other threads' stderr in that window is
 // captured too.
 class StderrCapture {
-public:
+  public:
     static std::string run(const std::function<void()>& call);
     // Last non-empty line of captured text, trimmed, for one-line reasons.
     static std::string lastLine(const std::string& text);
