@@ -12,7 +12,8 @@ std::shared_ptr<Dcmi> Dcmi::open(const std::vector<std::string>& candidates,
     status = {"ascend", false, "", ""};
     std::shared_ptr<Dcmi> dcmi(new Dcmi(candidates));
     if (!dcmi->m_lib.loaded()) {
-        status.reason = "libdcmi.so not found";
+        status.reason = (candidates.size() == 1 ? candidates.front() : std::string("libdcmi.so")) +
+                        " not found";
         return nullptr;
     }
     const std::string path = dcmi->m_lib.path();
