@@ -1,0 +1,36 @@
+#pragma once
+
+#include "collectors/PromSample.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tierscope {
+
+// Pure parser for the text exposition format 0.0.4 and OpenMetrics text. Malformed lines are
+// counted and the first few described; they never stop the parse. "# EOF" ends it.
+class PrometheusTextParser {
+  public:
+    struct Result {
+        std::vector<PromSample> samples;
+        std::map<std::string, std::string> types; // family -> counter|gauge|histogram|summary|...
+        std::map<std::string, std::string> help;
+        int malformedLines = 0;
+        std::vector<std::string> errors; // at most kMaxErrors, "line N: why"
+        bool sawEof = false;
+
+        // The family a sample belongs to: its own name when typed, else the name without the
+        // _bucket/_sum/_count/_total/_created/_info suffix that a typed family explains.
+        std::string familyOf(const std::string& sampleName) const;
+        std::string typeOf(const std::string& sampleName) const;
+    };
+    static constexpr std::size_t kMaxErrors = 20;
+
+    static Result parse(std::string_view text);
+    // "+Inf", "-Inf", "NaN" (any case) and decimal floats; false on anything else.
+    static bool parseValue(std::string_view text, double& out);
+};
+
+} // namespace tierscope
