@@ -62,6 +62,16 @@ CLI::App* RecordCommand::attach(CLI::App& parent, Options& options) {
     cmd->add_option("--interval", options.interval, "Sampling interval, 100ms..10s")
         ->capture_default_str();
     cmd->add_flag("-q,--quiet", options.quiet, "No progress line and no summary");
+    cmd->add_option("--engine", options.engines,
+                    "Inference engine /metrics URL to scrape (vLLM, SGLang, LMCache); repeatable");
+    cmd->add_option("--engine-token-env", options.engineTokenEnv,
+                    "Name of an environment variable holding a bearer token for the engines");
+    cmd->add_option("--engine-interval", options.engineInterval, "Engine scrape interval")
+        ->capture_default_str();
+    cmd->add_flag("--engine-raw", options.engineRaw,
+                  "Also record every numeric series of each engine");
+    cmd->add_flag("--insecure", options.insecure,
+                  "Do not verify engines' TLS certificates (warns)");
     return cmd;
 }
 
@@ -84,9 +94,21 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
         }
     }
 
+    const auto engineInterval = DurationParser::parse(options.engineInterval);
+    if (!engineInterval || *engineInterval < std::chrono::milliseconds(100)) {
+        std::cerr << "tierscope record: --engine-interval must be at least 100ms (got \""
+                  << options.engineInterval << "\")\n";
+        return kExitUsage;
+    }
+    Recorder::Options recording{
+        global.dbPath(), options.label, options.storageProfile, *interval, {}, {}};
+    for (const auto& url : options.engines)
+        recording.engines.push_back({url, options.engineTokenEnv, std::chrono::milliseconds(2000),
+                                     options.engineRaw, options.insecure});
+    recording.engineInterval = *engineInterval;
     const std::string dbPath = global.dbPath();
     ensureParentDirectory(dbPath);
-    Recorder recorder({dbPath, options.label, options.storageProfile, *interval, {}, {}});
+    Recorder recorder(std::move(recording));
 
     std::signal(SIGINT, onStopSignal);
     std::signal(SIGTERM, onStopSignal);

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
@@ -15,6 +16,11 @@ class RecordCommand {
         std::string duration;
         std::string interval = "1s";
         bool quiet = false;
+        std::vector<std::string> engines;
+        std::string engineTokenEnv;
+        std::string engineInterval = "1s";
+        bool engineRaw = false;
+        bool insecure = false;
     };
 
     static CLI::App* attach(CLI::App& parent, Options& options);

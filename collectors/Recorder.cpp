@@ -26,6 +26,12 @@ Recorder::Recorder(Options options) : m_options(std::move(options)) {
 
     auto inventory = MachineInventory::discover(m_options.paths);
     m_devices = std::move(inventory.devices);
+    std::vector<std::unique_ptr<EngineMetricsCollector>> engines;
+    for (const auto& engine : m_options.engines) {
+        engines.push_back(std::make_unique<EngineMetricsCollector>(engine));
+        for (auto& d : engines.back()->devices())
+            m_devices.push_back(std::move(d));
+    }
 
     SessionInfo info;
     info.label = m_options.label;
@@ -45,6 +51,8 @@ Recorder::Recorder(Options options) : m_options(std::move(options)) {
                      m_options.interval);
     for (auto& gpu : inventory.gpus.collectors)
         m_scheduler->add(std::move(gpu), m_options.interval);
+    for (auto& engine : engines)
+        m_scheduler->add(std::move(engine), m_options.engineInterval);
     // A pcie_bw read takes a second in the kernel; asking more often only queues readers.
     for (auto& slow : inventory.gpus.slowCollectors)
         m_scheduler->add(std::move(slow), std::max<std::chrono::nanoseconds>(

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "collectors/EngineMetricsCollector.h"
 #include "collectors/Scheduler.h"
 #include "collectors/SystemPaths.h"
 #include "core/SessionRecorder.h"
@@ -24,6 +25,8 @@ class Recorder {
         std::chrono::nanoseconds interval = std::chrono::seconds(1);
         SystemPaths paths;
         StoreWriter::Options writer;
+        std::vector<EngineMetricsCollector::Options> engines; // /metrics endpoints to scrape
+        std::chrono::nanoseconds engineInterval = std::chrono::seconds(1);
     };
 
     // Throws StoreError when the workspace cannot be opened or written.

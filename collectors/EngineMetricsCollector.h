@@ -1,0 +1,48 @@
+#pragma once
+
+#include "collectors/Collector.h"
+#include "collectors/EngineMetricsMapper.h"
+
+#include <chrono>
+#include <string>
+
+namespace tierscope {
+
+// Scrapes an inference engine's Prometheus /metrics over HTTP(S) with libcurl and maps it
+// with EngineMetricsMapper. TLS verification stays on unless the user turns it off. An
+// optional bearer token is read from an environment variable named by the user; it is sent in
+// the Authorization header only, and never stored, logged or placed in a metric path.
+// Each scrape also reports engine/<id>/scrape_ok (1 or 0), scrape_duration_s and
+// malformed_lines, so a failing endpoint is visible on the timeline.
+class EngineMetricsCollector : public Collector {
+  public:
+    struct Options {
+        std::string url;
+        std::string tokenEnvVar; // empty: no Authorization header
+        std::chrono::milliseconds timeout{2000};
+        bool recordRaw = false;
+        bool insecureTls = false;
+        std::size_t maxBodyBytes = 64u << 20;
+    };
+
+    explicit EngineMetricsCollector(Options options);
+    ~EngineMetricsCollector() override;
+
+    std::string name() const override { return "engine:" + m_id; }
+    std::vector<Reading> sample(std::int64_t tNs) override;
+    std::vector<DeviceRecord> devices() override;
+
+    const std::string& lastError() const { return m_lastError; }
+
+  private:
+    bool fetch(std::string& body);
+
+    Options m_options;
+    std::string m_id;
+    EngineMetricsMapper m_mapper;
+    void* m_curl = nullptr;
+    std::string m_authorization;
+    std::string m_lastError;
+};
+
+} // namespace tierscope

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "collectors/PrometheusTextParser.h"
+#include "core/HistogramQuantile.h"
+#include "core/Reading.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// Turns consecutive /metrics scrapes of one inference engine (vLLM V0 and V1 names, SGLang,
+// LMCache) into tierscope metrics under engine/<endpoint>/. Pure: the caller does the I/O.
+// Interval figures (quantiles over the scrape interval, per-second rates, hit rates) need two
+// scrapes and an interval with activity; otherwise they are absent, never zero.
+class EngineMetricsMapper {
+  public:
+    EngineMetricsMapper(std::string endpointId, bool recordRaw);
+
+    std::vector<Reading> update(const PrometheusTextParser::Result& scrape, std::int64_t tNs);
+
+    static std::string endpointIdFromUrl(const std::string& url);
+
+  private:
+    struct Snapshot {
+        std::int64_t tNs = 0;
+        std::map<std::string, HistogramQuantile::Buckets> histograms;
+        std::map<std::string, double> counters;
+    };
+
+    void put(std::vector<Reading>& out, const std::string& what, const char* unit,
+             std::optional<double> value) const;
+    void quantiles(std::vector<Reading>& out, const Snapshot& now, const char* prefix,
+                   const std::vector<std::string>& families) const;
+    std::optional<double> rate(const Snapshot& now, const std::vector<std::string>& names) const;
+    std::optional<double> ratio(const Snapshot& now, const std::vector<std::string>& hits,
+                                const std::vector<std::string>& queries) const;
+    void raw(std::vector<Reading>& out, const PrometheusTextParser::Result& scrape) const;
+
+    std::string m_prefix;
+    bool m_recordRaw;
+    std::optional<Snapshot> m_previous;
+};
+
+} // namespace tierscope

@@ -1,0 +1,170 @@
+#include "TestSupport.h"
+#include "collectors/EngineMetricsMapper.h"
+
+#include <map>
+
+using namespace tierscope;
+
+namespace {
+
+std::map<std::string, double> byPath(const std::vector<Reading>& readings) {
+    std::map<std::string, double> out;
+    for (const auto& r : readings)
+        out[r.metric.path] = r.value;
+    return out;
+}
+
+// A vLLM V1 scrape with two engines; histogram counts are cumulative per engine.
+std::string v1Scrape(const int ttft0[4], const int ttft1[4], double prompt, double generation,
+                     double queries, double hits) {
+    std::string text = "# TYPE vllm:time_to_first_token_seconds histogram\n";
+    const char* bounds[] = {"0.1", "0.5", "1.0", "+Inf"};
+    for (int engine = 0; engine < 2; ++engine)
+        for (int b = 0; b < 4; ++b)
+            text += "vllm:time_to_first_token_seconds_bucket{engine=\"" + std::to_string(engine) +
+                    "\",le=\"" + bounds[b] + "\",model_name=\"m\"} " +
+                    std::to_string((engine ? ttft1 : ttft0)[b]) + "\n";
+    text += "# TYPE vllm:prompt_tokens counter\nvllm:prompt_tokens_total{engine=\"0\"} " +
+            std::to_string(prompt) + "\n";
+    text += "# TYPE vllm:generation_tokens counter\nvllm:generation_tokens_total{engine=\"0\"} " +
+            std::to_string(generation) + "\n";
+    text +=
+        "# TYPE vllm:prefix_cache_queries counter\nvllm:prefix_cache_queries_total{engine=\"0\"} " +
+        std::to_string(queries) + "\n";
+    text += "# TYPE vllm:prefix_cache_hits counter\nvllm:prefix_cache_hits_total{engine=\"0\"} " +
+            std::to_string(hits) + "\n";
+    return text;
+}
+
+} // namespace
+
+class TestEngineMetricsMapper : public QObject {
+    Q_OBJECT
+  private slots:
+    void vllmV1Gauges() {
+        EngineMetricsMapper mapper("127.0.0.1:8000", false);
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1.txt")), 1));
+        QCOMPARE(r.at("engine/127.0.0.1:8000/requests_running"), 21.0); // summed over both engines
+        QCOMPARE(r.at("engine/127.0.0.1:8000/requests_waiting"), 4.0);
+        QCOMPARE(r.at("engine/127.0.0.1:8000/kv_cache_usage_ratio"), 0.8125); // the fullest engine
+        // Interval figures need a second scrape: absent, not zero.
+        QVERIFY(r.count("engine/127.0.0.1:8000/ttft_p50_s") == 0);
+        QVERIFY(r.count("engine/127.0.0.1:8000/prefix_cache_hit_rate") == 0);
+        QVERIFY(r.count("engine/127.0.0.1:8000/prompt_tokens_per_s") == 0);
+    }
+
+    void ttftQuantilesFromBucketDeltasSummedAcrossEngines() {
+        EngineMetricsMapper mapper("e", false);
+        const int a0[4] = {10, 60, 90, 100}, b0[4] = {0, 0, 0, 0};
+        // Interval: engine 0 adds 4 / 8 / 6 / 2 per bucket, engine 1 adds 0 / 2 / 0 / 0.
+        const int a1[4] = {14, 72, 108, 120}, b1[4] = {0, 2, 2, 2};
+        mapper.update(PrometheusTextParser::parse(v1Scrape(a0, b0, 1000, 500, 4000, 1000)),
+                      1'000'000'000);
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(v1Scrape(a1, b1, 3000, 1000, 5000, 1250)), 3'000'000'000));
+        // Summed deltas, cumulative: 4, 14, 20, 22.
+        QCOMPARE(r.at("engine/e/ttft_p50_s"), 0.1 + 0.4 * (7.0 / 10.0)); // rank 11
+        QCOMPARE(r.at("engine/e/ttft_p90_s"), 0.5 + 0.5 * (5.8 / 6.0));  // rank 19.8
+        QCOMPARE(r.at("engine/e/ttft_p99_s"), 1.0);                      // rank 21.78 in +Inf
+        QCOMPARE(r.at("engine/e/prompt_tokens_per_s"), 1000.0);          // +2000 in 2 s
+        QCOMPARE(r.at("engine/e/generation_tokens_per_s"), 250.0);
+        QCOMPARE(r.at("engine/e/prefix_cache_hit_rate"), 0.25); // +250 hits / +1000 queries
+
+        // An idle interval: no requests finished, so no TTFT quantile and no hit rate, while
+        // the token rates are a true zero.
+        const auto idle = byPath(mapper.update(
+            PrometheusTextParser::parse(v1Scrape(a1, b1, 3000, 1000, 5000, 1250)), 4'000'000'000));
+        QVERIFY(idle.count("engine/e/ttft_p50_s") == 0);
+        QVERIFY(idle.count("engine/e/prefix_cache_hit_rate") == 0);
+        QCOMPARE(idle.at("engine/e/prompt_tokens_per_s"), 0.0);
+
+        // A restarted engine (counters went down) makes that interval unknown.
+        const int z[4] = {0, 0, 0, 0};
+        const auto reset = byPath(mapper.update(
+            PrometheusTextParser::parse(v1Scrape(z, z, 10, 5, 10, 1)), 5'000'000'000));
+        QVERIFY(reset.count("engine/e/prompt_tokens_per_s") == 0);
+        QVERIFY(reset.count("engine/e/prefix_cache_hit_rate") == 0);
+    }
+
+    void vllmV0AndSglangNames() {
+        EngineMetricsMapper v0("v0", false);
+        const auto a = byPath(
+            v0.update(PrometheusTextParser::parse(test::fixture("engine/vllm-0.6-v0.txt")), 1));
+        QCOMPARE(a.at("engine/v0/requests_running"), 3.0);
+        QCOMPARE(a.at("engine/v0/requests_waiting"), 2.0);
+        QCOMPARE(a.at("engine/v0/kv_cache_usage_ratio"), 0.0);    // reported as 0.0: a real zero
+        QVERIFY(a.count("engine/v0/prefix_cache_hit_rate") == 0); // -1: prefix caching off
+
+        EngineMetricsMapper sg("sg", false);
+        const auto b = byPath(
+            sg.update(PrometheusTextParser::parse(test::fixture("engine/sglang-0.4.txt")), 1));
+        QCOMPARE(b.at("engine/sg/requests_running"), 162.0);
+        QCOMPARE(b.at("engine/sg/requests_waiting"), 2826.0);
+        QCOMPARE(b.at("engine/sg/kv_cache_usage_ratio"), 0.28);
+        QCOMPARE(b.at("engine/sg/prefix_cache_hit_rate"), 0.007507552643049313);
+    }
+
+    void lmcache() {
+        EngineMetricsMapper mapper("lm", false);
+        const std::string t0 = test::fixture("engine/lmcache-0.3.txt");
+        const auto first = byPath(mapper.update(PrometheusTextParser::parse(t0), 1'000'000'000));
+        QCOMPARE(first.at("engine/lm/lmcache_hit_rate"),
+                 0.75); // LMCache's own gauge on the first scrape
+        QCOMPARE(first.at("engine/lm/lmcache_local_cache_usage_bytes"), 4.294967296e10);
+        QCOMPARE(first.at("engine/lm/lmcache_remote_cache_usage_bytes"), 1.099511627776e12);
+        // One second later: +1e6 requested tokens, +0.9e6 hits, +1 GB read from the remote tier,
+        // and 100 more retrievals, all in the (0.01, 0.1] bucket.
+        std::string t1 = t0;
+        auto bump = [&](const std::string& from, const std::string& to) {
+            const auto at = t1.find(from);
+            QVERIFY(at != std::string::npos);
+            t1.replace(at, from.size(), to);
+        };
+        bump("lmcache:num_requested_tokens_total{model_name=\"Qwen/"
+             "Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 3.2e+06",
+             "lmcache:num_requested_tokens_total{model_name=\"Qwen/"
+             "Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 4.2e+06");
+        bump("lmcache:num_hit_tokens_total{model_name=\"Qwen/"
+             "Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 2.4e+06",
+             "lmcache:num_hit_tokens_total{model_name=\"Qwen/"
+             "Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 3.3e+06");
+        bump("worker_id=\"0\"} 5.24288e+11", "worker_id=\"0\"} 5.25288e+11");
+        for (const char* le : {"0.1", "1.0", "+Inf"})
+            bump(std::string("lmcache:time_to_retrieve_bucket{le=\"") + le + "\"",
+                 std::string("lmcache:time_to_retrieve_bucket{le=\"") + le + "\"");
+        bump(
+            "le=\"0.1\",model_name=\"Qwen/Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 300.0",
+            "le=\"0.1\",model_name=\"Qwen/Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} "
+            "400.0");
+        bump("lmcache:time_to_retrieve_bucket{le=\"1.0\",model_name=\"Qwen/"
+             "Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 390.0",
+             "lmcache:time_to_retrieve_bucket{le=\"1.0\",model_name=\"Qwen/"
+             "Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 490.0");
+        bump("lmcache:time_to_retrieve_bucket{le=\"+Inf\",model_name=\"Qwen/"
+             "Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 400.0",
+             "lmcache:time_to_retrieve_bucket{le=\"+Inf\",model_name=\"Qwen/"
+             "Qwen3-235B-A22B\",role=\"worker\",worker_id=\"0\"} 500.0");
+        const auto second = byPath(mapper.update(PrometheusTextParser::parse(t1), 2'000'000'000));
+        QCOMPARE(second.at("engine/lm/lmcache_hit_rate"), 0.9);
+        QCOMPARE(second.at("engine/lm/lmcache_remote_read_bytes_per_s"), 1e9);
+        // 100 retrievals in (0.01, 0.1]: the median is that bucket's midpoint.
+        QCOMPARE(second.at("engine/lm/lmcache_retrieve_p50_s"), 0.01 + 0.09 * 0.5);
+    }
+
+    void rawSeriesAndEndpointIds() {
+        EngineMetricsMapper mapper("raw", true);
+        const auto parsed = PrometheusTextParser::parse(test::fixture("engine/sglang-0.4.txt"));
+        std::size_t raw = 0;
+        for (const auto& r : mapper.update(parsed, 1))
+            raw += r.metric.path.starts_with("engine/raw/raw/") ? 1 : 0;
+        QCOMPARE(raw, parsed.samples.size());
+        QCOMPARE(EngineMetricsMapper::endpointIdFromUrl("http://user:secret@10.0.0.5:8000/metrics"),
+                 std::string("10.0.0.5:8000"));
+        QCOMPARE(EngineMetricsMapper::endpointIdFromUrl("https://engine.example/metrics"),
+                 std::string("engine.example"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineMetricsMapper)
+#include "tst_enginemetricsmapper.moc"
