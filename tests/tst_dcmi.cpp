@@ -1,5 +1,8 @@
 #include "TestSupport.h"
 #include "collectors/AscendNpuCollector.h"
+#include "collectors/GpuBackends.h"
+
+#include <QFile>
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -35,8 +38,11 @@ class TestDcmi : public QObject {
 
     void missingLibraryAndFunction() {
         GpuBackendStatus status;
-        QVERIFY(!Dcmi::open({"libdcmi-absent.so"}, status));
+        // The default search names libdcmi.so; an explicit path names that path.
+        QVERIFY(!Dcmi::open(GpuBackends::Libraries{}.dcmi, status) || QFile::exists("/usr/local/Ascend"));
         QCOMPARE(status.summary(), std::string("Ascend backend unavailable: libdcmi.so not found"));
+        QVERIFY(!Dcmi::open({"/opt/nowhere/libdcmi.so"}, status));
+        QCOMPARE(status.summary(), std::string("Ascend backend unavailable: /opt/nowhere/libdcmi.so not found"));
         // A library without the DCMI entry points (the fake NVML) is refused by name.
         QVERIFY(!Dcmi::open({FAKE_NVML}, status));
         QCOMPARE(status.reason, std::string(FAKE_NVML) + " lacks dcmi_init");
