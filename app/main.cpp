@@ -4,6 +4,7 @@
 #include "app/GlobalOptions.h"
 #include "app/RecordCommand.h"
 #include "app/SessionsCommand.h"
+#include "app/SimEngineCommand.h"
 #include "core/Logging.h"
 #include "core/StoreError.h"
 #include "core/Version.h"
@@ -23,7 +24,7 @@ constexpr const char* kNoSubcommandHint =
 
 int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Options& record,
              const SessionsCommand::Options& sessions, const DevicesCommand::Options& devices,
-             const ExportCommand::Options& exports) {
+             const ExportCommand::Options& exports, const EngineSimulator::Options& simulator) {
     if (app.got_subcommand("record"))
         return RecordCommand::run(global, record);
     if (app.got_subcommand("sessions"))
@@ -32,6 +33,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
         return DevicesCommand::run(global, devices);
     if (app.got_subcommand("export"))
         return ExportCommand::run(global, exports);
+    if (app.got_subcommand("sim-engine"))
+        return SimEngineCommand::run(simulator);
     std::cerr << kNoSubcommandHint;
     return kExitUsage;
 }
@@ -61,6 +64,9 @@ int main(int argc, char** argv) {
     SessionsCommand::attach(app, sessions);
     DevicesCommand::attach(app, devices);
     ExportCommand::attach(app, exports);
+    EngineSimulator::Options simulator;
+    simulator.port = 8000;
+    SimEngineCommand::attach(app, simulator);
 
     try {
         app.parse(argc, argv);
@@ -71,7 +77,7 @@ int main(int argc, char** argv) {
     Logging::toStderr(global.logLevel);
 
     try {
-        return dispatch(app, global, record, sessions, devices, exports);
+        return dispatch(app, global, record, sessions, devices, exports, simulator);
     } catch (const StoreError& e) {
         std::cerr << "tierscope: " << e.what() << "\n";
         return e.exitCode();

@@ -1,0 +1,88 @@
+#include "app/SimEngineCommand.h"
+
+#include "app/ExitCode.h"
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+namespace tierscope {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void onSignal(int) {
+    g_stop = 1;
+}
+
+} // namespace
+
+CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o) {
+    auto* cmd = parent.add_subcommand(
+        "sim-engine",
+        "Run an OpenAI-compatible engine SIMULATOR on 127.0.0.1 for tests and demos: "
+        "streams tokens, serves vLLM-named /metrics, and makes TTFT = queueing + prefill + "
+        "real KV-chunk reads from --kv-dir");
+    cmd->add_option("--port", o.port, "TCP port on 127.0.0.1 (0: any free port, printed)")
+        ->capture_default_str();
+    cmd->add_option("--kv-dir", o.kvDir,
+                    "Directory for the prefix cache's KV chunk files (read with O_DIRECT)");
+    cmd->add_option("--model", o.model, "Model name to report")->capture_default_str();
+    cmd->add_option("--max-concurrency", o.maxConcurrency,
+                    "Requests served at once; the rest queue")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--prefill-tokens-per-s", o.prefillTokensPerS,
+                    "Prefill speed for uncached tokens")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--decode-tokens-per-s", o.decodeTokensPerS, "Decode speed per request")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--chunk-tokens", o.chunkTokens, "Tokens per KV chunk")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--kv-bytes-per-token", o.kvBytesPerToken,
+                    "KV bytes per token (default: Llama-3.1-8B fp16)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--kv-capacity-tokens", o.kvCapacityTokens, "Prefix-cache capacity in tokens")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--error-rate", o.errorRate, "Share of requests answered with HTTP 500")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--disconnect-rate", o.disconnectRate, "Share of streams dropped half-way")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--stall-rate", o.stallRate, "Share of streams that pause half-way")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--stall-ms", o.stallMs, "Length of a stall")->capture_default_str();
+    cmd->add_option("--seed", o.seed, "Seed for fault injection")->capture_default_str();
+    return cmd;
+}
+
+int SimEngineCommand::run(const EngineSimulator::Options& options) {
+    EngineSimulator simulator(options);
+    int port = 0;
+    try {
+        port = simulator.start();
+    } catch (const std::exception& e) {
+        std::cerr << "tierscope sim-engine: " << e.what() << "\n";
+        return kExitFailure;
+    }
+    std::printf("tierscope sim-engine (a simulator, not an inference engine) listening on "
+                "http://127.0.0.1:%d\n"
+                "  /v1/completions, /v1/chat/completions, /v1/models, /metrics, /sim/requests; "
+                "Ctrl-C stops\n",
+                port);
+    std::fflush(stdout);
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    while (!g_stop)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    simulator.stop();
+    return kExitOk;
+}
+
+} // namespace tierscope

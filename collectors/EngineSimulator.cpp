@@ -1,0 +1,498 @@
+#include "collectors/EngineSimulator.h"
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// vLLM V1's TTFT histogram buckets.
+constexpr std::array<double, 22> kTtftBounds{0.001, 0.005, 0.01, 0.02,  0.04,  0.06,  0.08, 0.1,
+                                             0.25,  0.5,   0.75, 1.0,   2.5,   5.0,   7.5,  10.0,
+                                             20.0,  40.0,  80.0, 160.0, 640.0, 2560.0};
+
+double since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::vector<std::string> words(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string w; in >> w;)
+        out.push_back(std::move(w));
+    return out;
+}
+
+// Prefix-dependent hashes of each complete chunk, as a KV-cache key: FNV-1a over every token
+// from the start of the prompt to the end of the chunk.
+std::vector<std::uint64_t> chunkHashes(const std::vector<std::string>& tokens, int chunkTokens) {
+    std::vector<std::uint64_t> out;
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        for (const char c : tokens[i])
+            h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+        h = (h ^ 0x20) * 1099511628211ull;
+        if ((i + 1) % static_cast<std::size_t>(chunkTokens) == 0)
+            out.push_back(h);
+    }
+    return out;
+}
+
+std::string promptOf(const nlohmann::json& body, bool chat) {
+    if (!chat) {
+        const auto& p = body.value("prompt", nlohmann::json(""));
+        return p.is_string() ? p.get<std::string>() : p.dump();
+    }
+    std::string text;
+    for (const auto& m : body.value("messages", nlohmann::json::array())) {
+        const auto& c = m.value("content", nlohmann::json(""));
+        text += (c.is_string() ? c.get<std::string>() : c.dump()) + " ";
+    }
+    return text;
+}
+
+} // namespace
+
+struct EngineSimulator::Plan {
+    std::int64_t id = 0;
+    int promptTokens = 0;
+    int maxTokens = 0;
+    std::vector<std::uint64_t> cachedChunks;
+    std::vector<std::uint64_t> missChunks;
+    double queueS = 0;
+};
+
+EngineSimulator::EngineSimulator(Options options)
+    : m_options(std::move(options)), m_server(std::make_unique<httplib::Server>()),
+      m_ttftBuckets(kTtftBounds.size(), 0.0), m_random(m_options.seed) {
+    m_server->new_task_queue = [threads = m_options.threads] {
+        return new httplib::ThreadPool(threads);
+    };
+    routes();
+    if (!m_options.kvDir.empty())
+        m_kvWriter = std::thread(&EngineSimulator::kvWriterLoop, this);
+}
+
+EngineSimulator::~EngineSimulator() {
+    stop();
+    {
+        std::lock_guard lock(m_kvMutex);
+        m_kvStop = true;
+    }
+    m_kvWork.notify_all();
+    if (m_kvWriter.joinable())
+        m_kvWriter.join();
+}
+
+int EngineSimulator::start() {
+    const int port =
+        m_options.port == 0
+            ? m_server->bind_to_any_port(m_options.host)
+            : (m_server->bind_to_port(m_options.host, m_options.port) ? m_options.port : -1);
+    if (port <= 0)
+        throw std::runtime_error("cannot listen on " + m_options.host + ":" +
+                                 std::to_string(m_options.port));
+    m_listener = std::thread([this] { m_server->listen_after_bind(); });
+    return port;
+}
+
+void EngineSimulator::stop() {
+    if (m_server)
+        m_server->stop();
+    if (m_listener.joinable())
+        m_listener.join();
+}
+
+void EngineSimulator::wait() {
+    if (m_listener.joinable())
+        m_listener.join();
+}
+
+bool EngineSimulator::roll(double rate) {
+    if (rate <= 0)
+        return false;
+    std::lock_guard lock(m_mutex);
+    return std::uniform_real_distribution<double>(0, 1)(m_random) < rate;
+}
+
+EngineSimulator::Plan EngineSimulator::admit(const std::string& prompt, int maxTokens) {
+    const auto tokens = words(prompt);
+    const auto chunks = chunkHashes(tokens, m_options.chunkTokens);
+    const auto arrival = Clock::now();
+    Plan plan;
+    plan.id = m_nextId++;
+    plan.promptTokens = static_cast<int>(tokens.size());
+    plan.maxTokens = maxTokens;
+    std::unique_lock lock(m_mutex);
+    ++m_waiting;
+    m_slotFree.wait(lock, [&] { return m_running < m_options.maxConcurrency; });
+    --m_waiting;
+    ++m_running;
+    plan.queueS = since(arrival);
+    std::size_t i = 0;
+    for (; i < chunks.size(); ++i) {
+        const auto it = m_cached.find(chunks[i]);
+        if (it == m_cached.end())
+            break;
+        m_lru.splice(m_lru.begin(), m_lru, it->second); // touch
+        plan.cachedChunks.push_back(chunks[i]);
+    }
+    plan.missChunks.assign(chunks.begin() + static_cast<std::ptrdiff_t>(i), chunks.end());
+    m_activeTokens += plan.promptTokens + maxTokens;
+    m_promptTokens += plan.promptTokens;
+    m_prefixQueries += plan.promptTokens;
+    m_prefixHits += static_cast<double>(plan.cachedChunks.size()) * m_options.chunkTokens;
+    return plan;
+}
+
+void EngineSimulator::release(const Plan& plan) {
+    {
+        std::lock_guard lock(m_mutex);
+        --m_running;
+        m_activeTokens -= plan.promptTokens + plan.maxTokens;
+    }
+    m_slotFree.notify_one();
+}
+
+double EngineSimulator::readKv(const std::vector<std::uint64_t>& chunks, std::int64_t& bytes) {
+    const auto started = Clock::now();
+    constexpr std::size_t kBlock = 1 << 20;
+    void* buffer = nullptr;
+    if (posix_memalign(&buffer, 4096, kBlock) != 0)
+        return 0;
+    for (const auto hash : chunks) {
+        char name[32];
+        std::snprintf(name, sizeof name, "/%016llx.kv", static_cast<unsigned long long>(hash));
+        const std::string path = m_options.kvDir + name;
+        int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+        if (fd < 0 && errno == EINVAL) { // tmpfs and friends: the page cache is not bypassed
+            m_kvDirectIo = false;
+            fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        }
+        if (fd < 0)
+            continue;
+        ssize_t n = 0;
+        while ((n = ::read(fd, buffer, kBlock)) > 0)
+            bytes += n;
+        ::close(fd);
+    }
+    std::free(buffer);
+    return since(started);
+}
+
+void EngineSimulator::storeKv(const std::vector<std::uint64_t>& chunks) {
+    if (m_options.kvDir.empty() || chunks.empty())
+        return;
+    {
+        std::lock_guard lock(m_kvMutex);
+        m_kvQueue.insert(m_kvQueue.end(), chunks.begin(), chunks.end());
+    }
+    m_kvWork.notify_one();
+}
+
+void EngineSimulator::kvWriterLoop() {
+    std::vector<unsigned char> block(1 << 20);
+    std::uint64_t x = m_options.seed | 1;
+    for (;;) {
+        std::uint64_t hash = 0;
+        {
+            std::unique_lock lock(m_kvMutex);
+            m_kvWork.wait(lock, [&] { return m_kvStop || !m_kvQueue.empty(); });
+            if (m_kvStop)
+                return;
+            hash = m_kvQueue.front();
+            m_kvQueue.pop_front();
+        }
+        char name[32];
+        std::snprintf(name, sizeof name, "/%016llx.kv", static_cast<unsigned long long>(hash));
+        const std::string path = m_options.kvDir + name;
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0)
+            continue; // already stored
+        std::int64_t left = m_options.kvBytesPerToken * m_options.chunkTokens;
+        while (left > 0) {
+            for (std::size_t i = 0; i < block.size(); i += 8) { // xorshift: incompressible bytes
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                std::memcpy(&block[i], &x, 8);
+            }
+            const auto n = static_cast<std::size_t>(
+                std::min<std::int64_t>(left, static_cast<std::int64_t>(block.size())));
+            if (::write(fd, block.data(), n) != static_cast<ssize_t>(n))
+                break;
+            left -= static_cast<std::int64_t>(n);
+        }
+        ::close(fd);
+    }
+}
+
+void EngineSimulator::observe(double ttft, int promptTokens, int cachedTokens) {
+    (void)promptTokens;
+    (void)cachedTokens;
+    for (std::size_t b = 0; b < kTtftBounds.size(); ++b)
+        if (ttft <= kTtftBounds[b])
+            m_ttftBuckets[b] += 1;
+    m_ttftSum += ttft;
+    ++m_ttftCount;
+}
+
+std::vector<EngineSimulator::RequestRecord> EngineSimulator::records() const {
+    std::lock_guard lock(m_mutex);
+    return m_records;
+}
+
+std::string EngineSimulator::metricsText() const {
+    std::lock_guard lock(m_mutex);
+    const std::string labels = "engine=\"0\",model_name=\"" + m_options.model + "\"";
+    std::string out;
+    auto gauge = [&](const char* name, const char* help, double v) {
+        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n" + name +
+               "{" + labels + "} " + std::to_string(v) + "\n";
+    };
+    auto counter = [&](const char* name, const char* help, double v) {
+        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " counter\n" +
+               name + "_total{" + labels + "} " + std::to_string(v) + "\n";
+    };
+    gauge("vllm:num_requests_running", "Number of requests in model execution batches.", m_running);
+    gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", m_waiting);
+    gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
+          std::min(1.0, static_cast<double>(m_activeTokens) /
+                            static_cast<double>(m_options.kvCapacityTokens)));
+    counter("vllm:prompt_tokens", "Number of prefill tokens processed.", m_promptTokens);
+    counter("vllm:generation_tokens", "Number of generation tokens processed.", m_generationTokens);
+    counter("vllm:prefix_cache_queries",
+            "Prefix cache queries, in terms of number of queried tokens.", m_prefixQueries);
+    counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
+            m_prefixHits);
+    out += "# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.\n"
+           "# TYPE vllm:time_to_first_token_seconds histogram\n";
+    char line[256];
+    for (std::size_t b = 0; b < kTtftBounds.size(); ++b) {
+        std::snprintf(line, sizeof line,
+                      "vllm:time_to_first_token_seconds_bucket{%s,le=\"%g\"} %.0f\n",
+                      labels.c_str(), kTtftBounds[b], m_ttftBuckets[b]);
+        out += line;
+    }
+    char sum[64];
+    std::snprintf(sum, sizeof sum, "%.9f", m_ttftSum);
+    const std::string count = std::to_string(m_ttftCount);
+    out += "vllm:time_to_first_token_seconds_bucket{" + labels + ",le=\"+Inf\"} " + count + "\n";
+    out += "vllm:time_to_first_token_seconds_sum{" + labels + "} " + sum + "\n";
+    out += "vllm:time_to_first_token_seconds_count{" + labels + "} " + count + "\n";
+    return out;
+}
+
+void EngineSimulator::routes() {
+    m_server->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+        res.set_content(metricsText(), "text/plain; version=0.0.4");
+    });
+    m_server->Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+        const nlohmann::json models = {
+            {"object", "list"},
+            {"data",
+             {{{"id", m_options.model}, {"object", "model"}, {"owned_by", "tierscope-sim"}}}}};
+        res.set_content(models.dump(), "application/json");
+    });
+    m_server->Get("/sim/requests", [this](const httplib::Request&, httplib::Response& res) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& r : records())
+            out.push_back({{"id", r.id},
+                           {"prompt_tokens", r.promptTokens},
+                           {"cached_tokens", r.cachedTokens},
+                           {"queue_s", r.queueS},
+                           {"prefill_s", r.prefillS},
+                           {"kv_read_s", r.kvReadS},
+                           {"kv_bytes_read", r.kvBytesRead},
+                           {"ttft_s", r.ttftS},
+                           {"fault", r.fault}});
+        res.set_content(out.dump(), "application/json");
+    });
+
+    auto generate = [this](bool chat) {
+        return [this, chat](const httplib::Request& req, httplib::Response& res) {
+            const auto arrival = Clock::now();
+            const auto body = nlohmann::json::parse(req.body, nullptr, false);
+            if (body.is_discarded() || !body.is_object()) {
+                res.status = 400;
+                res.set_content(
+                    R"({"error":{"message":"request body is not a JSON object","type":"BadRequestError"}})",
+                    "application/json");
+                return;
+            }
+            const int maxTokens =
+                std::max(1, body.value("max_tokens", body.value("max_completion_tokens", 16)));
+            const bool stream = body.value("stream", false);
+            const bool usage = body.contains("stream_options") &&
+                               body["stream_options"].is_object() &&
+                               body["stream_options"].value("include_usage", false);
+            const std::string prompt = promptOf(body, chat);
+            if (roll(m_options.errorRate)) {
+                std::lock_guard lock(m_mutex);
+                m_records.push_back({m_nextId++, 0, 0, 0, 0, 0, 0, 0, "error"});
+                res.status = 500;
+                res.set_content(
+                    R"({"error":{"message":"injected failure","type":"InternalServerError"}})",
+                    "application/json");
+                return;
+            }
+            const std::string fault = roll(m_options.disconnectRate) ? "disconnect"
+                                      : roll(m_options.stallRate)    ? "stall"
+                                                                     : "";
+            const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(m_nextId.load());
+            const std::string object = chat ? "chat.completion.chunk" : "text_completion";
+            const long created = static_cast<long>(std::time(nullptr));
+
+            // Runs admission, KV reads and prefill; returns the plan with the TTFT recorded.
+            auto prefill = [this, prompt, maxTokens, arrival, fault](Plan& plan) {
+                plan = admit(prompt, maxTokens);
+                std::int64_t bytes = 0;
+                const double kvRead =
+                    m_options.kvDir.empty() ? 0 : readKv(plan.cachedChunks, bytes);
+                const int cached =
+                    static_cast<int>(plan.cachedChunks.size()) * m_options.chunkTokens;
+                const double prefillS = (plan.promptTokens - cached) / m_options.prefillTokensPerS;
+                std::this_thread::sleep_for(std::chrono::duration<double>(prefillS));
+                storeKv(plan.missChunks);
+                const double ttft = since(arrival);
+                std::lock_guard lock(m_mutex);
+                const std::size_t capacity = static_cast<std::size_t>(
+                    std::max<std::int64_t>(1, m_options.kvCapacityTokens / m_options.chunkTokens));
+                for (const auto hash : plan.missChunks) {
+                    if (m_cached.count(hash))
+                        continue;
+                    m_lru.push_front(hash);
+                    m_cached[hash] = m_lru.begin();
+                    while (m_cached.size() > capacity) {
+                        const auto victim = m_lru.back();
+                        m_lru.pop_back();
+                        m_cached.erase(victim);
+                        if (!m_options.kvDir.empty()) {
+                            char name[32];
+                            std::snprintf(name, sizeof name, "/%016llx.kv",
+                                          static_cast<unsigned long long>(victim));
+                            ::unlink((m_options.kvDir + name).c_str());
+                        }
+                    }
+                }
+                observe(ttft, plan.promptTokens, cached);
+                m_records.push_back({plan.id, plan.promptTokens, cached, plan.queueS, prefillS,
+                                     kvRead, ttft, bytes, fault});
+            };
+
+            if (!stream) {
+                Plan plan;
+                prefill(plan);
+                std::this_thread::sleep_for(
+                    std::chrono::duration<double>((maxTokens - 1) / m_options.decodeTokensPerS));
+                std::string text;
+                for (int t = 0; t < maxTokens; ++t)
+                    text += "tok ";
+                {
+                    std::lock_guard lock(m_mutex);
+                    m_generationTokens += maxTokens;
+                }
+                release(plan);
+                nlohmann::json choice =
+                    chat
+                        ? nlohmann::json{{"index", 0},
+                                         {"message", {{"role", "assistant"}, {"content", text}}},
+                                         {"finish_reason", "length"}}
+                        : nlohmann::json{{"index", 0}, {"text", text}, {"finish_reason", "length"}};
+                const nlohmann::json reply = {
+                    {"id", id},
+                    {"object", chat ? "chat.completion" : "text_completion"},
+                    {"created", created},
+                    {"model", m_options.model},
+                    {"choices", {choice}},
+                    {"usage",
+                     {{"prompt_tokens", plan.promptTokens},
+                      {"completion_tokens", maxTokens},
+                      {"total_tokens", plan.promptTokens + maxTokens}}}};
+                res.set_content(reply.dump(), "application/json");
+                return;
+            }
+
+            res.set_chunked_content_provider("text/event-stream", [this, chat, usage, maxTokens,
+                                                                   fault, id, object, created,
+                                                                   prefill](
+                                                                      std::size_t,
+                                                                      httplib::DataSink& sink) {
+                Plan plan;
+                prefill(plan);
+                const auto first = Clock::now();
+                auto event = [&](const nlohmann::json& choice, const char* finish) {
+                    nlohmann::json c = choice;
+                    c["index"] = 0;
+                    c["finish_reason"] = finish ? nlohmann::json(finish) : nlohmann::json(nullptr);
+                    const nlohmann::json chunk = {{"id", id},
+                                                  {"object", object},
+                                                  {"created", created},
+                                                  {"model", m_options.model},
+                                                  {"choices", {c}}};
+                    const std::string line = "data: " + chunk.dump() + "\n\n";
+                    return sink.write(line.data(), line.size());
+                };
+                auto token = [&](const char* finish) {
+                    return chat ? event({{"delta", {{"content", "tok "}}}}, finish)
+                                : event({{"text", "tok "}}, finish);
+                };
+                bool alive =
+                    !chat || event({{"delta", {{"role", "assistant"}, {"content", ""}}}}, nullptr);
+                int sent = 0;
+                for (int t = 0; alive && t < maxTokens; ++t) {
+                    if (t > 0)
+                        std::this_thread::sleep_until(
+                            first + std::chrono::duration<double>(t / m_options.decodeTokensPerS));
+                    if (t == maxTokens / 2 && fault == "disconnect")
+                        alive = false;
+                    if (t == maxTokens / 2 && fault == "stall")
+                        std::this_thread::sleep_for(std::chrono::milliseconds(m_options.stallMs));
+                    if (alive && (alive = token(t + 1 == maxTokens ? "length" : nullptr)))
+                        ++sent;
+                }
+                {
+                    std::lock_guard lock(m_mutex);
+                    m_generationTokens += sent;
+                }
+                if (alive && usage) {
+                    const nlohmann::json chunk = {{"id", id},
+                                                  {"object", object},
+                                                  {"created", created},
+                                                  {"model", m_options.model},
+                                                  {"choices", nlohmann::json::array()},
+                                                  {"usage",
+                                                   {{"prompt_tokens", plan.promptTokens},
+                                                    {"completion_tokens", sent},
+                                                    {"total_tokens", plan.promptTokens + sent}}}};
+                    const std::string line = "data: " + chunk.dump() + "\n\n";
+                    alive = sink.write(line.data(), line.size());
+                }
+                if (alive) {
+                    static const std::string done = "data: [DONE]\n\n";
+                    sink.write(done.data(), done.size());
+                    sink.done();
+                }
+                release(plan);
+                return alive; // false drops the connection mid-stream
+            });
+        };
+    };
+    m_server->Post("/v1/completions", generate(false));
+    m_server->Post("/v1/chat/completions", generate(true));
+}
+
+} // namespace tierscope

@@ -1,0 +1,109 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace httplib {
+class Server;
+}
+
+namespace tierscope {
+
+// An OpenAI-compatible streaming server for tests and demos (not an inference engine). TTFT is
+// the sum of three real parts, so storage speed really changes it:
+//   queueing behind --max-concurrency,
+//   prefill time proportional to the prompt tokens not found in the prefix cache, and
+//   the time to actually read the cached prefix's KV chunks from --kv-dir (O_DIRECT when the
+//   filesystem allows it).
+// Tokens are whitespace-separated words. /metrics speaks vLLM V1 names; /sim/requests lists
+// every request's injected TTFT and its parts, so tests can compare client measurements.
+class EngineSimulator {
+  public:
+    struct Options {
+        std::string host = "127.0.0.1";
+        int port = 0; // 0: any free port
+        std::string model = "tierscope-sim";
+        std::string kvDir; // empty: cached chunks cost no I/O
+        int maxConcurrency = 64;
+        double prefillTokensPerS = 20000;
+        double decodeTokensPerS = 100; // per request
+        int chunkTokens = 256;
+        std::int64_t kvBytesPerToken =
+            131072; // Llama-3.1-8B: 32 layers x 8 KV heads x 128 x 2 x fp16
+        std::int64_t kvCapacityTokens = 1'000'000;
+        double errorRate = 0;      // HTTP 500 before any token
+        double disconnectRate = 0; // connection dropped mid-stream
+        double stallRate = 0;      // stream pauses for stallMs mid-stream
+        int stallMs = 5000;
+        std::uint64_t seed = 1;
+        int threads = 512;
+    };
+    struct RequestRecord {
+        std::int64_t id = 0;
+        int promptTokens = 0;
+        int cachedTokens = 0;
+        double queueS = 0, prefillS = 0, kvReadS = 0, ttftS = 0;
+        std::int64_t kvBytesRead = 0;
+        std::string fault; // "", "error", "disconnect", "stall"
+    };
+
+    explicit EngineSimulator(Options options);
+    ~EngineSimulator();
+
+    int start(); // returns the bound port; throws std::runtime_error when it cannot bind
+    void stop();
+    void wait(); // until stop()
+
+    std::vector<RequestRecord> records() const;
+    std::string metricsText() const;
+    bool kvDirectIo() const { return m_kvDirectIo; }
+
+  private:
+    struct Plan;
+    Plan admit(const std::string& prompt, int maxTokens);
+    void release(const Plan& plan);
+    double readKv(const std::vector<std::uint64_t>& chunks, std::int64_t& bytes);
+    void storeKv(const std::vector<std::uint64_t>& chunks);
+    void kvWriterLoop();
+    bool roll(double rate);
+    void observe(double ttft, int promptTokens, int cachedTokens);
+    void routes();
+
+    Options m_options;
+    std::unique_ptr<httplib::Server> m_server;
+    std::thread m_listener;
+    std::atomic<std::int64_t> m_nextId{1};
+
+    mutable std::mutex m_mutex; // guards everything below
+    std::condition_variable m_slotFree;
+    int m_running = 0;
+    int m_waiting = 0;
+    std::int64_t m_activeTokens = 0;
+    std::list<std::uint64_t> m_lru; // prefix-cache chunk hashes, most recent first
+    std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> m_cached;
+    std::vector<RequestRecord> m_records;
+    std::vector<double> m_ttftBuckets; // cumulative counts per bound in kTtftBounds
+    double m_ttftSum = 0;
+    std::int64_t m_ttftCount = 0;
+    double m_promptTokens = 0, m_generationTokens = 0, m_prefixQueries = 0, m_prefixHits = 0;
+    std::mt19937_64 m_random;
+
+    std::mutex m_kvMutex;
+    std::condition_variable m_kvWork;
+    std::deque<std::uint64_t> m_kvQueue;
+    bool m_kvStop = false;
+    std::thread m_kvWriter;
+    bool m_kvDirectIo = true;
+};
+
+} // namespace tierscope

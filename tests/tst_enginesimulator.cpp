@@ -1,0 +1,167 @@
+#include "TestSupport.h"
+#include "collectors/EngineSimulator.h"
+#include "collectors/PrometheusTextParser.h"
+
+#include <QTemporaryDir>
+#include <curl/curl.h>
+#include <future>
+#include <nlohmann/json.hpp>
+
+using namespace tierscope;
+
+namespace {
+
+struct Reply {
+    long status = 0;
+    std::string body;
+};
+
+std::size_t append(char* data, std::size_t size, std::size_t n, void* out) {
+    static_cast<std::string*>(out)->append(data, size * n);
+    return size * n;
+}
+
+Reply request(const std::string& url, const std::string& body = {}) {
+    Reply reply;
+    CURL* curl = curl_easy_init();
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    if (!body.empty())
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 20L);
+    curl_easy_perform(curl);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+    curl_easy_cleanup(curl);
+    return reply;
+}
+
+std::vector<nlohmann::json> events(const std::string& sse) {
+    std::vector<nlohmann::json> out;
+    std::size_t at = 0;
+    while ((at = sse.find("data: ", at)) != std::string::npos) {
+        const auto end = sse.find("\n\n", at);
+        const auto payload = sse.substr(at + 6, end - at - 6);
+        out.push_back(payload == "[DONE]" ? nlohmann::json("[DONE]")
+                                          : nlohmann::json::parse(payload));
+        at = end;
+    }
+    return out;
+}
+
+} // namespace
+
+class TestEngineSimulator : public QObject {
+    Q_OBJECT
+  private:
+    static EngineSimulator::Options small(const std::string& kvDir) {
+        EngineSimulator::Options o;
+        o.kvDir = kvDir;
+        o.chunkTokens = 4;
+        o.kvBytesPerToken = 4096;
+        o.decodeTokensPerS = 1000;
+        return o;
+    }
+
+  private slots:
+    void streamsCompletionsWithUsageAndReusesKv() {
+        QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
+        EngineSimulator sim(small(kv.path().toStdString()));
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        const std::string body =
+            R"({"model":"m","prompt":"a b c d e f g h i","max_tokens":5,"stream":true,"stream_options":{"include_usage":true}})";
+        const auto first = request(base + "/v1/completions", body);
+        QCOMPARE(first.status, 200L);
+        const auto e = events(first.body);
+        QCOMPARE(e.size(), std::size_t(7)); // 5 tokens, usage, [DONE]
+        QCOMPARE(e[0]["choices"][0]["text"].get<std::string>(), std::string("tok "));
+        QCOMPARE(e[4]["choices"][0]["finish_reason"].get<std::string>(), std::string("length"));
+        QCOMPARE(e[5]["usage"]["prompt_tokens"].get<int>(), 9);
+        QCOMPARE(e[5]["usage"]["completion_tokens"].get<int>(), 5);
+        QCOMPARE(e[6].get<std::string>(), std::string("[DONE]"));
+        // Two complete 4-token chunks were computed and written to --kv-dir.
+        QTRY_COMPARE(QDir(kv.path()).entryList(QDir::Files).size(), 2);
+        for (const auto& f : QDir(kv.path()).entryInfoList(QDir::Files))
+            QCOMPARE(f.size(), qint64(4 * 4096));
+
+        QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+        const auto records = sim.records();
+        QCOMPARE(records.size(), std::size_t(2));
+        QCOMPARE(records[0].cachedTokens, 0);
+        QCOMPARE(records[1].cachedTokens, 8);
+        QCOMPARE(records[1].kvBytesRead, std::int64_t(2 * 4 * 4096)); // the chunks were really read
+        // TTFT is the sum of its parts (plus scheduling noise).
+        QVERIFY(records[1].ttftS >= records[1].kvReadS + records[1].prefillS);
+        QVERIFY(records[1].ttftS <
+                records[1].kvReadS + records[1].prefillS + records[1].queueS + 0.05);
+
+        const auto metrics = PrometheusTextParser::parse(request(base + "/metrics").body);
+        QCOMPARE(metrics.malformedLines, 0);
+        double prompt = 0, hits = 0, ttftCount = 0;
+        for (const auto& s : metrics.samples) {
+            prompt += s.name == "vllm:prompt_tokens_total" ? s.value : 0;
+            hits += s.name == "vllm:prefix_cache_hits_total" ? s.value : 0;
+            ttftCount += s.name == "vllm:time_to_first_token_seconds_count" ? s.value : 0;
+        }
+        QCOMPARE(prompt, 18.0);
+        QCOMPARE(hits, 8.0);
+        QCOMPARE(ttftCount, 2.0);
+    }
+
+    void chatStreamsRoleFirst() {
+        EngineSimulator sim(small({}));
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        const auto reply = request(
+            base + "/v1/chat/completions",
+            R"({"messages":[{"role":"user","content":"hello there"}],"max_tokens":3,"stream":true})");
+        const auto e = events(reply.body);
+        QCOMPARE(e.size(), std::size_t(5)); // role, 3 tokens, [DONE] (no usage unless asked)
+        QCOMPARE(e[0]["choices"][0]["delta"]["role"].get<std::string>(), std::string("assistant"));
+        QCOMPARE(e[0]["choices"][0]["delta"]["content"].get<std::string>(), std::string(""));
+        QCOMPARE(e[1]["choices"][0]["delta"]["content"].get<std::string>(), std::string("tok "));
+        QCOMPARE(e[0]["object"].get<std::string>(), std::string("chat.completion.chunk"));
+        const auto models = nlohmann::json::parse(request(base + "/v1/models").body);
+        QCOMPARE(models["data"][0]["id"].get<std::string>(), std::string("tierscope-sim"));
+        QCOMPARE(request(base + "/v1/completions", "not json").status, 400L);
+    }
+
+    void queueingBehindTheConcurrencyLimit() {
+        auto options = small({});
+        options.maxConcurrency = 1;
+        options.decodeTokensPerS = 20; // 10 tokens: ~0.45 s per request
+        EngineSimulator sim(options);
+        const std::string url =
+            "http://127.0.0.1:" + std::to_string(sim.start()) + "/v1/completions";
+        const std::string body = R"({"prompt":"x","max_tokens":10,"stream":true})";
+        auto a = std::async(std::launch::async, [&] { return request(url, body); });
+        QThread::msleep(50);
+        auto b = std::async(std::launch::async, [&] { return request(url, body); });
+        QCOMPARE(a.get().status, 200L);
+        QCOMPARE(b.get().status, 200L);
+        const auto records = sim.records();
+        QCOMPARE(records.size(), std::size_t(2));
+        QVERIFY2(records[1].queueS > 0.3, qPrintable(QString::number(records[1].queueS)));
+        QVERIFY(records[1].ttftS >= records[1].queueS);
+    }
+
+    void injectedFaults() {
+        auto options = small({});
+        options.errorRate = 1.0;
+        EngineSimulator failing(options);
+        const std::string a = "http://127.0.0.1:" + std::to_string(failing.start());
+        QCOMPARE(request(a + "/v1/completions", R"({"prompt":"x","stream":true})").status, 500L);
+
+        options.errorRate = 0;
+        options.disconnectRate = 1.0;
+        EngineSimulator dropping(options);
+        const std::string b = "http://127.0.0.1:" + std::to_string(dropping.start());
+        const auto cut =
+            request(b + "/v1/completions", R"({"prompt":"x","max_tokens":8,"stream":true})");
+        QVERIFY(cut.body.find("[DONE]") == std::string::npos);
+        QVERIFY(events(cut.body).size() < 8);
+        QCOMPARE(dropping.records().at(0).fault, std::string("disconnect"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineSimulator)
+#include "tst_enginesimulator.moc"
