@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace tierscope {
@@ -78,9 +79,24 @@ struct EngineSimulator::Plan {
 EngineSimulator::EngineSimulator(Options options)
     : m_options(std::move(options)), m_server(std::make_unique<httplib::Server>()),
       m_ttftBuckets(kTtftBounds.size(), 0.0), m_random(m_options.seed) {
+    if (m_options.threads <= 0)
+        m_options.threads = m_options.maxConcurrency + 32;
     m_server->new_task_queue = [threads = m_options.threads] {
         return new httplib::ThreadPool(threads);
     };
+    // Token chunks are tiny writes: without TCP_NODELAY, Nagle holds each one until the client's
+    // delayed ACK (~40 ms), which would show up as TTFT and ITL.
+    m_server->set_tcp_nodelay(true);
+    // cpp-httplib closes a keep-alive connection after 5 requests by default; engines do not,
+    // and every reconnect would add a TCP handshake to some request's TTFT.
+    m_server->set_keep_alive_max_count(1'000'000);
+    m_server->set_keep_alive_timeout(60);
+    // Remember the listening socket: start() raises its backlog past cpp-httplib's built-in 5.
+    m_server->set_socket_options([this](int fd) {
+        int yes = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        m_listenFd = fd;
+    });
     routes();
     if (!m_options.kvDir.empty())
         m_kvWriter = std::thread(&EngineSimulator::kvWriterLoop, this);
@@ -105,6 +121,10 @@ int EngineSimulator::start() {
     if (port <= 0)
         throw std::runtime_error("cannot listen on " + m_options.host + ":" +
                                  std::to_string(m_options.port));
+    // A burst of connections (64 streams opening at once) overflows a 5-deep accept queue, and
+    // the kernel drops SYNs that clients resend only after a second: raise it as servers do.
+    if (m_listenFd >= 0)
+        ::listen(m_listenFd, 4096);
     m_listener = std::thread([this] { m_server->listen_after_bind(); });
     return port;
 }
@@ -128,12 +148,13 @@ bool EngineSimulator::roll(double rate) {
     return std::uniform_real_distribution<double>(0, 1)(m_random) < rate;
 }
 
-EngineSimulator::Plan EngineSimulator::admit(const std::string& prompt, int maxTokens) {
+EngineSimulator::Plan EngineSimulator::admit(std::int64_t id, const std::string& prompt,
+                                             int maxTokens) {
     const auto tokens = words(prompt);
     const auto chunks = chunkHashes(tokens, m_options.chunkTokens);
     const auto arrival = Clock::now();
     Plan plan;
-    plan.id = m_nextId++;
+    plan.id = id;
     plan.promptTokens = static_cast<int>(tokens.size());
     plan.maxTokens = maxTokens;
     std::unique_lock lock(m_mutex);
@@ -325,6 +346,7 @@ void EngineSimulator::routes() {
     auto generate = [this](bool chat) {
         return [this, chat](const httplib::Request& req, httplib::Response& res) {
             const auto arrival = Clock::now();
+            const std::int64_t requestId = m_nextId++;
             const auto body = nlohmann::json::parse(req.body, nullptr, false);
             if (body.is_discarded() || !body.is_object()) {
                 res.status = 400;
@@ -342,7 +364,7 @@ void EngineSimulator::routes() {
             const std::string prompt = promptOf(body, chat);
             if (roll(m_options.errorRate)) {
                 std::lock_guard lock(m_mutex);
-                m_records.push_back({m_nextId++, 0, 0, 0, 0, 0, 0, 0, "error"});
+                m_records.push_back({requestId, 0, 0, 0, 0, 0, 0, 0, "error"});
                 res.status = 500;
                 res.set_content(
                     R"({"error":{"message":"injected failure","type":"InternalServerError"}})",
@@ -352,13 +374,13 @@ void EngineSimulator::routes() {
             const std::string fault = roll(m_options.disconnectRate) ? "disconnect"
                                       : roll(m_options.stallRate)    ? "stall"
                                                                      : "";
-            const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(m_nextId.load());
+            const std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(requestId);
             const std::string object = chat ? "chat.completion.chunk" : "text_completion";
             const long created = static_cast<long>(std::time(nullptr));
 
             // Runs admission, KV reads and prefill; returns the plan with the TTFT recorded.
-            auto prefill = [this, prompt, maxTokens, arrival, fault](Plan& plan) {
-                plan = admit(prompt, maxTokens);
+            auto prefill = [this, prompt, maxTokens, arrival, fault, requestId](Plan& plan) {
+                plan = admit(requestId, prompt, maxTokens);
                 std::int64_t bytes = 0;
                 const double kvRead =
                     m_options.kvDir.empty() ? 0 : readKv(plan.cachedChunks, bytes);

@@ -46,7 +46,7 @@ class EngineSimulator {
         double stallRate = 0;      // stream pauses for stallMs mid-stream
         int stallMs = 5000;
         std::uint64_t seed = 1;
-        int threads = 512;
+        int threads = 0; // 0: max concurrency + 32 (every stream holds a thread)
     };
     struct RequestRecord {
         std::int64_t id = 0;
@@ -70,7 +70,7 @@ class EngineSimulator {
 
   private:
     struct Plan;
-    Plan admit(const std::string& prompt, int maxTokens);
+    Plan admit(std::int64_t id, const std::string& prompt, int maxTokens);
     void release(const Plan& plan);
     double readKv(const std::vector<std::uint64_t>& chunks, std::int64_t& bytes);
     void storeKv(const std::vector<std::uint64_t>& chunks);
@@ -104,6 +104,7 @@ class EngineSimulator {
     bool m_kvStop = false;
     std::thread m_kvWriter;
     bool m_kvDirectIo = true;
+    int m_listenFd = -1;
 };
 
 } // namespace tierscope

@@ -176,6 +176,75 @@ void Store::addEvent(std::int64_t sessionId, std::int64_t tNs, const std::string
         .run();
 }
 
+std::int64_t Store::createRun(std::int64_t sessionId, const std::string& workload,
+                              const std::string& paramsJson, std::int64_t startNs,
+                              const std::string& experiment, const std::string& arm,
+                              int repetition) {
+    m_db.prepare(
+            "INSERT INTO run(session_id, experiment, arm, workload, params, repetition, start_ns) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .bind(1, sessionId)
+        .bind(2, experiment)
+        .bind(3, arm)
+        .bind(4, workload)
+        .bind(5, paramsJson)
+        .bind(6, static_cast<std::int64_t>(repetition))
+        .bind(7, startNs)
+        .run();
+    return m_db.lastInsertRowid();
+}
+
+void Store::finishRun(std::int64_t runId, std::int64_t endNs, const std::string& status,
+                      const std::string& summaryJson) {
+    m_db.prepare("UPDATE run SET end_ns = ?, status = ?, summary = ? WHERE id = ?")
+        .bind(1, endNs)
+        .bind(2, status)
+        .bind(3, summaryJson)
+        .bind(4, runId)
+        .run();
+}
+
+void Store::addRequests(std::int64_t runId, const std::vector<RequestRecord>& requests) {
+    auto q = m_db.prepare(
+        "INSERT INTO request(run_id, scheduled_ns, start_ns, ttft_s, itl_summary, e2e_s, "
+        "prompt_tokens, output_tokens, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    m_db.exec("BEGIN");
+    try {
+        for (const auto& r : requests) {
+            q.bind(1, runId).bind(2, r.scheduledNs).bind(3, r.sendNs);
+            r.ttftS ? q.bind(4, *r.ttftS) : q.bindNull(4);
+            if (r.itlS.empty()) {
+                q.bindNull(5);
+            } else {
+                double sum = 0, max = 0;
+                for (const double g : r.itlS) {
+                    sum += g;
+                    max = std::max(max, g);
+                }
+                q.bind(5, "{\"count\":" + std::to_string(r.itlS.size()) + ",\"mean_s\":" +
+                              std::to_string(sum / static_cast<double>(r.itlS.size())) +
+                              ",\"max_s\":" + std::to_string(max) + "}");
+            }
+            r.e2eS ? q.bind(6, *r.e2eS) : q.bindNull(6);
+            r.promptTokens ? q.bind(7, static_cast<std::int64_t>(*r.promptTokens)) : q.bindNull(7);
+            r.outputTokens ? q.bind(8, static_cast<std::int64_t>(*r.outputTokens)) : q.bindNull(8);
+            q.bind(9, static_cast<std::int64_t>(r.httpStatus));
+            r.error.empty() ? q.bindNull(10) : q.bind(10, r.error);
+            q.run();
+        }
+        m_db.exec("COMMIT");
+    } catch (...) {
+        m_db.exec("ROLLBACK");
+        throw;
+    }
+}
+
+std::int64_t Store::requestCount(std::int64_t runId) {
+    auto q = m_db.prepare("SELECT count(*) FROM request WHERE run_id = ?");
+    q.bind(1, runId);
+    return q.step() ? q.columnInt(0) : 0;
+}
+
 void Store::readStaging(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
                         std::vector<Sample>& out) {
     auto q = m_db.prepare("SELECT data FROM sample_recent WHERE metric_id = ? AND t_end >= ? "

@@ -3,6 +3,7 @@
 #include "core/Bucket.h"
 #include "core/DeviceRecord.h"
 #include "core/MetricInfo.h"
+#include "core/RequestRecord.h"
 #include "core/Sample.h"
 #include "core/SessionInfo.h"
 #include "core/SqliteDb.h"
@@ -38,6 +39,16 @@ class Store {
     std::vector<DeviceRecord> devices(std::int64_t sessionId);
     void addEvent(std::int64_t sessionId, std::int64_t tNs, const std::string& kind,
                   const std::string& text);
+
+    // A workload execution inside a session, and its load-generator requests.
+    std::int64_t createRun(std::int64_t sessionId, const std::string& workload,
+                           const std::string& paramsJson, std::int64_t startNs,
+                           const std::string& experiment = {}, const std::string& arm = {},
+                           int repetition = 0);
+    void finishRun(std::int64_t runId, std::int64_t endNs, const std::string& status,
+                   const std::string& summaryJson);
+    void addRequests(std::int64_t runId, const std::vector<RequestRecord>& requests);
+    std::int64_t requestCount(std::int64_t runId);
 
     // Every committed sample of the metric with t in [t0, t1], sorted by time.
     std::vector<Sample> readRaw(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns);

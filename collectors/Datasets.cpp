@@ -1,0 +1,108 @@
+#include "collectors/Datasets.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace tierscope {
+
+namespace {
+
+constexpr const char* kWords[] = {
+    "the",     "storage", "tier",      "holds",   "model",   "weights",   "and",
+    "cache",   "blocks",  "for",       "every",   "request", "that",      "reads",
+    "from",    "local",   "disk",      "or",      "remote",  "array",     "while",
+    "kernels", "compute", "attention", "over",    "long",    "context",   "windows",
+    "with",    "many",    "users",     "sharing", "prefix",  "tokens",    "across",
+    "rounds",  "of",      "questions", "about",   "latency", "bandwidth", "queue"};
+
+std::uint64_t next(std::uint64_t& s) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+}
+
+} // namespace
+
+std::string Datasets::words(int count, std::uint64_t& state) {
+    std::string out;
+    for (int i = 0; i < count; ++i) {
+        if (i)
+            out += ' ';
+        out += kWords[next(state) % (sizeof kWords / sizeof *kWords)];
+    }
+    return out;
+}
+
+std::vector<Conversation> Datasets::synthetic(int count, int inputMin, int inputMax,
+                                              int outputTokens, std::uint64_t seed) {
+    std::uint64_t state = seed | 1;
+    std::vector<Conversation> out;
+    for (int i = 0; i < count; ++i) {
+        const int span = std::max(0, inputMax - inputMin);
+        const int length =
+            inputMin +
+            (span ? static_cast<int>(next(state) % static_cast<std::uint64_t>(span + 1)) : 0);
+        out.push_back({"", {words(length, state)}, {outputTokens}});
+    }
+    return out;
+}
+
+std::vector<Conversation> Datasets::sharedPrefix(int users, int systemWords, int rounds,
+                                                 int questionWords, int outputTokens,
+                                                 std::uint64_t seed) {
+    std::uint64_t state = seed | 1;
+    const std::string system = words(systemWords, state);
+    std::vector<Conversation> out;
+    for (int u = 0; u < users; ++u) {
+        Conversation c{system, {}, {}};
+        for (int r = 0; r < rounds; ++r) {
+            c.questions.push_back("user " + std::to_string(u) +
+                                  " asks: " + words(questionWords, state));
+            c.maxTokens.push_back(outputTokens);
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::vector<Conversation> Datasets::jsonl(const std::string& path, int defaultOutputTokens) {
+    std::ifstream in(path);
+    if (!in)
+        throw std::runtime_error("cannot read dataset " + path);
+    std::vector<Conversation> out;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        const auto j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_object())
+            throw std::runtime_error(path + ":" + std::to_string(number) + ": not a JSON object");
+        if (j.contains("prompt") && j["prompt"].is_string()) {
+            out.push_back({"",
+                           {j["prompt"].get<std::string>()},
+                           {j.value("max_tokens", defaultOutputTokens)}});
+            continue;
+        }
+        if (j.contains("conversations") && j["conversations"].is_array()) {
+            Conversation c;
+            for (const auto& turn : j["conversations"])
+                if (turn.is_object() && turn.value("from", "") == "human" &&
+                    turn.contains("value") && turn["value"].is_string()) {
+                    c.questions.push_back(turn["value"].get<std::string>());
+                    c.maxTokens.push_back(defaultOutputTokens);
+                }
+            if (!c.questions.empty())
+                out.push_back(std::move(c));
+            continue;
+        }
+        throw std::runtime_error(path + ":" + std::to_string(number) +
+                                 ": needs \"prompt\" or \"conversations\"");
+    }
+    if (out.empty())
+        throw std::runtime_error("dataset " + path + " holds no prompts");
+    return out;
+}
+
+} // namespace tierscope

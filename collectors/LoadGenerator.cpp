@@ -1,0 +1,415 @@
+#include "collectors/LoadGenerator.h"
+
+#include "collectors/SseParser.h"
+
+#include <cstdlib>
+#include <curl/curl.h>
+#include <deque>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <spdlog/spdlog.h>
+#include <stdexcept>
+#include <sys/epoll.h>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace tierscope {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+}
+
+// Where a conversation stands: which round is next, and what was said so far.
+struct Cursor {
+    std::size_t conversation = 0;
+    std::size_t round = 0;
+    std::vector<std::pair<std::string, std::string>> history; // question, answer
+    Clock::time_point scheduled;
+};
+
+struct Transfer {
+    CURL* easy = nullptr;
+    curl_slist* headers = nullptr;
+    std::string body;
+    RequestRecord record;
+    Cursor cursor;
+    bool warmup = false;
+    Clock::time_point send;
+    Clock::time_point lastChunk;
+    bool done = false;
+    int contentChunks = 0;
+    std::string rawStart; // the first bytes, to explain a non-SSE error reply
+    std::unique_ptr<SseParser> parser;
+    bool chat = false;
+};
+
+constexpr std::size_t kMaxAnswerBytes = 1 << 20;
+
+void onEvent(Transfer& t, std::string_view data) {
+    if (data == "[DONE]") {
+        t.done = true;
+        return;
+    }
+    const auto now = Clock::now();
+    const auto chunk = nlohmann::json::parse(data, nullptr, false);
+    if (chunk.is_discarded() || !chunk.is_object()) {
+        if (t.record.error.empty())
+            t.record.error = "invalid JSON in the event stream";
+        return;
+    }
+    if (chunk.contains("error") && t.record.error.empty()) {
+        const auto& e = chunk["error"];
+        t.record.error = e.is_object() ? e.value("message", e.dump()) : e.dump();
+    }
+    if (t.record.responseId.empty() && chunk.contains("id") && chunk["id"].is_string())
+        t.record.responseId = chunk["id"].get<std::string>();
+    if (chunk.contains("usage") && chunk["usage"].is_object()) {
+        const auto& u = chunk["usage"];
+        if (u.contains("prompt_tokens") && u["prompt_tokens"].is_number())
+            t.record.promptTokens = u["prompt_tokens"].get<int>();
+        if (u.contains("completion_tokens") && u["completion_tokens"].is_number())
+            t.record.outputTokens = u["completion_tokens"].get<int>();
+    }
+    const auto choices = chunk.find("choices");
+    if (choices == chunk.end() || !choices->is_array() || choices->empty() ||
+        !(*choices)[0].is_object())
+        return;
+    const auto& choice = (*choices)[0];
+    std::string text;
+    if (t.chat) {
+        if (choice.contains("delta") && choice["delta"].is_object() &&
+            choice["delta"].contains("content") && choice["delta"]["content"].is_string())
+            text = choice["delta"]["content"].get<std::string>();
+    } else if (choice.contains("text") && choice["text"].is_string()) {
+        text = choice["text"].get<std::string>();
+    }
+    if (text.empty())
+        return; // role-only or empty chunks do not count as the first token
+    if (!t.record.ttftS)
+        t.record.ttftS = seconds(now - t.send);
+    else
+        t.record.itlS.push_back(seconds(now - t.lastChunk));
+    t.lastChunk = now;
+    ++t.contentChunks;
+    if (t.record.outputText.size() < kMaxAnswerBytes)
+        t.record.outputText += text;
+}
+
+std::size_t onData(char* data, std::size_t size, std::size_t count, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    const std::size_t n = size * count;
+    if (t->rawStart.size() < 512)
+        t->rawStart.append(data, std::min(n, 512 - t->rawStart.size()));
+    if (!t->parser->feed(std::string_view(data, n))) {
+        t->record.error = t->parser->error();
+        return 0; // abort: the stream is unusable
+    }
+    return n;
+}
+
+struct Loop {
+    int epoll = -1;
+    CURLM* multi = nullptr;
+    std::optional<Clock::time_point> timer;
+};
+
+int onSocket(CURL*, curl_socket_t fd, int what, void* user, void* assigned) {
+    auto* loop = static_cast<Loop*>(user);
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(loop->epoll, EPOLL_CTL_DEL, fd, nullptr);
+        return 0;
+    }
+    epoll_event ev{};
+    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+    ev.data.fd = fd;
+    if (!assigned) {
+        epoll_ctl(loop->epoll, EPOLL_CTL_ADD, fd, &ev);
+        curl_multi_assign(loop->multi, fd, loop);
+    } else {
+        epoll_ctl(loop->epoll, EPOLL_CTL_MOD, fd, &ev);
+    }
+    return 0;
+}
+
+int onTimer(CURLM*, long timeoutMs, void* user) {
+    auto* loop = static_cast<Loop*>(user);
+    if (timeoutMs < 0)
+        loop->timer.reset();
+    else
+        loop->timer = Clock::now() + std::chrono::milliseconds(timeoutMs);
+    return 0;
+}
+
+} // namespace
+
+LoadGenerator::LoadGenerator(Options options, std::vector<Conversation> conversations,
+                             const WallClock& clock)
+    : m_options(std::move(options)), m_conversations(std::move(conversations)), m_clock(clock) {
+    if (m_conversations.empty())
+        throw std::invalid_argument("the load generator needs at least one prompt");
+    if ((m_options.concurrency > 0) == (m_options.rate > 0))
+        throw std::invalid_argument("give exactly one of concurrency and rate");
+    if (m_options.requests <= 0 && m_options.duration.count() <= 0)
+        throw std::invalid_argument("give a number of requests or a duration");
+}
+
+std::string LoadGenerator::endpoint() const {
+    if (m_options.url.find("/v1/") != std::string::npos)
+        return m_options.url;
+    std::string base = m_options.url;
+    while (!base.empty() && base.back() == '/')
+        base.pop_back();
+    return base + (m_options.api == "chat" ? "/v1/chat/completions" : "/v1/completions");
+}
+
+std::vector<RequestRecord>
+LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
+                   const std::atomic<bool>* cancel) {
+    static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    (void)initialised;
+    const bool chat = m_options.api == "chat";
+    const std::string url = endpoint();
+    std::string authorization;
+    if (!m_options.tokenEnvVar.empty()) {
+        const char* token = std::getenv(m_options.tokenEnvVar.c_str());
+        if (token && *token)
+            authorization = std::string("Authorization: Bearer ") + token;
+        else
+            spdlog::warn("${} is not set; sending requests without a bearer token",
+                         m_options.tokenEnvVar);
+    }
+
+    Loop loop;
+    loop.epoll = epoll_create1(EPOLL_CLOEXEC);
+    loop.multi = curl_multi_init();
+    curl_multi_setopt(loop.multi, CURLMOPT_SOCKETFUNCTION, onSocket);
+    curl_multi_setopt(loop.multi, CURLMOPT_SOCKETDATA, &loop);
+    curl_multi_setopt(loop.multi, CURLMOPT_TIMERFUNCTION, onTimer);
+    curl_multi_setopt(loop.multi, CURLMOPT_TIMERDATA, &loop);
+    // Streams are long-lived: never queue one behind another on a shared connection.
+    curl_multi_setopt(loop.multi, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
+
+    std::vector<RequestRecord> records;
+    std::deque<Cursor> followUps;
+    std::unordered_map<CURL*, std::unique_ptr<Transfer>> active;
+    Progress progress;
+    std::size_t nextConversation = 0;
+    const auto started = Clock::now();
+    auto lastProgress = started;
+    Clock::time_point lastCompletion = started;
+    std::optional<Clock::time_point> firstSend;
+
+    std::mt19937_64 random(m_options.seed);
+    std::gamma_distribution<double> gaps(
+        m_options.burstiness,
+        m_options.rate > 0 ? 1.0 / (m_options.rate * m_options.burstiness) : 1.0);
+    Clock::time_point nextArrival = started;
+    const long limit = m_options.requests > 0 ? m_options.requests + m_options.warmup : -1;
+
+    auto mayIssue = [&](Clock::time_point now) {
+        if (cancel && cancel->load())
+            return false;
+        if (limit >= 0 && progress.issued >= limit)
+            return false;
+        return m_options.duration.count() <= 0 || now - started < m_options.duration;
+    };
+
+    auto start = [&](Cursor cursor) {
+        const Conversation& c = m_conversations[cursor.conversation];
+        nlohmann::json body = {{"model", m_options.model},
+                               {"max_tokens", c.maxTokens[cursor.round]},
+                               {"temperature", 0},
+                               {"stream", true},
+                               {"stream_options", {{"include_usage", true}}}};
+        if (chat) {
+            nlohmann::json messages = nlohmann::json::array();
+            if (!c.system.empty())
+                messages.push_back({{"role", "system"}, {"content", c.system}});
+            for (const auto& [q, a] : cursor.history) {
+                messages.push_back({{"role", "user"}, {"content", q}});
+                messages.push_back({{"role", "assistant"}, {"content", a}});
+            }
+            messages.push_back({{"role", "user"}, {"content", c.questions[cursor.round]}});
+            body["messages"] = messages;
+        } else {
+            std::string prompt = c.system;
+            for (const auto& [q, a] : cursor.history)
+                prompt += (prompt.empty() ? "" : " ") + q + " " + a;
+            prompt += (prompt.empty() ? "" : " ") + c.questions[cursor.round];
+            body["prompt"] = prompt;
+        }
+        auto t = std::make_unique<Transfer>();
+        Transfer* raw = t.get();
+        t->chat = chat;
+        t->cursor = std::move(cursor);
+        t->body = body.dump();
+        t->warmup = progress.issued < m_options.warmup;
+        t->record.index = progress.issued - (t->warmup ? 0 : m_options.warmup);
+        t->parser = std::make_unique<SseParser>([raw](std::string_view d) { onEvent(*raw, d); },
+                                                m_options.maxLineBytes);
+        t->headers = curl_slist_append(nullptr, "Content-Type: application/json");
+        // libcurl otherwise sends "Expect: 100-continue" for bodies over 1 KiB and holds the body
+        // back for up to a second: that wait would be counted as TTFT.
+        t->headers = curl_slist_append(t->headers, "Expect:");
+        if (!authorization.empty())
+            t->headers = curl_slist_append(t->headers, authorization.c_str());
+        t->easy = curl_easy_init();
+        curl_easy_setopt(t->easy, CURLOPT_URL, url.c_str());
+        curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, t->body.c_str());
+        curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(t->body.size()));
+        curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
+        curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, onData);
+        curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, raw);
+        curl_easy_setopt(t->easy, CURLOPT_PRIVATE, raw);
+        curl_easy_setopt(t->easy, CURLOPT_TIMEOUT_MS,
+                         static_cast<long>(m_options.requestTimeout.count()));
+        curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(t->easy, CURLOPT_TCP_NODELAY, 1L);
+        curl_easy_setopt(t->easy, CURLOPT_SSL_VERIFYPEER, m_options.insecureTls ? 0L : 1L);
+        curl_easy_setopt(t->easy, CURLOPT_SSL_VERIFYHOST, m_options.insecureTls ? 0L : 2L);
+        t->send = Clock::now();
+        if (!firstSend)
+            firstSend = t->send;
+        t->record.scheduledNs = m_clock.toWallNs(t->cursor.scheduled);
+        t->record.sendNs = m_clock.toWallNs(t->send);
+        curl_multi_add_handle(loop.multi, t->easy);
+        active.emplace(t->easy, std::move(t));
+        ++progress.issued;
+        ++progress.inFlight;
+        m_maxConcurrent = std::max(m_maxConcurrent, static_cast<int>(progress.inFlight));
+    };
+
+    auto newConversation = [&](Clock::time_point scheduled) {
+        Cursor c;
+        c.conversation = nextConversation++ % m_conversations.size();
+        c.scheduled = scheduled;
+        start(std::move(c));
+    };
+
+    auto finish = [&](CURL* easy, CURLcode result) {
+        auto it = active.find(easy);
+        if (it == active.end())
+            return;
+        Transfer& t = *it->second;
+        const auto now = Clock::now();
+        long status = 0;
+        curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+        t.record.httpStatus = static_cast<int>(status);
+        if (t.record.error.empty()) {
+            if (result != CURLE_OK)
+                t.record.error = std::string(curl_easy_strerror(result)) + " after " +
+                                 std::to_string(t.contentChunks) + " chunks";
+            else if (status != 200)
+                t.record.error =
+                    "HTTP " + std::to_string(status) + ": " + t.rawStart.substr(0, 200);
+            else if (!t.record.ttftS)
+                t.record.error = "no content received";
+            else if (!t.done)
+                t.record.error = "stream ended without [DONE]";
+        }
+        t.record.e2eS = seconds(now - t.send);
+        const double lateness = seconds(t.send - t.cursor.scheduled);
+        if (t.record.ttftS)
+            t.record.ttftScheduledS = *t.record.ttftS + lateness;
+        t.record.e2eScheduledS = *t.record.e2eS + lateness;
+        if (!t.record.outputTokens && t.contentChunks > 0)
+            t.record.outputTokens = t.contentChunks;
+        if (t.record.ok()) {
+            ++progress.completed;
+            const Conversation& c = m_conversations[t.cursor.conversation];
+            if (t.cursor.round + 1 < c.questions.size()) {
+                Cursor next = t.cursor;
+                next.history.emplace_back(c.questions[t.cursor.round], t.record.outputText);
+                ++next.round;
+                next.scheduled = now;
+                followUps.push_back(std::move(next));
+            }
+        } else {
+            ++progress.failed;
+        }
+        t.record.outputText.clear(); // history only; keeps memory flat over long runs
+        lastCompletion = now;
+        if (!t.warmup)
+            records.push_back(std::move(t.record));
+        curl_multi_remove_handle(loop.multi, easy);
+        curl_slist_free_all(t.headers);
+        curl_easy_cleanup(easy);
+        active.erase(it);
+        --progress.inFlight;
+    };
+
+    int running = 0;
+    epoll_event events[64];
+    for (;;) {
+        auto now = Clock::now();
+        // Issue what is due: follow-up rounds first, then new conversations.
+        if (m_options.concurrency > 0) {
+            while (progress.inFlight < m_options.concurrency && mayIssue(now)) {
+                if (!followUps.empty()) {
+                    start(std::move(followUps.front()));
+                    followUps.pop_front();
+                } else {
+                    newConversation(now);
+                }
+            }
+        } else {
+            while (!followUps.empty() && mayIssue(now)) {
+                start(std::move(followUps.front()));
+                followUps.pop_front();
+            }
+            while (now >= nextArrival && mayIssue(now)) {
+                newConversation(nextArrival);
+                nextArrival += std::chrono::duration_cast<Clock::duration>(
+                    std::chrono::duration<double>(gaps(random)));
+            }
+        }
+        if (progress.inFlight == 0 && !mayIssue(now))
+            break;
+
+        int waitMs = 100;
+        if (loop.timer)
+            waitMs = std::min(
+                waitMs,
+                static_cast<int>(std::max<long>(
+                    0, std::chrono::duration_cast<std::chrono::milliseconds>(*loop.timer - now)
+                           .count())));
+        if (m_options.rate > 0 && mayIssue(now))
+            waitMs = std::min(
+                waitMs,
+                static_cast<int>(std::max<long>(
+                    0, std::chrono::duration_cast<std::chrono::milliseconds>(nextArrival - now)
+                           .count())));
+        const int n = epoll_wait(loop.epoll, events, 64, waitMs);
+        for (int i = 0; i < n; ++i) {
+            const int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                             (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                             (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+            curl_multi_socket_action(loop.multi, events[i].data.fd, mask, &running);
+        }
+        if (loop.timer && Clock::now() >= *loop.timer) {
+            loop.timer.reset();
+            curl_multi_socket_action(loop.multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        }
+        int queued = 0;
+        while (CURLMsg* msg = curl_multi_info_read(loop.multi, &queued))
+            if (msg->msg == CURLMSG_DONE)
+                finish(msg->easy_handle, msg->data.result);
+        if (onProgress && Clock::now() - lastProgress >= std::chrono::seconds(1)) {
+            lastProgress = Clock::now();
+            onProgress(progress);
+        }
+    }
+    m_durationS = firstSend ? seconds(lastCompletion - *firstSend) : 0.0;
+    curl_multi_cleanup(loop.multi);
+    close(loop.epoll);
+    if (onProgress)
+        onProgress(progress);
+    return records;
+}
+
+} // namespace tierscope

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "collectors/Conversation.h"
+#include "core/RequestRecord.h"
+#include "core/WallClock.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// Streams OpenAI-compatible completions (SSE, include_usage) from one thread with the libcurl
+// multi interface driven by curl_multi_socket_action and epoll.
+//   Closed loop: `concurrency` requests in flight at all times.
+//   Open loop: arrivals at `rate` req/s from a gamma process (`burstiness` 1 = Poisson), as
+//   vLLM's benchmark client does. Each request records both its TTFT from the actual send and
+//   from its scheduled send time, so a client that falls behind cannot hide its own queueing
+//   (coordinated omission).
+// Multi-round conversations send round r+1 when round r has finished, with the history.
+class LoadGenerator {
+  public:
+    struct Options {
+        std::string url; // server base (http://host:port) or a full /v1/... endpoint
+        std::string model;
+        std::string api = "completions"; // or "chat"
+        int concurrency = 0;
+        double rate = 0;
+        double burstiness = 1.0;
+        int requests = 0; // 0: until duration
+        std::chrono::nanoseconds duration{0};
+        int warmup = 0; // issued first, left out of the records
+        std::string tokenEnvVar;
+        bool insecureTls = false;
+        std::chrono::milliseconds requestTimeout{600'000};
+        std::uint64_t seed = 0;
+        std::size_t maxLineBytes = 1 << 20;
+    };
+    struct Progress {
+        long issued = 0, completed = 0, failed = 0, inFlight = 0;
+    };
+
+    LoadGenerator(Options options, std::vector<Conversation> conversations, const WallClock& clock);
+
+    std::vector<RequestRecord> run(const std::function<void(const Progress&)>& onProgress = {},
+                                   const std::atomic<bool>* cancel = nullptr);
+
+    double durationS() const { return m_durationS; }
+    int maxConcurrent() const { return m_maxConcurrent; }
+    std::string endpoint() const;
+
+  private:
+    Options m_options;
+    std::vector<Conversation> m_conversations;
+    const WallClock& m_clock;
+    double m_durationS = 0;
+    int m_maxConcurrent = 0;
+};
+
+} // namespace tierscope

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/RequestRecord.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// The result of a load run with the field names and definitions of vLLM's `bench serve`, so
+// figures compare one to one: percentiles interpolate linearly (numpy's default), std is the
+// population standard deviation, TPOT is (e2e - ttft) / (output tokens - 1) per request, ITL
+// pools every inter-chunk gap, goodput counts requests that meet every SLO.
+class LoadSummary {
+  public:
+    struct Slo {
+        std::optional<double> ttftMs, tpotMs, e2elMs;
+    };
+
+    static nlohmann::json compute(const std::vector<RequestRecord>& records, double durationS,
+                                  int maxConcurrent, const Slo& slo = {});
+    static double percentile(std::vector<double> values, double p);
+    // "ttft:500 tpot:50" or "ttft:500,e2el:2000"; nullopt when malformed.
+    static std::optional<Slo> parseSlo(const std::string& text);
+};
+
+} // namespace tierscope

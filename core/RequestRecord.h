@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// One load-generator request. Times are measured on the monotonic clock; the wall-clock stamps
+// place it on the timeline. TTFT is the first chunk that carries content.
+struct RequestRecord {
+    std::int64_t index = 0;
+    std::int64_t scheduledNs = 0;         // wall clock: when the schedule wanted it sent
+    std::int64_t sendNs = 0;              // wall clock: when it was actually handed to the network
+    std::optional<double> ttftS;          // from the actual send
+    std::optional<double> ttftScheduledS; // from the scheduled send: includes client queueing
+    std::vector<double> itlS;             // gaps between content chunks
+    std::optional<double> e2eS;
+    std::optional<double> e2eScheduledS;
+    std::optional<int> promptTokens;
+    std::optional<int> outputTokens;
+    int httpStatus = 0;
+    std::string error;      // empty on success
+    std::string responseId; // the server's id of the completion
+    std::string outputText;
+
+    bool ok() const { return error.empty() && httpStatus == 200; }
+};
+
+} // namespace tierscope

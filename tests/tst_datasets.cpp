@@ -1,0 +1,79 @@
+#include "TestSupport.h"
+#include "collectors/Datasets.h"
+
+#include <QTemporaryDir>
+#include <sstream>
+
+using namespace tierscope;
+
+namespace {
+
+int wordCount(const std::string& text) {
+    std::istringstream in(text);
+    int n = 0;
+    for (std::string w; in >> w;)
+        ++n;
+    return n;
+}
+
+} // namespace
+
+class TestDatasets : public QObject {
+    Q_OBJECT
+  private slots:
+    void syntheticLengthsAndSeeds() {
+        const auto fixed = Datasets::synthetic(20, 128, 128, 64, 7);
+        QCOMPARE(fixed.size(), std::size_t(20));
+        for (const auto& c : fixed) {
+            QCOMPARE(wordCount(c.questions.at(0)), 128);
+            QCOMPARE(c.maxTokens.at(0), 64);
+        }
+        const auto ranged = Datasets::synthetic(200, 10, 20, 8, 7);
+        int lo = 100, hi = 0;
+        for (const auto& c : ranged) {
+            lo = std::min(lo, wordCount(c.questions[0]));
+            hi = std::max(hi, wordCount(c.questions[0]));
+        }
+        QCOMPARE(lo, 10);
+        QCOMPARE(hi, 20);
+        QCOMPARE(Datasets::synthetic(3, 5, 9, 1, 42)[2].questions,
+                 Datasets::synthetic(3, 5, 9, 1, 42)[2].questions);
+    }
+
+    void sharedPrefixConversations() {
+        const auto users = Datasets::sharedPrefix(4, 300, 3, 20, 32, 1);
+        QCOMPARE(users.size(), std::size_t(4));
+        for (const auto& c : users) {
+            QCOMPARE(c.system, users[0].system); // one system prompt shared by every user
+            QCOMPARE(wordCount(c.system), 300);
+            QCOMPARE(c.questions.size(), std::size_t(3));
+        }
+        QVERIFY(users[0].questions[0] != users[1].questions[0]);
+    }
+
+    void jsonlAndShareGpt() {
+        QTemporaryDir dir;
+        test::writeFile(dir.filePath("d.jsonl"),
+                        "{\"prompt\": \"hello world\", \"max_tokens\": 7}\n\n"
+                        "{\"conversations\": [{\"from\": \"human\", \"value\": \"q1\"}, {\"from\": "
+                        "\"gpt\", \"value\": \"a1\"},"
+                        " {\"from\": \"human\", \"value\": \"q2\"}]}\n");
+        const auto d = Datasets::jsonl(dir.filePath("d.jsonl").toStdString(), 100);
+        QCOMPARE(d.size(), std::size_t(2));
+        QCOMPARE(d[0].questions[0], std::string("hello world"));
+        QCOMPARE(d[0].maxTokens[0], 7);
+        QCOMPARE(d[1].questions.size(), std::size_t(2));
+        QCOMPARE(d[1].maxTokens[1], 100);
+        test::writeFile(dir.filePath("bad.jsonl"), "{\"prompt\": \"ok\"}\n{\"text\": \"no\"}\n");
+        try {
+            Datasets::jsonl(dir.filePath("bad.jsonl").toStdString(), 1);
+            QFAIL("a line without prompt must be refused");
+        } catch (const std::runtime_error& e) {
+            QVERIFY(std::string(e.what()).find("bad.jsonl:2") != std::string::npos);
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, Datasets::jsonl("/nonexistent.jsonl", 1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDatasets)
+#include "tst_datasets.moc"
