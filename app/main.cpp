@@ -2,6 +2,7 @@
 #include "app/ExitCode.h"
 #include "app/ExportCommand.h"
 #include "app/GlobalOptions.h"
+#include "app/LoadCommand.h"
 #include "app/RecordCommand.h"
 #include "app/SessionsCommand.h"
 #include "app/SimEngineCommand.h"
@@ -24,7 +25,8 @@ constexpr const char* kNoSubcommandHint =
 
 int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Options& record,
              const SessionsCommand::Options& sessions, const DevicesCommand::Options& devices,
-             const ExportCommand::Options& exports, const EngineSimulator::Options& simulator) {
+             const ExportCommand::Options& exports, const EngineSimulator::Options& simulator,
+             const LoadCommand::Options& load) {
     if (app.got_subcommand("record"))
         return RecordCommand::run(global, record);
     if (app.got_subcommand("sessions"))
@@ -33,6 +35,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
         return DevicesCommand::run(global, devices);
     if (app.got_subcommand("export"))
         return ExportCommand::run(global, exports);
+    if (app.got_subcommand("load"))
+        return LoadCommand::run(global, load);
     if (app.got_subcommand("sim-engine"))
         return SimEngineCommand::run(simulator);
     std::cerr << kNoSubcommandHint;
@@ -67,6 +71,8 @@ int main(int argc, char** argv) {
     EngineSimulator::Options simulator;
     simulator.port = 8000;
     SimEngineCommand::attach(app, simulator);
+    LoadCommand::Options load;
+    LoadCommand::attach(app, load);
 
     try {
         app.parse(argc, argv);
@@ -77,7 +83,7 @@ int main(int argc, char** argv) {
     Logging::toStderr(global.logLevel);
 
     try {
-        return dispatch(app, global, record, sessions, devices, exports, simulator);
+        return dispatch(app, global, record, sessions, devices, exports, simulator, load);
     } catch (const StoreError& e) {
         std::cerr << "tierscope: " << e.what() << "\n";
         return e.exitCode();

@@ -1,0 +1,260 @@
+#include "app/LoadCommand.h"
+
+#include "app/ExitCode.h"
+#include "collectors/Datasets.h"
+#include "collectors/LoadGenerator.h"
+#include "core/DurationParser.h"
+#include "core/LoadSummary.h"
+#include "core/Store.h"
+#include "core/Version.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void onSignal(int signal) {
+    g_cancel = true;
+    std::signal(signal, SIG_DFL);
+}
+
+bool parseRange(const std::string& text, int& lo, int& hi) {
+    try {
+        const auto dash = text.find('-');
+        lo = std::stoi(text.substr(0, dash));
+        hi = dash == std::string::npos ? lo : std::stoi(text.substr(dash + 1));
+    } catch (...) {
+        return false;
+    }
+    return lo > 0 && hi >= lo;
+}
+
+void printSummary(const nlohmann::json& s, bool scheduled) {
+    auto line = [](const char* name, double v, const char* fmt = "%.2f") {
+        char value[64];
+        std::snprintf(value, sizeof value, fmt, v);
+        std::printf("%-40s %s\n", name, value);
+    };
+    auto block = [&](const char* title, const std::string& key, const char* label) {
+        std::printf("%s\n", title);
+        for (const char* stat : {"mean", "median", "p90", "p99"}) {
+            const std::string name = std::string(stat == std::string("p90")    ? "P90"
+                                                 : stat == std::string("p99")  ? "P99"
+                                                 : stat == std::string("mean") ? "Mean"
+                                                                               : "Median") +
+                                     " " + label + " (ms):";
+            line(name.c_str(), s.value(std::string(stat) + "_" + key + "_ms", 0.0));
+        }
+    };
+    std::printf("============ Serving Benchmark Result ============\n");
+    line("Successful requests:", s["completed"].get<double>(), "%.0f");
+    line("Failed requests:", s["failed"].get<double>(), "%.0f");
+    line("Maximum request concurrency:", s["max_concurrent_requests"].get<double>(), "%.0f");
+    line("Benchmark duration (s):", s["duration"].get<double>());
+    line("Total input tokens:", s["total_input_tokens"].get<double>(), "%.0f");
+    line("Total generated tokens:", s["total_output_tokens"].get<double>(), "%.0f");
+    line("Request throughput (req/s):", s["request_throughput"].get<double>());
+    if (s.contains("request_goodput"))
+        line("Request goodput (req/s):", s["request_goodput"].get<double>());
+    line("Output token throughput (tok/s):", s["output_throughput"].get<double>());
+    line("Total Token throughput (tok/s):", s["total_token_throughput"].get<double>());
+    block("---------------Time to First Token----------------", "ttft", "TTFT");
+    if (scheduled && s.contains("mean_ttft_from_scheduled_ms"))
+        block("-----TTFT from scheduled send (incl. client queueing)-----", "ttft_from_scheduled",
+              "TTFT");
+    block("-----Time per Output Token (excl. 1st token)------", "tpot", "TPOT");
+    block("---------------Inter-token Latency----------------", "itl", "ITL");
+    block("----------------End-to-end Latency----------------", "e2el", "E2EL");
+    std::printf("==================================================\n");
+}
+
+} // namespace
+
+CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
+    auto* cmd = parent.add_subcommand(
+        "load", "Drive an OpenAI-compatible engine with streamed requests and measure "
+                "TTFT, ITL, TPOT and throughput (vLLM bench serve definitions)");
+    cmd->add_option("--url", o.url, "Server base URL (http://host:port) or a full /v1/... endpoint")
+        ->required();
+    cmd->add_option("--model", o.model, "Model name to request")->required();
+    cmd->add_option("--api", o.api, "completions or chat")
+        ->check(CLI::IsMember({"completions", "chat"}))
+        ->capture_default_str();
+    auto* conc = cmd->add_option("--concurrency", o.concurrency, "Closed loop: requests in flight")
+                     ->check(CLI::PositiveNumber);
+    auto* rate =
+        cmd->add_option("--rate", o.rate, "Open loop: requests per second (gamma arrivals)")
+            ->check(CLI::PositiveNumber);
+    conc->excludes(rate);
+    cmd->add_option("--burstiness", o.burstiness, "Gamma shape; 1 = Poisson")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    auto* requests = cmd->add_option("--requests", o.requests, "Number of measured requests")
+                         ->check(CLI::PositiveNumber);
+    auto* duration =
+        cmd->add_option("--duration", o.duration, "Stop issuing after this long (30s, 5m)");
+    requests->excludes(duration);
+    cmd->add_option("--warmup", o.warmup, "Requests sent first and left out of the results")
+        ->capture_default_str();
+    cmd->add_option("--dataset", o.dataset, "synthetic, shared-prefix or jsonl")
+        ->check(CLI::IsMember({"synthetic", "shared-prefix", "jsonl"}))
+        ->capture_default_str();
+    cmd->add_option("--dataset-path", o.datasetPath, "JSONL file for --dataset jsonl");
+    cmd->add_option("--input-len", o.inputLen, "Synthetic prompt length in words: N or MIN-MAX")
+        ->capture_default_str();
+    cmd->add_option("--output-len", o.outputLen, "max_tokens per request")->capture_default_str();
+    cmd->add_option("--users", o.users, "shared-prefix: conversations")->capture_default_str();
+    cmd->add_option("--system-tokens", o.systemTokens,
+                    "shared-prefix: shared system prompt length (words)")
+        ->capture_default_str();
+    cmd->add_option("--rounds", o.rounds, "shared-prefix: rounds per conversation")
+        ->capture_default_str();
+    cmd->add_option("--question-tokens", o.questionTokens, "shared-prefix: question length (words)")
+        ->capture_default_str();
+    cmd->add_option("--goodput", o.goodput,
+                    "SLOs for goodput, e.g. \"ttft:500 tpot:50 e2el:5000\" (ms)");
+    cmd->add_option("--out", o.out, "Write the result as JSON to this file");
+    cmd->add_option("--label", o.label, "Session label");
+    cmd->add_option("--storage-profile", o.storageProfile, "Storage configuration under test");
+    cmd->add_option("--token-env", o.tokenEnv, "Environment variable holding a bearer token");
+    cmd->add_flag("--insecure", o.insecure, "Do not verify TLS certificates (warns)");
+    cmd->add_option("--seed", o.seed, "Seed for prompts and arrivals")->capture_default_str();
+    cmd->add_option("--request-timeout", o.requestTimeout, "Give up on one request after this long")
+        ->capture_default_str();
+    return cmd;
+}
+
+int LoadCommand::run(const GlobalOptions& global, const Options& o) {
+    auto usage = [](const std::string& message) {
+        std::cerr << "tierscope load: " << message << "\n";
+        return kExitUsage;
+    };
+    if (o.concurrency <= 0 && o.rate <= 0)
+        return usage("give --concurrency N (closed loop) or --rate R (open loop)");
+    if (o.requests <= 0 && o.duration.empty())
+        return usage("give --requests K or --duration D");
+    LoadGenerator::Options options;
+    options.url = o.url;
+    options.model = o.model;
+    options.api = o.api;
+    options.concurrency = o.concurrency;
+    options.rate = o.rate;
+    options.burstiness = o.burstiness;
+    options.requests = o.requests;
+    options.warmup = o.warmup;
+    options.tokenEnvVar = o.tokenEnv;
+    options.insecureTls = o.insecure;
+    options.seed = o.seed;
+    if (!o.duration.empty()) {
+        const auto d = DurationParser::parse(o.duration);
+        if (!d || d->count() <= 0)
+            return usage("--duration must be a duration such as 30s or 5m");
+        options.duration = *d;
+    }
+    const auto timeout = DurationParser::parse(o.requestTimeout);
+    if (!timeout || timeout->count() <= 0)
+        return usage("--request-timeout must be a duration such as 60s");
+    options.requestTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
+    std::optional<LoadSummary::Slo> slo;
+    if (!o.goodput.empty() && !(slo = LoadSummary::parseSlo(o.goodput)))
+        return usage("--goodput takes ttft:MS tpot:MS e2el:MS");
+    if (o.insecure)
+        std::cerr << "tierscope load: warning: TLS certificate verification is OFF\n";
+
+    std::vector<Conversation> conversations;
+    const int needed = std::max(1, (o.requests > 0 ? o.requests : 1000) + o.warmup);
+    if (o.dataset == "synthetic") {
+        int lo = 0, hi = 0;
+        if (!parseRange(o.inputLen, lo, hi))
+            return usage("--input-len takes N or MIN-MAX");
+        conversations = Datasets::synthetic(needed, lo, hi, o.outputLen, o.seed);
+    } else if (o.dataset == "shared-prefix") {
+        conversations = Datasets::sharedPrefix(o.users, o.systemTokens, o.rounds, o.questionTokens,
+                                               o.outputLen, o.seed);
+    } else {
+        if (o.datasetPath.empty())
+            return usage("--dataset jsonl needs --dataset-path FILE");
+        try {
+            conversations = Datasets::jsonl(o.datasetPath, o.outputLen);
+        } catch (const std::exception& e) {
+            return usage(e.what());
+        }
+    }
+
+    const std::string dbPath = global.dbPath();
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(dbPath).parent_path(), ec);
+    Store store(dbPath, Store::Mode::ReadWrite);
+    WallClock clock;
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::int64_t session =
+        store.createSession({0, o.label.empty() ? "load " + o.model : o.label, o.storageProfile,
+                             host, clock.nowNs(), std::nullopt, "", "load", kToolVersion});
+    const nlohmann::json params = {{"url", o.url},
+                                   {"model", o.model},
+                                   {"api", o.api},
+                                   {"concurrency", o.concurrency},
+                                   {"rate", o.rate},
+                                   {"burstiness", o.burstiness},
+                                   {"requests", o.requests},
+                                   {"duration", o.duration},
+                                   {"warmup", o.warmup},
+                                   {"dataset", o.dataset},
+                                   {"input_len", o.inputLen},
+                                   {"output_len", o.outputLen},
+                                   {"seed", o.seed}};
+    const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
+
+    LoadGenerator generator(options, std::move(conversations), clock);
+    std::signal(SIGINT, onSignal);
+    const bool tty = isatty(STDERR_FILENO);
+    const auto records = generator.run(
+        [&](const LoadGenerator::Progress& p) {
+            if (tty)
+                std::fprintf(stderr, "\r%ld issued, %ld done, %ld failed, %ld in flight   ",
+                             p.issued, p.completed, p.failed, p.inFlight);
+        },
+        &g_cancel);
+    std::signal(SIGINT, SIG_DFL);
+    if (tty)
+        std::fputs("\n", stderr);
+
+    auto summary = LoadSummary::compute(records, generator.durationS(), generator.maxConcurrent(),
+                                        slo.value_or(LoadSummary::Slo{}));
+    summary["tool_version"] = kToolVersion;
+    summary["endpoint"] = generator.endpoint();
+    summary["session_id"] = session;
+    summary["run_id"] = run;
+    store.addRequests(run, records);
+    store.finishRun(run, clock.nowNs(), g_cancel ? "cancelled" : "completed", summary.dump());
+    store.finishSession(session, clock.nowNs());
+    printSummary(summary, o.rate > 0);
+    std::printf("stored as session %lld, run %lld in %s\n", static_cast<long long>(session),
+                static_cast<long long>(run), dbPath.c_str());
+    if (!o.out.empty()) {
+        std::ofstream out(o.out);
+        out << summary.dump(2) << "\n";
+        if (!out) {
+            std::cerr << "tierscope load: cannot write " << o.out << "\n";
+            return kExitCannotWrite;
+        }
+    }
+    if (summary["completed"].get<long>() == 0) {
+        const std::string first = records.empty() ? "no request was sent" : records.front().error;
+        std::cerr << "tierscope load: no request succeeded; first error: " << first << "\n";
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+} // namespace tierscope

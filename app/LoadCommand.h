@@ -1,0 +1,44 @@
+#pragma once
+
+#include "app/GlobalOptions.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace tierscope {
+
+class LoadCommand {
+  public:
+    struct Options {
+        std::string url;
+        std::string model;
+        std::string api = "completions";
+        int concurrency = 0;
+        double rate = 0;
+        double burstiness = 1.0;
+        int requests = 0;
+        std::string duration;
+        int warmup = 0;
+        std::string dataset = "synthetic";
+        std::string datasetPath;
+        std::string inputLen = "512";
+        int outputLen = 128;
+        int users = 8;
+        int systemTokens = 1000;
+        int rounds = 4;
+        int questionTokens = 64;
+        std::string goodput;
+        std::string out;
+        std::string label;
+        std::string storageProfile;
+        std::string tokenEnv;
+        bool insecure = false;
+        std::uint64_t seed = 0;
+        std::string requestTimeout = "600s";
+    };
+    static CLI::App* attach(CLI::App& parent, Options& options);
+    static int run(const GlobalOptions& global, const Options& options);
+};
+
+} // namespace tierscope
