@@ -2,6 +2,7 @@
 #include "app/ExitCode.h"
 #include "app/ExportCommand.h"
 #include "app/GlobalOptions.h"
+#include "app/ImportCommand.h"
 #include "app/LoadCommand.h"
 #include "app/RecordCommand.h"
 #include "app/SessionsCommand.h"
@@ -26,7 +27,7 @@ constexpr const char* kNoSubcommandHint =
 int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Options& record,
              const SessionsCommand::Options& sessions, const DevicesCommand::Options& devices,
              const ExportCommand::Options& exports, const EngineSimulator::Options& simulator,
-             const LoadCommand::Options& load) {
+             const LoadCommand::Options& load, const ImportCommand::Options& imports) {
     if (app.got_subcommand("record"))
         return RecordCommand::run(global, record);
     if (app.got_subcommand("sessions"))
@@ -35,6 +36,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
         return DevicesCommand::run(global, devices);
     if (app.got_subcommand("export"))
         return ExportCommand::run(global, exports);
+    if (app.got_subcommand("import"))
+        return ImportCommand::run(global, imports);
     if (app.got_subcommand("load"))
         return LoadCommand::run(global, load);
     if (app.got_subcommand("sim-engine"))
@@ -73,6 +76,8 @@ int main(int argc, char** argv) {
     SimEngineCommand::attach(app, simulator);
     LoadCommand::Options load;
     LoadCommand::attach(app, load);
+    ImportCommand::Options imports;
+    ImportCommand::attach(app, imports);
 
     try {
         app.parse(argc, argv);
@@ -83,7 +88,7 @@ int main(int argc, char** argv) {
     Logging::toStderr(global.logLevel);
 
     try {
-        return dispatch(app, global, record, sessions, devices, exports, simulator, load);
+        return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports);
     } catch (const StoreError& e) {
         std::cerr << "tierscope: " << e.what() << "\n";
         return e.exitCode();

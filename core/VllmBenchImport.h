@@ -1,0 +1,27 @@
+#pragma once
+
+#include "core/RequestRecord.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// A `vllm bench serve --save-result` file as a tierscope run: its summary figures are kept
+// exactly as vLLM wrote them, and with --save-detailed its per-request arrays (input_lens,
+// output_lens, ttfts, itls, errors) become request rows.
+struct VllmBenchImport {
+    nlohmann::json summary; // every top-level scalar of the file, unchanged
+    nlohmann::json params;  // model, rate, concurrency, prompts, backend, label
+    std::vector<RequestRecord> requests;
+    std::string model;
+    std::string label;
+    std::optional<std::int64_t> startNs; // from "date" (local time of the benchmark host)
+
+    // Throws std::runtime_error with a one-line reason for anything that is not such a file.
+    static VllmBenchImport parse(const std::string& text);
+};
+
+} // namespace tierscope
