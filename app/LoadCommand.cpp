@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace tierscope {
@@ -215,6 +216,12 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
                                    {"seed", o.seed}};
     const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
 
+    // Every stream holds a socket; thousands of them exceed the usual soft limit of 1024.
+    rlimit files{};
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &files);
+    }
     LoadGenerator generator(options, std::move(conversations), clock);
     std::signal(SIGINT, onSignal);
     const bool tty = isatty(STDERR_FILENO);

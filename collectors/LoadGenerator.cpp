@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <spdlog/spdlog.h>
 #include <stdexcept>
@@ -49,6 +50,55 @@ struct Transfer {
 };
 
 constexpr std::size_t kMaxAnswerBytes = 1 << 20;
+constexpr int kAddsPerTurn = 32;
+
+// Fast path for the common chunk: finds "key":"..." and unescapes the string. nullopt when the
+// chunk is shaped differently, so the caller falls back to a full JSON parse.
+std::optional<std::string> stringField(std::string_view json, std::string_view key) {
+    const std::string needle = "\"" + std::string(key) + "\":";
+    auto at = json.find(needle);
+    if (at == std::string_view::npos)
+        return std::nullopt;
+    at += needle.size();
+    while (at < json.size() && json[at] == ' ')
+        ++at;
+    if (at >= json.size() || json[at] != '"')
+        return std::nullopt;
+    std::string out;
+    for (++at; at < json.size(); ++at) {
+        const char c = json[at];
+        if (c == '"')
+            return out;
+        if (c != '\\') {
+            out += c;
+            continue;
+        }
+        if (++at >= json.size())
+            return std::nullopt;
+        switch (json[at]) {
+        case 'n':
+            out += '\n';
+            break;
+        case 't':
+            out += '\t';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 'b':
+            out += '\b';
+            break;
+        case 'f':
+            out += '\f';
+            break;
+        case 'u':
+            return std::nullopt; // leave \uXXXX to the full parser
+        default:
+            out += json[at];
+        }
+    }
+    return std::nullopt;
+}
 
 void onEvent(Transfer& t, std::string_view data) {
     if (data == "[DONE]") {
@@ -56,6 +106,24 @@ void onEvent(Transfer& t, std::string_view data) {
         return;
     }
     const auto now = Clock::now();
+    // Token chunks dominate: take their text without building a JSON document. Chunks with
+    // usage, errors or anything unusual take the full parse below.
+    if (!t.record.responseId.empty() && data.find("\"usage\"") == std::string_view::npos &&
+        data.find("\"error\"") == std::string_view::npos) {
+        if (auto text = stringField(data, t.chat ? "content" : "text")) {
+            if (!text->empty()) {
+                if (!t.record.ttftS)
+                    t.record.ttftS = seconds(now - t.send);
+                else
+                    t.record.itlS.push_back(seconds(now - t.lastChunk));
+                t.lastChunk = now;
+                ++t.contentChunks;
+                if (t.record.outputText.size() < kMaxAnswerBytes)
+                    t.record.outputText += *text;
+            }
+            return;
+        }
+    }
     const auto chunk = nlohmann::json::parse(data, nullptr, false);
     if (chunk.is_discarded() || !chunk.is_object()) {
         if (t.record.error.empty())
@@ -348,8 +416,13 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
     for (;;) {
         auto now = Clock::now();
         // Issue what is due: follow-up rounds first, then new conversations.
+        // At most kAddsPerTurn new requests per turn of the loop: a request's clock starts when
+        // it is handed to libcurl, so it must go out at once, not after thousands of others are
+        // set up (DESIGN.md: ramp connections up).
+        int adds = 0;
         if (m_options.concurrency > 0) {
-            while (progress.inFlight < m_options.concurrency && mayIssue(now)) {
+            while (progress.inFlight < m_options.concurrency && mayIssue(now) &&
+                   adds++ < kAddsPerTurn) {
                 if (!followUps.empty()) {
                     start(std::move(followUps.front()));
                     followUps.pop_front();
@@ -358,11 +431,11 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
                 }
             }
         } else {
-            while (!followUps.empty() && mayIssue(now)) {
+            while (!followUps.empty() && mayIssue(now) && adds++ < kAddsPerTurn) {
                 start(std::move(followUps.front()));
                 followUps.pop_front();
             }
-            while (now >= nextArrival && mayIssue(now)) {
+            while (now >= nextArrival && mayIssue(now) && adds++ < kAddsPerTurn) {
                 newConversation(nextArrival);
                 nextArrival += std::chrono::duration_cast<Clock::duration>(
                     std::chrono::duration<double>(gaps(random)));
@@ -371,7 +444,7 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
         if (progress.inFlight == 0 && !mayIssue(now))
             break;
 
-        int waitMs = 100;
+        int waitMs = adds > kAddsPerTurn ? 0 : 100; // more to issue: just drive the transfers
         if (loop.timer)
             waitMs = std::min(
                 waitMs,

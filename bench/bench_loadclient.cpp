@@ -1,0 +1,187 @@
+// Load-generator client cost: CPU time of the client thread per streamed event and per
+// request at 1,000 and 4,000 concurrent streams against a local SSE server (the engine
+// simulator, prefill and KV reads off). Baseline in the same run: a raw libcurl multi loop,
+// driven the same way (curl_multi_socket_action + epoll), that sends the same requests and only
+// counts bytes: no SSE or JSON parsing, no timing, no records. Also reports the TTFT error at
+// 1,000 streams against the TTFT the server itself recorded.
+#include "BenchSupport.h"
+#include "collectors/Datasets.h"
+#include "collectors/EngineSimulator.h"
+#include "collectors/LoadGenerator.h"
+#include "core/LoadSummary.h"
+
+#include <cstdlib>
+#include <curl/curl.h>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace tierscope;
+
+namespace {
+
+constexpr int kTokens = 32;
+
+struct RawLoop {
+    int epoll = -1;
+    CURLM* multi = nullptr;
+    long timeoutMs = -1;
+};
+
+std::size_t countBytes(char*, std::size_t size, std::size_t n, void* total) {
+    *static_cast<std::size_t*>(total) += size * n;
+    return size * n;
+}
+
+int rawSocket(CURL*, curl_socket_t fd, int what, void* user, void* assigned) {
+    auto* loop = static_cast<RawLoop*>(user);
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(loop->epoll, EPOLL_CTL_DEL, fd, nullptr);
+        return 0;
+    }
+    epoll_event ev{};
+    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+    ev.data.fd = fd;
+    epoll_ctl(loop->epoll, assigned ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
+    if (!assigned)
+        curl_multi_assign(loop->multi, fd, loop);
+    return 0;
+}
+
+int rawTimer(CURLM*, long timeoutMs, void* user) {
+    static_cast<RawLoop*>(user)->timeoutMs = timeoutMs;
+    return 0;
+}
+
+// Returns client-thread CPU seconds for `streams` concurrent streamed requests.
+double rawClient(const std::string& url, int streams, std::size_t& bytes) {
+    RawLoop loop;
+    loop.epoll = epoll_create1(0);
+    loop.multi = curl_multi_init();
+    curl_multi_setopt(loop.multi, CURLMOPT_SOCKETFUNCTION, rawSocket);
+    curl_multi_setopt(loop.multi, CURLMOPT_SOCKETDATA, &loop);
+    curl_multi_setopt(loop.multi, CURLMOPT_TIMERFUNCTION, rawTimer);
+    curl_multi_setopt(loop.multi, CURLMOPT_TIMERDATA, &loop);
+    const double cpu0 = bench::threadCpuSeconds();
+    const std::string body = nlohmann::json{{"model", "m"},
+                                            {"prompt", "a b c d e f g h"},
+                                            {"max_tokens", kTokens},
+                                            {"stream", true},
+                                            {"stream_options", {{"include_usage", true}}}}
+                                 .dump();
+    curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+    headers = curl_slist_append(headers, "Expect:");
+    for (int i = 0; i < streams; ++i) {
+        CURL* e = curl_easy_init();
+        curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body.c_str());
+        curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, countBytes);
+        curl_easy_setopt(e, CURLOPT_WRITEDATA, &bytes);
+        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+        curl_multi_add_handle(loop.multi, e);
+    }
+    int running = streams;
+    epoll_event events[256];
+    int done = 0;
+    while (done < streams) {
+        const int n = epoll_wait(loop.epoll, events, 256,
+                                 loop.timeoutMs < 0 ? 100 : static_cast<int>(loop.timeoutMs));
+        if (n <= 0)
+            curl_multi_socket_action(loop.multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        for (int i = 0; i < n; ++i)
+            curl_multi_socket_action(loop.multi, events[i].data.fd,
+                                     (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                                         (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0),
+                                     &running);
+        int queued = 0;
+        while (CURLMsg* m = curl_multi_info_read(loop.multi, &queued)) {
+            if (m->msg != CURLMSG_DONE)
+                continue;
+            curl_multi_remove_handle(loop.multi, m->easy_handle);
+            curl_easy_cleanup(m->easy_handle);
+            ++done;
+        }
+    }
+    const double cpu = bench::threadCpuSeconds() - cpu0;
+    curl_slist_free_all(headers);
+    curl_multi_cleanup(loop.multi);
+    close(loop.epoll);
+    return cpu;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    rlimit files{};
+    getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    std::vector<int> sizes = {1000, 4000};
+    if (argc > 1)
+        sizes = {std::atoi(argv[1])};
+    std::printf("bench_loadclient: %d tokens per stream, 20 tokens/s per stream from the engine "
+                "simulator\n",
+                kTokens);
+    for (const int streams : sizes) {
+        EngineSimulator::Options sim;
+        sim.maxConcurrency = streams;
+        sim.decodeTokensPerS = 20;
+        sim.prefillTokensPerS = 1e9;
+        EngineSimulator server(sim);
+        const std::string base = "http://127.0.0.1:" + std::to_string(server.start());
+
+        std::size_t bytes = 0;
+        const double raw = rawClient(base + "/v1/completions", streams, bytes);
+
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = base;
+        o.model = "m";
+        o.concurrency = streams;
+        o.requests = streams;
+        LoadGenerator generator(o, Datasets::synthetic(streams, 8, 8, kTokens, 1), clock);
+        const double cpu0 = bench::threadCpuSeconds();
+        const auto records = generator.run();
+        const double ours = bench::threadCpuSeconds() - cpu0;
+
+        long events = 0, failed = 0;
+        for (const auto& r : records) {
+            failed += r.ok() ? 0 : 1;
+            events += r.ok() ? r.outputTokens.value_or(0) : 0;
+        }
+
+        // TTFT accuracy in steady state: connections warmed up, then output lengths of 16-48
+        // tokens so completions (and the next sends) are spread out as under real load.
+        std::vector<Conversation> mixed;
+        std::uint64_t state = 7;
+        for (int i = 0; i < 3 * streams; ++i)
+            mixed.push_back({"", {Datasets::words(8, state)}, {16 + static_cast<int>(state % 33)}});
+        LoadGenerator::Options steady = o;
+        steady.warmup = streams;
+        steady.requests = 2 * streams;
+        LoadGenerator accuracy(steady, mixed, clock);
+        const auto measured = accuracy.run();
+        std::map<std::string, double> injected;
+        for (const auto& r : server.records())
+            injected["cmpl-" + std::to_string(r.id)] = r.ttftS;
+        std::vector<double> errors;
+        for (const auto& r : measured)
+            if (r.ok())
+                errors.push_back(std::abs(*r.ttftS - injected.at(r.responseId)));
+        const long rawEvents = static_cast<long>(streams) * kTokens;
+        std::printf("  %d streams: tierscope %.2f us/event, %.1f us/request (%ld events, %ld "
+                    "failed); raw libcurl loop "
+                    "%.2f us/event, %.1f us/request (%zu bytes); ratio %.2f; TTFT error p50 %.3f "
+                    "ms, p99 %.3f ms\n",
+                    streams, ours / static_cast<double>(events) * 1e6, ours / streams * 1e6, events,
+                    failed, raw / static_cast<double>(rawEvents) * 1e6, raw / streams * 1e6, bytes,
+                    ours / raw, LoadSummary::percentile(errors, 50) * 1e3,
+                    LoadSummary::percentile(errors, 99) * 1e3);
+    }
+    return 0;
+}
