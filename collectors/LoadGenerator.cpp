@@ -100,6 +100,20 @@ std::optional<std::string> stringField(std::string_view json, std::string_view k
     return std::nullopt;
 }
 
+// A chunk's text: the first non-empty one is the first token (TTFT), later ones are gaps.
+void onContent(Transfer& t, const std::string& text, Clock::time_point now) {
+    if (text.empty())
+        return; // role-only or empty chunks do not count as the first token
+    if (!t.record.ttftS)
+        t.record.ttftS = seconds(now - t.send);
+    else
+        t.record.itlS.push_back(seconds(now - t.lastChunk));
+    t.lastChunk = now;
+    ++t.contentChunks;
+    if (t.record.outputText.size() < kMaxAnswerBytes)
+        t.record.outputText += text;
+}
+
 void onEvent(Transfer& t, std::string_view data) {
     if (data == "[DONE]") {
         t.done = true;
@@ -111,16 +125,7 @@ void onEvent(Transfer& t, std::string_view data) {
     if (!t.record.responseId.empty() && data.find("\"usage\"") == std::string_view::npos &&
         data.find("\"error\"") == std::string_view::npos) {
         if (auto text = stringField(data, t.chat ? "content" : "text")) {
-            if (!text->empty()) {
-                if (!t.record.ttftS)
-                    t.record.ttftS = seconds(now - t.send);
-                else
-                    t.record.itlS.push_back(seconds(now - t.lastChunk));
-                t.lastChunk = now;
-                ++t.contentChunks;
-                if (t.record.outputText.size() < kMaxAnswerBytes)
-                    t.record.outputText += *text;
-            }
+            onContent(t, *text, now);
             return;
         }
     }
@@ -156,16 +161,7 @@ void onEvent(Transfer& t, std::string_view data) {
     } else if (choice.contains("text") && choice["text"].is_string()) {
         text = choice["text"].get<std::string>();
     }
-    if (text.empty())
-        return; // role-only or empty chunks do not count as the first token
-    if (!t.record.ttftS)
-        t.record.ttftS = seconds(now - t.send);
-    else
-        t.record.itlS.push_back(seconds(now - t.lastChunk));
-    t.lastChunk = now;
-    ++t.contentChunks;
-    if (t.record.outputText.size() < kMaxAnswerBytes)
-        t.record.outputText += text;
+    onContent(t, text, now);
 }
 
 std::size_t onData(char* data, std::size_t size, std::size_t count, void* user) {
