@@ -77,8 +77,7 @@ std::shared_ptr<Dcmi> Dcmi::open(const std::vector<std::string>& candidates,
 bool Dcmi::check(int r, const Device& d, const char* field) {
     if (r == 0)
         return true;
-    std::lock_guard lock(m_logMutex);
-    if (m_logged.insert(std::to_string(d.index) + field + std::to_string(r)).second)
+    if (m_logOnce.first(std::to_string(d.index) + field + std::to_string(r)))
         spdlog::info("Ascend NPU {} (card {} device {}): {} not reported: DCMI error {}", d.index,
                      d.card, d.device, field, r);
     return false;

@@ -1,12 +1,12 @@
 #pragma once
 
 #include "collectors/GpuBackendStatus.h"
+#include "collectors/LogOnce.h"
 #include "collectors/SharedLibrary.h"
 
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -57,8 +57,7 @@ class Dcmi {
     int (*m_power)(int, int, int*) = nullptr;
     int (*m_temperature)(int, int, int*) = nullptr;
     std::vector<Device> m_devices;
-    std::mutex m_logMutex;
-    std::set<std::string> m_logged;
+    LogOnce m_logOnce;
 };
 
 } // namespace tierscope

@@ -80,8 +80,7 @@ std::shared_ptr<Nvml> Nvml::open(const std::string& libraryPath, GpuBackendStatu
 bool Nvml::check(nvml::Return r, const Device& d, const char* field) {
     if (r == nvml::kSuccess)
         return true;
-    std::lock_guard lock(m_logMutex);
-    if (m_logged.insert(std::to_string(d.index) + field + std::to_string(r)).second)
+    if (m_logOnce.first(std::to_string(d.index) + field + std::to_string(r)))
         spdlog::info("NVIDIA GPU {} ({}): {} not reported: {}", d.index, d.busId, field,
                      m_errorString ? m_errorString(r) : std::to_string(r).c_str());
     return false;

@@ -1,13 +1,13 @@
 #pragma once
 
 #include "collectors/GpuBackendStatus.h"
+#include "collectors/LogOnce.h"
 #include "collectors/NvmlApi.h"
 #include "collectors/SharedLibrary.h"
 
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -54,8 +54,7 @@ class Nvml {
     nvml::Return (*m_getPower)(nvml::Device, unsigned int*) = nullptr;
     nvml::Return (*m_getTemperature)(nvml::Device, int, unsigned int*) = nullptr;
     std::vector<Device> m_devices;
-    std::mutex m_logMutex;
-    std::set<std::string> m_logged;
+    LogOnce m_logOnce;
 };
 
 } // namespace tierscope

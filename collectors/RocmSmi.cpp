@@ -3,7 +3,6 @@
 #include "collectors/StderrCapture.h"
 #include "collectors/SysfsReader.h"
 
-#include <charconv>
 #include <climits>
 #include <csignal>
 #include <cstdio>
@@ -67,11 +66,7 @@ ProbeResult probeInChild() {
     result.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     result.status = static_cast<rsmi_status_t>(message[0]);
     result.devices = static_cast<std::uint32_t>(message[1]);
-    char buffer[4096];
-    lseek(errFd, 0, SEEK_SET);
-    ssize_t n = 0;
-    while ((n = read(errFd, buffer, sizeof buffer)) > 0 && result.stderrText.size() < 65536)
-        result.stderrText.append(buffer, static_cast<std::size_t>(n));
+    result.stderrText = StderrCapture::readAll(errFd);
     close(errFd);
     return result;
 }
@@ -163,11 +158,8 @@ void RocmSmi::discoverDevices(const SystemPaths& paths) {
             static_cast<unsigned>((d.bdfId >> 3) & 0x1f), static_cast<unsigned>(d.bdfId & 0x7));
         d.busId = busId;
         for (const auto& [id, dir] : cards) {
-            if (id == d.bdfId) {
+            if (id == d.bdfId)
                 d.deviceDir = dir;
-                d.runtimeStatusPath = dir + "/power/runtime_status";
-                d.pcieBwPath = dir + "/pcie_bw";
-            }
         }
         // Identity reads go through the driver, which can resume a suspended GPU: skip them.
         if (suspended(d)) {
@@ -194,7 +186,7 @@ void RocmSmi::discoverDevices(const SystemPaths& paths) {
 }
 
 bool RocmSmi::suspended(const Device& d) {
-    if (d.runtimeStatusPath.empty())
+    if (d.deviceDir.empty())
         return false;
     // Both AMD collectors ask every cycle; keep one open descriptor per device.
     std::lock_guard lock(m_statusMutex);
@@ -202,16 +194,14 @@ bool RocmSmi::suspended(const Device& d) {
         m_runtimeStatus.resize(d.index + 1);
     auto& attribute = m_runtimeStatus[d.index];
     if (!attribute)
-        attribute = std::make_unique<SysfsAttribute>(d.runtimeStatusPath);
+        attribute = std::make_unique<SysfsAttribute>(d.deviceDir + "/power/runtime_status");
     return attribute->read().value_or("") == "suspended";
 }
 
 bool RocmSmi::check(int status, const Device& d, const char* field) {
     if (status == RSMI_STATUS_SUCCESS)
         return true;
-    const std::string key = std::to_string(d.index) + field + std::to_string(status);
-    std::lock_guard lock(m_logMutex);
-    if (m_logged.insert(key).second)
+    if (m_logOnce.first(std::to_string(d.index) + field + std::to_string(status)))
         spdlog::info("AMD GPU {} ({}): {} not reported: {}", d.index, d.busId, field,
                      statusText(static_cast<rsmi_status_t>(status)));
     return false;
@@ -241,14 +231,9 @@ std::optional<double> RocmSmi::readDirect(std::unique_ptr<SysfsAttribute>& attri
     if (!attribute)
         return std::nullopt;
     const auto text = attribute->read();
-    std::uint64_t value = 0;
-    if (text) {
-        const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-        if (ec == std::errc() && end == text->data() + text->size())
-            return static_cast<double>(value);
-    }
-    std::lock_guard lock(m_logMutex);
-    if (m_logged.insert(std::to_string(d.index) + field + "direct").second)
+    if (const auto value = text ? SysfsReader::parseUint(*text) : std::nullopt)
+        return static_cast<double>(*value);
+    if (m_logOnce.first(std::to_string(d.index) + field + "direct"))
         spdlog::info("AMD GPU {} ({}): {} not reported: {} unreadable", d.index, d.busId, field,
                      attribute->path());
     return std::nullopt;
@@ -323,14 +308,12 @@ std::optional<RocmSmi::PcieThroughput> RocmSmi::parsePcieBw(const std::string& t
 }
 
 std::optional<RocmSmi::PcieThroughput> RocmSmi::pcieThroughput(const Device& d) {
-    const auto text = d.pcieBwPath.empty() ? std::nullopt : SysfsReader::readAttr(d.pcieBwPath);
+    const std::string path = d.deviceDir.empty() ? std::string() : d.deviceDir + "/pcie_bw";
+    const auto text = path.empty() ? std::nullopt : SysfsReader::readAttr(path);
     auto parsed = text ? parsePcieBw(*text) : std::nullopt;
-    if (!parsed) {
-        std::lock_guard lock(m_logMutex);
-        if (m_logged.insert(std::to_string(d.index) + "pcie_bw").second)
-            spdlog::info("AMD GPU {} ({}): PCIe throughput not reported: {} unreadable", d.index,
-                         d.busId, d.pcieBwPath.empty() ? "pcie_bw" : d.pcieBwPath);
-    }
+    if (!parsed && m_logOnce.first(std::to_string(d.index) + "pcie_bw"))
+        spdlog::info("AMD GPU {} ({}): PCIe throughput not reported: {} unreadable", d.index,
+                     d.busId, path.empty() ? "pcie_bw" : path);
     return parsed;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "collectors/GpuBackendStatus.h"
+#include "collectors/LogOnce.h"
 #include "collectors/SysfsAttribute.h"
 #include "collectors/SystemPaths.h"
 
@@ -8,7 +9,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -27,12 +27,10 @@ namespace tierscope {
 class RocmSmi {
   public:
     struct Device {
-        std::uint32_t index = 0;       // rsmi device index
-        std::uint64_t bdfId = 0;       // rsmi's (domain << 32) | (bus << 8) | (dev << 3) | fn
-        std::string busId;             // 0000:03:00.0
-        std::string runtimeStatusPath; // .../device/power/runtime_status, empty if no card found
-        std::string pcieBwPath;        // .../device/pcie_bw, empty if no card found
-        std::string deviceDir;         // the card's PCI device directory, empty if not found
+        std::uint32_t index = 0; // rsmi device index
+        std::uint64_t bdfId = 0; // rsmi's (domain << 32) | (bus << 8) | (dev << 3) | fn
+        std::string busId;       // 0000:03:00.0
+        std::string deviceDir;   // the card's PCI device directory, empty if no card was found
         std::string name;
         std::optional<std::uint16_t> deviceId;
         std::optional<std::uint64_t> uniqueId;
@@ -91,8 +89,7 @@ class RocmSmi {
     std::vector<DirectReads> m_direct; // by device index
     std::mutex m_directMutex;
     std::mutex m_statusMutex;
-    std::mutex m_logMutex;
-    std::set<std::string> m_logged;
+    LogOnce m_logOnce;
 };
 
 } // namespace tierscope

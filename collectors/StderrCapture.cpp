@@ -27,13 +27,18 @@ std::string StderrCapture::run(const std::function<void()>& call) {
     std::fflush(stderr);
     dup2(saved, STDERR_FILENO);
     close(saved);
+    std::string text = readAll(sink);
+    close(sink);
+    return text;
+}
+
+std::string StderrCapture::readAll(int fd) {
     std::string text;
     char buffer[4096];
     ssize_t n = 0;
-    lseek(sink, 0, SEEK_SET);
-    while ((n = read(sink, buffer, sizeof buffer)) > 0 && text.size() < 65536)
+    lseek(fd, 0, SEEK_SET);
+    while ((n = read(fd, buffer, sizeof buffer)) > 0 && text.size() < 65536)
         text.append(buffer, static_cast<std::size_t>(n));
-    close(sink);
     return text;
 }
 

@@ -12,6 +12,8 @@ namespace tierscope {
 class StderrCapture {
   public:
     static std::string run(const std::function<void()>& call);
+    // Everything written to fd (a memfd) from its start, capped at 64 KiB.
+    static std::string readAll(int fd);
     // Last non-empty line of captured text, trimmed, for one-line reasons.
     static std::string lastLine(const std::string& text);
 };

@@ -44,11 +44,13 @@ std::optional<std::string> SysfsReader::readAttr(const std::string& path) {
 
 std::optional<std::uint64_t> SysfsReader::readUint(const std::string& path) {
     const auto text = readAttr(path);
-    if (!text || text->empty())
-        return std::nullopt;
+    return text ? parseUint(*text) : std::nullopt;
+}
+
+std::optional<std::uint64_t> SysfsReader::parseUint(std::string_view text) {
     std::uint64_t value = 0;
-    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-    if (ec != std::errc() || end != text->data() + text->size())
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
         return std::nullopt;
     return value;
 }

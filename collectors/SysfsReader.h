@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tierscope {
@@ -15,6 +16,8 @@ class SysfsReader {
     // First line, trailing whitespace removed.
     static std::optional<std::string> readAttr(const std::string& path);
     static std::optional<std::uint64_t> readUint(const std::string& path);
+    // A whole string as an unsigned decimal; nullopt for anything else.
+    static std::optional<std::uint64_t> parseUint(std::string_view text);
     static std::vector<std::string> listDir(const std::string& path);
     static bool exists(const std::string& path);
 };
