@@ -5,7 +5,6 @@
 #include "collectors/SharedLibrary.h"
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,7 +1,8 @@
 #include "collectors/EngineMetricsCollector.h"
 
+#include "collectors/BearerToken.h"
+
 #include <chrono>
-#include <cstdlib>
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -45,14 +46,7 @@ EngineMetricsCollector::EngineMetricsCollector(Options options)
     static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     (void)initialised;
     m_curl = curl_easy_init();
-    if (!m_options.tokenEnvVar.empty()) {
-        const char* token = std::getenv(m_options.tokenEnvVar.c_str());
-        if (token && *token)
-            m_authorization = std::string("Authorization: Bearer ") + token;
-        else
-            spdlog::warn("engine {}: ${} is not set; scraping without a bearer token", m_id,
-                         m_options.tokenEnvVar);
-    }
+    m_authorization = BearerToken::authorizationHeader(m_options.tokenEnvVar, "engine " + m_id);
     if (m_options.insecureTls)
         spdlog::warn("engine {}: TLS certificate verification is OFF for {}", m_id,
                      redacted(m_options.url));

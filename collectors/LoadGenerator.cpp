@@ -1,8 +1,8 @@
 #include "collectors/LoadGenerator.h"
 
+#include "collectors/BearerToken.h"
 #include "collectors/SseParser.h"
 
-#include <cstdlib>
 #include <curl/curl.h>
 #include <deque>
 #include <memory>
@@ -238,15 +238,8 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
     (void)initialised;
     const bool chat = m_options.api == "chat";
     const std::string url = endpoint();
-    std::string authorization;
-    if (!m_options.tokenEnvVar.empty()) {
-        const char* token = std::getenv(m_options.tokenEnvVar.c_str());
-        if (token && *token)
-            authorization = std::string("Authorization: Bearer ") + token;
-        else
-            spdlog::warn("${} is not set; sending requests without a bearer token",
-                         m_options.tokenEnvVar);
-    }
+    const std::string authorization =
+        BearerToken::authorizationHeader(m_options.tokenEnvVar, "load");
 
     Loop loop;
     loop.epoll = epoll_create1(EPOLL_CLOEXEC);

@@ -6,7 +6,6 @@
 #include "collectors/SharedLibrary.h"
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
