@@ -188,6 +188,12 @@ void EngineSimulator::release(const Plan& plan) {
     m_slotFree.notify_one();
 }
 
+std::string EngineSimulator::kvPath(std::uint64_t chunkHash) const {
+    char name[32];
+    std::snprintf(name, sizeof name, "/%016llx.kv", static_cast<unsigned long long>(chunkHash));
+    return m_options.kvDir + name;
+}
+
 double EngineSimulator::readKv(const std::vector<std::uint64_t>& chunks, std::int64_t& bytes) {
     const auto started = Clock::now();
     constexpr std::size_t kBlock = 1 << 20;
@@ -195,9 +201,7 @@ double EngineSimulator::readKv(const std::vector<std::uint64_t>& chunks, std::in
     if (posix_memalign(&buffer, 4096, kBlock) != 0)
         return 0;
     for (const auto hash : chunks) {
-        char name[32];
-        std::snprintf(name, sizeof name, "/%016llx.kv", static_cast<unsigned long long>(hash));
-        const std::string path = m_options.kvDir + name;
+        const std::string path = kvPath(hash);
         int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
         if (fd < 0 && errno == EINVAL) { // tmpfs and friends: the page cache is not bypassed
             m_kvDirectIo = false;
@@ -237,9 +241,7 @@ void EngineSimulator::kvWriterLoop() {
             hash = m_kvQueue.front();
             m_kvQueue.pop_front();
         }
-        char name[32];
-        std::snprintf(name, sizeof name, "/%016llx.kv", static_cast<unsigned long long>(hash));
-        const std::string path = m_options.kvDir + name;
+        const std::string path = kvPath(hash);
         const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0)
             continue; // already stored
@@ -402,12 +404,8 @@ void EngineSimulator::routes() {
                         const auto victim = m_lru.back();
                         m_lru.pop_back();
                         m_cached.erase(victim);
-                        if (!m_options.kvDir.empty()) {
-                            char name[32];
-                            std::snprintf(name, sizeof name, "/%016llx.kv",
-                                          static_cast<unsigned long long>(victim));
-                            ::unlink((m_options.kvDir + name).c_str());
-                        }
+                        if (!m_options.kvDir.empty())
+                            ::unlink(kvPath(victim).c_str());
                     }
                 }
                 observe(ttft, plan.promptTokens, cached);

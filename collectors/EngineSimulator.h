@@ -72,6 +72,7 @@ class EngineSimulator {
     struct Plan;
     Plan admit(std::int64_t id, const std::string& prompt, int maxTokens);
     void release(const Plan& plan);
+    std::string kvPath(std::uint64_t chunkHash) const; // one file per KV chunk in --kv-dir
     double readKv(const std::vector<std::uint64_t>& chunks, std::int64_t& bytes);
     void storeKv(const std::vector<std::uint64_t>& chunks);
     void kvWriterLoop();

@@ -1,5 +1,7 @@
 #include "collectors/SysfsAttribute.h"
 
+#include "collectors/SysfsReader.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 #include <utility>
@@ -23,15 +25,8 @@ std::optional<std::string> SysfsAttribute::read() {
             return std::nullopt;
         char buffer[256];
         const ssize_t n = ::pread(m_fd, buffer, sizeof buffer, 0);
-        if (n >= 0) {
-            std::string text(buffer, static_cast<std::size_t>(n));
-            const auto end = text.find_first_of("\r\n");
-            if (end != std::string::npos)
-                text.resize(end);
-            while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-                text.pop_back();
-            return text;
-        }
+        if (n >= 0)
+            return SysfsReader::firstLine(std::string(buffer, static_cast<std::size_t>(n)));
         ::close(m_fd);
         m_fd = -1;
     }

@@ -34,11 +34,15 @@ std::optional<std::string> SysfsReader::readAttr(const std::string& path) {
     auto text = readFile(path);
     if (!text)
         return std::nullopt;
-    const auto newline = text->find('\n');
+    return firstLine(std::move(*text));
+}
+
+std::string SysfsReader::firstLine(std::string text) {
+    const auto newline = text.find('\n');
     if (newline != std::string::npos)
-        text->resize(newline);
-    while (!text->empty() && (text->back() == ' ' || text->back() == '\t' || text->back() == '\r'))
-        text->pop_back();
+        text.resize(newline);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
+        text.pop_back();
     return text;
 }
 
