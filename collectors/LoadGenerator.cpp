@@ -42,6 +42,9 @@ struct Transfer {
     bool warmup = false;
     Clock::time_point send;
     Clock::time_point lastChunk;
+    // When the socket was seen readable: chunks are timed by this, not by when the loop got
+    // around to parsing them, so a busy client does not add its own queueing to TTFT and ITL.
+    const Clock::time_point* readyAt = nullptr;
     bool done = false;
     int contentChunks = 0;
     std::string rawStart; // the first bytes, to explain a non-SSE error reply
@@ -52,10 +55,10 @@ struct Transfer {
 constexpr std::size_t kMaxAnswerBytes = 1 << 20;
 constexpr int kAddsPerTurn = 32;
 
-// Fast path for the common chunk: finds "key":"..." and unescapes the string. nullopt when the
-// chunk is shaped differently, so the caller falls back to a full JSON parse.
-std::optional<std::string> stringField(std::string_view json, std::string_view key) {
-    const std::string needle = "\"" + std::string(key) + "\":";
+// Fast path for the common chunk: finds `"key":` (the needle), then "...", and unescapes the
+// string. nullopt when the chunk is shaped differently, so the caller falls back to a full JSON
+// parse.
+std::optional<std::string> stringField(std::string_view json, std::string_view needle) {
     auto at = json.find(needle);
     if (at == std::string_view::npos)
         return std::nullopt;
@@ -119,12 +122,12 @@ void onEvent(Transfer& t, std::string_view data) {
         t.done = true;
         return;
     }
-    const auto now = Clock::now();
+    const auto now = *t.readyAt;
     // Token chunks dominate: take their text without building a JSON document. Chunks with
     // usage, errors or anything unusual take the full parse below.
     if (!t.record.responseId.empty() && data.find("\"usage\"") == std::string_view::npos &&
         data.find("\"error\"") == std::string_view::npos) {
-        if (auto text = stringField(data, t.chat ? "content" : "text")) {
+        if (auto text = stringField(data, t.chat ? R"("content":)" : R"("text":)")) {
             onContent(t, *text, now);
             return;
         }
@@ -180,6 +183,7 @@ struct Loop {
     int epoll = -1;
     CURLM* multi = nullptr;
     std::optional<Clock::time_point> timer;
+    Clock::time_point readyAt;
 };
 
 int onSocket(CURL*, curl_socket_t fd, int what, void* user, void* assigned) {
@@ -276,6 +280,17 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
         return m_options.duration.count() <= 0 || now - started < m_options.duration;
     };
 
+    int running = 0;
+    // `stamp`: nothing was read since the last stamp, so data libcurl reads now is new.
+    auto driveTimeout = [&](bool stamp) {
+        const auto now = Clock::now();
+        if (!loop.timer || now < *loop.timer)
+            return;
+        loop.timer.reset();
+        if (stamp)
+            loop.readyAt = now;
+        curl_multi_socket_action(loop.multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    };
     auto start = [&](Cursor cursor) {
         const Conversation& c = m_conversations[cursor.conversation];
         nlohmann::json body = {{"model", m_options.model},
@@ -303,6 +318,7 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
         auto t = std::make_unique<Transfer>();
         Transfer* raw = t.get();
         t->chat = chat;
+        t->readyAt = &loop.readyAt;
         t->cursor = std::move(cursor);
         t->body = body.dump();
         t->warmup = progress.issued < m_options.warmup;
@@ -335,6 +351,8 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
         t->record.scheduledNs = m_clock.toWallNs(t->cursor.scheduled);
         t->record.sendNs = m_clock.toWallNs(t->send);
         curl_multi_add_handle(loop.multi, t->easy);
+        // On the wire now: its clock has started, and setting up the next adds would delay it.
+        driveTimeout(true);
         active.emplace(t->easy, std::move(t));
         ++progress.issued;
         ++progress.inFlight;
@@ -353,7 +371,7 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
         if (it == active.end())
             return;
         Transfer& t = *it->second;
-        const auto now = Clock::now();
+        const auto now = loop.readyAt;
         long status = 0;
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
         t.record.httpStatus = static_cast<int>(status);
@@ -400,8 +418,10 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
         --progress.inFlight;
     };
 
-    int running = 0;
-    epoll_event events[64];
+    // Chunks are timed when their socket is seen ready (readyAt): a small batch bounds how long
+    // data that arrives while a batch is worked off waits for the next stamp.
+    constexpr int kEventsPerTurn = 16;
+    epoll_event events[kEventsPerTurn];
     for (;;) {
         auto now = Clock::now();
         // Issue what is due: follow-up rounds first, then new conversations.
@@ -446,17 +466,15 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
                 static_cast<int>(std::max<long>(
                     0, std::chrono::duration_cast<std::chrono::milliseconds>(nextArrival - now)
                            .count())));
-        const int n = epoll_wait(loop.epoll, events, 64, waitMs);
+        const int n = epoll_wait(loop.epoll, events, kEventsPerTurn, waitMs);
+        loop.readyAt = Clock::now();
         for (int i = 0; i < n; ++i) {
             const int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
                              (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                              (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
             curl_multi_socket_action(loop.multi, events[i].data.fd, mask, &running);
         }
-        if (loop.timer && Clock::now() >= *loop.timer) {
-            loop.timer.reset();
-            curl_multi_socket_action(loop.multi, CURL_SOCKET_TIMEOUT, 0, &running);
-        }
+        driveTimeout(n <= 0);
         int queued = 0;
         while (CURLMsg* msg = curl_multi_info_read(loop.multi, &queued))
             if (msg->msg == CURLMSG_DONE)

@@ -22,11 +22,15 @@ bool SseParser::feed(std::string_view bytes) {
             m_error = "event-stream line longer than " + std::to_string(m_maxLine) + " bytes";
             return false;
         }
-        m_pending.append(bytes.substr(0, newline));
+        std::string_view text = bytes.substr(0, newline);
         bytes.remove_prefix(newline + 1);
-        if (!m_pending.empty() && m_pending.back() == '\r')
-            m_pending.pop_back();
-        line(m_pending);
+        if (!m_pending.empty()) { // the line began in an earlier read
+            m_pending.append(text);
+            text = m_pending;
+        }
+        if (!text.empty() && text.back() == '\r')
+            text.remove_suffix(1);
+        line(text);
         m_pending.clear();
     }
     return true;
