@@ -12,6 +12,9 @@ enum ExitCode : int {
     kExitCannotWrite = 5,  // read-only location, no permission, disk full
     kExitNotFound = 6,     // no such session, metric or database
     kExitIo = 7,           // other database I/O failure
+    kExitNoSpace = 8,      // a storage workload would not fit in the free space
+    kExitRefused = 9,      // would overwrite a file tierscope did not create, or bad data set
+    kExitStorageIo = 10,   // a storage workload's read, write or fsync failed
 };
 
 } // namespace tierscope

@@ -7,6 +7,7 @@
 #include "app/RecordCommand.h"
 #include "app/SessionsCommand.h"
 #include "app/SimEngineCommand.h"
+#include "app/StorageCommand.h"
 #include "core/Logging.h"
 #include "core/StoreError.h"
 #include "core/Version.h"
@@ -27,7 +28,8 @@ constexpr const char* kNoSubcommandHint =
 int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Options& record,
              const SessionsCommand::Options& sessions, const DevicesCommand::Options& devices,
              const ExportCommand::Options& exports, const EngineSimulator::Options& simulator,
-             const LoadCommand::Options& load, const ImportCommand::Options& imports) {
+             const LoadCommand::Options& load, const ImportCommand::Options& imports,
+             const StorageCommand::Options& storage) {
     if (app.got_subcommand("record"))
         return RecordCommand::run(global, record);
     if (app.got_subcommand("sessions"))
@@ -40,6 +42,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
         return ImportCommand::run(global, imports);
     if (app.got_subcommand("load"))
         return LoadCommand::run(global, load);
+    if (app.got_subcommand("storage"))
+        return StorageCommand::run(global, storage);
     if (app.got_subcommand("sim-engine"))
         return SimEngineCommand::run(simulator);
     std::cerr << kNoSubcommandHint;
@@ -53,8 +57,10 @@ int main(int argc, char** argv) {
                  "Records GPU, NVMe/NVMe-oF, host and engine metrics into an SQLite workspace.",
                  "tierscope"};
     app.set_version_flag("--version", kToolVersion);
-    app.footer("Exit codes: 0 ok, 1 internal error, 2 usage, 3 not a tierscope database, "
-               "4 newer schema, 5 cannot write, 6 not found, 7 database I/O error.");
+    app.footer(
+        "Exit codes: 0 ok, 1 internal error, 2 usage, 3 not a tierscope database, "
+        "4 newer schema, 5 cannot write, 6 not found, 7 database I/O error, 8 not enough free "
+        "space, 9 refused (not tierscope's file), 10 storage I/O error.");
     GlobalOptions global;
     app.add_option("--db", global.db,
                    "Workspace database (default: $XDG_DATA_HOME/tierscope/tierscope.db)")
@@ -78,6 +84,8 @@ int main(int argc, char** argv) {
     LoadCommand::attach(app, load);
     ImportCommand::Options imports;
     ImportCommand::attach(app, imports);
+    StorageCommand::Options storage;
+    StorageCommand::attach(app, storage);
 
     try {
         app.parse(argc, argv);
@@ -88,7 +96,8 @@ int main(int argc, char** argv) {
     Logging::toStderr(global.logLevel);
 
     try {
-        return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports);
+        return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports,
+                        storage);
     } catch (const StoreError& e) {
         std::cerr << "tierscope: " << e.what() << "\n";
         return e.exitCode();

@@ -23,4 +23,8 @@ inline void writeFile(const QString& path, const QByteArray& content) {
     file.write(content);
 }
 
+inline void writeFileBytes(const std::string& path, const std::string& content) {
+    writeFile(QString::fromStdString(path), QByteArray::fromStdString(content));
+}
+
 } // namespace tierscope::test

@@ -1,0 +1,527 @@
+#include "app/StorageCommand.h"
+
+#include "app/ExitCode.h"
+#include "collectors/Recorder.h"
+#include "core/SizeParser.h"
+#include "core/Store.h"
+#include "core/UnitFormat.h"
+#include "workloads/BandwidthSampler.h"
+#include "workloads/CheckpointSaveWorkload.h"
+#include "workloads/KvGeometry.h"
+#include "workloads/KvRestoreWorkload.h"
+#include "workloads/ModelLoadWorkload.h"
+#include "workloads/StorageDataset.h"
+#include "workloads/StorageManifest.h"
+#include "workloads/WorkloadError.h"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void onSignal(int signal) {
+    g_cancel = true;
+    std::signal(signal, SIG_DFL); // a second Ctrl-C ends the process
+}
+
+int exitCodeFor(const WorkloadError& e) {
+    switch (e.kind()) {
+    case WorkloadError::Kind::NotFound:
+        return kExitNotFound;
+    case WorkloadError::Kind::Permission:
+        return kExitCannotWrite;
+    case WorkloadError::Kind::NoSpace:
+        return kExitNoSpace;
+    case WorkloadError::Kind::Refused:
+        return kExitRefused;
+    case WorkloadError::Kind::Io:
+        break;
+    }
+    return kExitStorageIo;
+}
+
+std::uint32_t blockSizeOf(const StorageCommand::Options& o) {
+    const auto size = SizeParser::parse(o.blockSize);
+    if (!size || *size < 4096 || *size % 4096 != 0 || *size > (256u << 20))
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "--block-size must be a multiple of 4 KiB up to 256 MiB");
+    return static_cast<std::uint32_t>(*size);
+}
+
+std::uint64_t totalSizeOf(const StorageCommand::Options& o) {
+    const auto size = SizeParser::parse(o.size);
+    if (!size || *size == 0)
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "--size must be a size such as 8GiB, 500MB or 1T");
+    return *size;
+}
+
+// The kernel drops only clean pages, so dirty data is written back first.
+void dropCaches() {
+    if (geteuid() != 0)
+        throw WorkloadError(WorkloadError::Kind::Permission,
+                            "--drop-caches needs root: it writes /proc/sys/vm/drop_caches");
+    sync();
+    const int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, "3\n", 2) != 2) {
+        const int error = errno;
+        if (fd >= 0)
+            close(fd);
+        throw WorkloadError::fromErrno(error, "cannot drop caches through",
+                                       "/proc/sys/vm/drop_caches");
+    }
+    close(fd);
+}
+
+class ProgressLine {
+  public:
+    ProgressLine(std::string what, bool quiet)
+        : m_what(std::move(what)), m_tty(!quiet && isatty(STDERR_FILENO)), m_quiet(quiet),
+          m_start(std::chrono::steady_clock::now()), m_lastLine(m_start) {}
+
+    void update(const BandwidthSampler::Rates& r) {
+        if (m_quiet)
+            return;
+        const double elapsed = std::chrono::duration<double>(r.at - m_start).count();
+        // Without a terminal, one line every 10 s keeps logs readable.
+        if (!m_tty && r.at - m_lastLine < std::chrono::seconds(10))
+            return;
+        m_lastLine = r.at;
+        std::fprintf(stderr, "%s%s: %s read, %s written, %s/s, %s   %s", m_tty ? "\r" : "",
+                     m_what.c_str(), UnitFormat::bytes(static_cast<double>(r.bytesRead)).c_str(),
+                     UnitFormat::bytes(static_cast<double>(r.bytesWritten)).c_str(),
+                     UnitFormat::bytes(r.readBytesPerS + r.writeBytesPerS).c_str(),
+                     UnitFormat::seconds(elapsed).c_str(), m_tty ? "" : "\n");
+        std::fflush(stderr);
+    }
+    void finish() const {
+        if (m_tty)
+            std::fputs("\n", stderr);
+    }
+
+  private:
+    std::string m_what;
+    bool m_tty;
+    bool m_quiet;
+    std::chrono::steady_clock::time_point m_start;
+    std::chrono::steady_clock::time_point m_lastLine;
+};
+
+using RatesCallback = std::function<void(const BandwidthSampler::Rates&)>;
+
+IoRunner::Result execute(const IoJob& job, const std::string& what, bool quiet,
+                         const RatesCallback& onRates = {}) {
+    IoRunner runner(job);
+    ProgressLine progress(what, quiet);
+    BandwidthSampler sampler(runner, std::chrono::milliseconds(100), [&](const auto& r) {
+        if (onRates)
+            onRates(r);
+        progress.update(r);
+    });
+    IoRunner::Result result;
+    try {
+        result = runner.run(&g_cancel);
+    } catch (...) {
+        sampler.stop();
+        progress.finish();
+        throw;
+    }
+    sampler.stop();
+    progress.finish();
+    return result;
+}
+
+KvGeometry geometryOf(const StorageCommand::Options& o) {
+    if (!o.geometry.empty() && o.geometry != "custom") {
+        if (auto preset = KvGeometry::findPreset(o.geometry))
+            return *preset;
+        std::string names;
+        for (const auto& g : KvGeometry::builtinPresets())
+            names += (names.empty() ? "" : ", ") + g.name;
+        throw WorkloadError(WorkloadError::Kind::NotFound, "no geometry preset \"" + o.geometry +
+                                                               "\"; presets: " + names +
+                                                               ", or custom");
+    }
+    KvGeometry g;
+    g.name = "custom";
+    g.source = "command line";
+    g.layers = o.layers;
+    g.kvHeads = o.kvHeads;
+    g.headDim = o.headDim;
+    g.dtypeBytes = o.dtypeBytes;
+    g.mlaLatentDim = o.mlaLatentDim;
+    if (const std::string problem = g.problem(); !problem.empty())
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "give --geometry PRESET, or --layers with --kv-heads and --head-dim "
+                            "(or --mla-latent-dim): " +
+                                problem);
+    return g;
+}
+
+int prepare(const StorageCommand::Options& o) {
+    StorageManifest manifest = StorageManifest::load(o.path);
+    IoJob job;
+    std::string what;
+    if (o.workload == "model-load") {
+        const int files = o.files > 0 ? o.files : 4;
+        job = StorageDataset::prepareModelLoad(manifest, totalSizeOf(o), files);
+        what = "model-load data, " + std::to_string(files) + " shards";
+    } else {
+        StorageDataset::KvLayout layout;
+        layout.geometry = geometryOf(o);
+        layout.chunkTokens = o.chunkTokens;
+        layout.tokens = o.tokens > 0 ? o.tokens : 4096;
+        layout.prefixes = o.prefixes;
+        job = StorageDataset::prepareKvRestore(manifest, layout);
+        what = "KV chunks, " + std::to_string(layout.prefixes) + " prefixes of " +
+               std::to_string(layout.tokens) + " tokens (" + layout.geometry.name + ", " +
+               UnitFormat::bytes(static_cast<double>(layout.chunkBytes())) + " per chunk)";
+    }
+    job.direct = !o.buffered;
+    const auto result = execute(job, "preparing " + what, o.quiet);
+    if (result.cancelled) {
+        std::cerr << "tierscope storage: prepare interrupted; run it again to finish\n";
+        return kExitFailure;
+    }
+    std::printf(
+        "prepared %s in %s: %s written in %s (%s/s)\n", what.c_str(), o.path.c_str(),
+        UnitFormat::bytes(static_cast<double>(result.bytesWritten)).c_str(),
+        UnitFormat::seconds(result.seconds).c_str(),
+        UnitFormat::bytes(static_cast<double>(result.bytesWritten) / result.seconds).c_str());
+    return kExitOk;
+}
+
+std::string rate(double bytes, double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GB/s", seconds > 0 ? bytes / seconds / 1e9 : 0.0);
+    return text;
+}
+
+std::string cacheNote(const nlohmann::json& s) {
+    return s.value("page_cache_bypassed", false) ? "O_DIRECT, page cache bypassed"
+                                                 : s.value("note", std::string());
+}
+
+void printDistribution(const char* title, const nlohmann::json& d) {
+    if (d.empty())
+        return;
+    std::printf("  %s: p50 %s, p90 %s, p99 %s, max %s\n", title,
+                UnitFormat::seconds(d["p50"].get<double>()).c_str(),
+                UnitFormat::seconds(d["p90"].get<double>()).c_str(),
+                UnitFormat::seconds(d["p99"].get<double>()).c_str(),
+                UnitFormat::seconds(d["max"].get<double>()).c_str());
+}
+
+void printSummary(const nlohmann::json& s, const std::string& path) {
+    const std::string w = s["workload"];
+    const double secs = s["seconds"];
+    const double read = s["bytes_read"].get<double>();
+    const double written = s["bytes_written"].get<double>();
+    if (w == "model-load") {
+        std::printf("model-load of %s: %d files, %s in %s = %s (%s)\n", path.c_str(),
+                    s["files"].get<int>(), UnitFormat::bytes(read).c_str(),
+                    UnitFormat::seconds(secs).c_str(), rate(read, secs).c_str(),
+                    cacheNote(s).c_str());
+        printDistribution("time per file", s["file_seconds"]);
+    } else if (w == "kv-restore") {
+        std::printf("kv-restore from %s: %d requests x %d tokens (%s, %s/token, %s per request), "
+                    "concurrency %d\n",
+                    path.c_str(), s["requests"].get<int>(), s["tokens_per_request"].get<int>(),
+                    s["geometry"].get<std::string>().c_str(),
+                    UnitFormat::bytes(s["bytes_per_token"].get<double>()).c_str(),
+                    UnitFormat::bytes(s["bytes_per_request"].get<double>()).c_str(),
+                    s["concurrency"].get<int>());
+        std::printf("  %s read in %s = %s aggregate (%s)\n", UnitFormat::bytes(read).c_str(),
+                    UnitFormat::seconds(secs).c_str(), rate(read, secs).c_str(),
+                    cacheNote(s).c_str());
+        printDistribution("restore per request (the TTFT I/O component)", s["restore_seconds"]);
+    } else {
+        std::printf("checkpoint-save to %s: %d files, %s in %s = %s including fsync (%s)\n",
+                    path.c_str(), s["files"].get<int>(), UnitFormat::bytes(written).c_str(),
+                    UnitFormat::seconds(secs).c_str(), rate(written, secs).c_str(),
+                    cacheNote(s).c_str());
+        printDistribution("time per file", s["file_seconds"]);
+        if (s.contains("restore")) {
+            const auto& r = s["restore"];
+            const double rs = r["seconds"];
+            const double rb = r["bytes_read"].get<double>();
+            std::printf("checkpoint restore: %s in %s = %s (%s)\n", UnitFormat::bytes(rb).c_str(),
+                        UnitFormat::seconds(rs).c_str(), rate(rb, rs).c_str(),
+                        cacheNote(r).c_str());
+        }
+    }
+}
+
+// One workload run inside a recorded session: the collectors sample the machine while it
+// runs, and its own bandwidth goes in beside them every 100 ms.
+class RecordedRun {
+  public:
+    RecordedRun(const GlobalOptions& global, const StorageCommand::Options& o,
+                const nlohmann::json& params)
+        : m_db(global.dbPath()), m_labels({{"workload", o.workload}, {"path", o.path}}) {
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(m_db).parent_path(), ec);
+        Recorder::Options ro;
+        ro.dbPath = m_db;
+        ro.label = o.label.empty() ? "storage " + o.workload : o.label;
+        ro.storageProfile = o.storageProfile;
+        ro.interval = std::chrono::milliseconds(100);
+        m_recorder = std::make_unique<Recorder>(ro);
+        m_store = std::make_unique<Store>(m_db, Store::Mode::ReadWrite);
+        m_recorder->start();
+        m_run = m_store->createRun(m_recorder->sessionId(), "storage/" + o.workload, params.dump(),
+                                   m_recorder->clock().nowNs());
+    }
+
+    RatesCallback sampler(bool write) {
+        return [this, write](const BandwidthSampler::Rates& r) {
+            const Reading reading{
+                {write ? "workload/write_bytes_per_s" : "workload/read_bytes_per_s", "bytes/s",
+                 "rate", m_labels.dump()},
+                write ? r.writeBytesPerS : r.readBytesPerS};
+            m_recorder->sink().write(m_recorder->clock().toWallNs(r.at), {&reading, 1});
+        };
+    }
+
+    void finish(const std::string& status, const nlohmann::json& summary) {
+        m_store->finishRun(m_run, m_recorder->clock().nowNs(), status, summary.dump());
+        m_recorder->stop();
+    }
+    std::int64_t session() const { return m_recorder->sessionId(); }
+    std::int64_t run() const { return m_run; }
+    const std::string& db() const { return m_db; }
+
+  private:
+    std::string m_db;
+    nlohmann::json m_labels;
+    std::unique_ptr<Recorder> m_recorder;
+    std::unique_ptr<Store> m_store;
+    std::int64_t m_run = 0;
+};
+
+struct Planned {
+    IoJob job;
+    std::optional<IoJob> restore;
+    nlohmann::json params;
+    std::function<nlohmann::json(const IoRunner::Result&, const IoRunner::Result*)> summarize;
+};
+
+Planned plan(const StorageCommand::Options& o, StorageManifest& manifest) {
+    const std::uint32_t block = blockSizeOf(o);
+    Planned p;
+    if (o.workload == "model-load") {
+        auto w = std::make_shared<ModelLoadWorkload>(ModelLoadWorkload::Options{
+            o.path, o.parallel > 0 ? o.parallel : 4, o.depth, block, !o.buffered});
+        p.job = w->job();
+        p.params = w->params();
+        p.summarize = [w, job = p.job](const auto& r, const auto*) { return w->summarize(job, r); };
+    } else if (o.workload == "kv-restore") {
+        auto w = std::make_shared<KvRestoreWorkload>(
+            KvRestoreWorkload::Options{o.path, o.concurrency, o.requests, o.tokens, o.depth, block,
+                                       !o.buffered},
+            manifest);
+        p.job = w->job();
+        p.params = w->params();
+        p.summarize = [w](const auto& r, const auto*) { return w->summarize(r); };
+    } else {
+        const int files = o.files > 0 ? o.files : 8;
+        auto w = std::make_shared<CheckpointSaveWorkload>(CheckpointSaveWorkload::Options{
+            o.path, totalSizeOf(o), files, o.parallel > 0 ? o.parallel : files, o.depth, block,
+            !o.buffered, o.preallocate});
+        p.job = w->saveJob(manifest);
+        if (o.restore)
+            p.restore = w->restoreJob(p.job);
+        p.params = w->params();
+        p.summarize = [w](const auto& r, const auto* restore) { return w->summarize(r, restore); };
+    }
+    p.params["workload"] = o.workload;
+    return p;
+}
+
+int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
+    StorageManifest manifest = StorageManifest::load(o.path);
+    Planned p = plan(o, manifest);
+    if (o.dropCaches)
+        dropCaches();
+    RecordedRun recorded(global, o, p.params);
+    std::optional<IoRunner::Result> restored;
+    IoRunner::Result result;
+    try {
+        result = execute(p.job, o.workload, o.quiet, recorded.sampler(p.job.write));
+        if (p.restore && !result.cancelled) {
+            if (o.dropCaches)
+                dropCaches();
+            restored = execute(*p.restore, "checkpoint restore", o.quiet, recorded.sampler(false));
+        }
+    } catch (const WorkloadError& e) {
+        recorded.finish("failed", {{"error", e.what()}});
+        throw;
+    }
+    const auto summary = p.summarize(result, restored ? &*restored : nullptr);
+    const bool cancelled = result.cancelled || (restored && restored->cancelled);
+    recorded.finish(cancelled ? "cancelled" : "completed", summary);
+    if (o.workload == "checkpoint-save" && !o.keep)
+        StorageDataset::remove(manifest, "checkpoint-save");
+    printSummary(summary, o.path);
+    std::printf("stored as session %lld, run %lld in %s\n",
+                static_cast<long long>(recorded.session()), static_cast<long long>(recorded.run()),
+                recorded.db().c_str());
+    if (!o.json.empty()) {
+        std::ofstream out(o.json);
+        out << summary.dump(2) << "\n";
+        if (!out)
+            throw WorkloadError::fromErrno(errno ? errno : EIO, "cannot write", o.json);
+    }
+    return cancelled ? kExitFailure : kExitOk;
+}
+
+int clean(const StorageCommand::Options& o) {
+    StorageManifest manifest = StorageManifest::load(o.path);
+    const int removed = StorageDataset::remove(manifest, o.workload);
+    if (o.workload.empty() && manifest.files().empty())
+        std::remove(manifest.pathOf(StorageManifest::kFileName).c_str());
+    std::printf("removed %d file%s tierscope had created in %s\n", removed, removed == 1 ? "" : "s",
+                o.path.c_str());
+    return kExitOk;
+}
+
+int geometries() {
+    std::printf("%-24s %8s %12s  %s\n", "preset", "layers", "bytes/token", "source");
+    for (const auto& g : KvGeometry::builtinPresets())
+        std::printf("%-24s %8d %12llu  %s\n", g.name.c_str(), g.layers,
+                    static_cast<unsigned long long>(g.bytesPerToken()), g.source.c_str());
+    return kExitOk;
+}
+
+void addRunShape(CLI::App* cmd, StorageCommand::Options& o) {
+    cmd->add_option("--queue-depth", o.depth, "Reads or writes in flight per file or request")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1024));
+    cmd->add_option("--block-size", o.blockSize, "Size of each read or write (4KiB..256MiB)")
+        ->capture_default_str();
+    cmd->add_flag("--buffered", o.buffered,
+                  "Use the page cache instead of O_DIRECT (results are marked as such)");
+}
+
+} // namespace
+
+CLI::App* StorageCommand::attach(CLI::App& parent, Options& o) {
+    auto* storage = parent.add_subcommand(
+        "storage", "Storage workloads that reproduce AI I/O: model load, KV-cache restore, "
+                   "checkpoint save (io_uring, O_DIRECT)");
+    storage->require_subcommand(1);
+    const auto workloads = CLI::IsMember({"model-load", "kv-restore", "checkpoint-save"});
+
+    auto* prep = storage->add_subcommand(
+        "prepare", "Write the data model-load or kv-restore reads: random bytes, never sparse");
+    prep->add_option("workload", o.workload, "model-load or kv-restore")
+        ->required()
+        ->check(CLI::IsMember({"model-load", "kv-restore"}));
+    prep->add_option("--path", o.path, "Target directory (must exist)")->required();
+    prep->add_option("--size", o.size, "model-load: total size, e.g. 8GiB or 70GB")
+        ->capture_default_str();
+    prep->add_option("--files", o.files, "model-load: number of shards (default 4)")
+        ->check(CLI::Range(1, 100000));
+    prep->add_option("--geometry", o.geometry,
+                     "kv-restore: model preset (see `storage geometries`) or custom");
+    prep->add_option("--layers", o.layers, "custom geometry: layers");
+    prep->add_option("--kv-heads", o.kvHeads, "custom geometry: KV heads");
+    prep->add_option("--head-dim", o.headDim, "custom geometry: head dimension");
+    prep->add_option("--dtype-bytes", o.dtypeBytes, "custom geometry: bytes per KV element")
+        ->capture_default_str();
+    prep->add_option("--mla-latent-dim", o.mlaLatentDim,
+                     "custom geometry: MLA latent size (kv_lora_rank + qk_rope_head_dim)");
+    prep->add_option("--tokens", o.tokens, "kv-restore: tokens per cached prefix (default 4096)")
+        ->check(CLI::PositiveNumber);
+    prep->add_option("--prefixes", o.prefixes, "kv-restore: distinct cached prefixes")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    prep->add_option("--chunk-tokens", o.chunkTokens, "kv-restore: tokens per chunk file")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    prep->add_flag("--buffered", o.buffered, "Write through the page cache instead of O_DIRECT");
+    prep->add_flag("-q,--quiet", o.quiet, "No progress line");
+    prep->callback([&o] { o.action = "prepare"; });
+
+    auto* run = storage->add_subcommand(
+        "run", "Run one workload on a directory and record it as a run with 100 ms bandwidth "
+               "samples beside the machine's block, host and GPU metrics");
+    run->add_option("workload", o.workload, "model-load, kv-restore or checkpoint-save")
+        ->required()
+        ->check(workloads);
+    run->add_option("--path", o.path, "Target directory")->required();
+    run->add_option("--parallel", o.parallel,
+                    "model-load: files read at once (default 4); checkpoint-save: files written "
+                    "at once (default all)")
+        ->check(CLI::PositiveNumber);
+    run->add_option("--concurrency", o.concurrency, "kv-restore: requests restoring at once")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    run->add_option("--requests", o.requests, "kv-restore: requests in all (default: prefixes)")
+        ->check(CLI::PositiveNumber);
+    run->add_option("--tokens", o.tokens, "kv-restore: prefix tokens per request (default: all)")
+        ->check(CLI::PositiveNumber);
+    run->add_option("--size", o.size, "checkpoint-save: checkpoint size")->capture_default_str();
+    run->add_option("--files", o.files, "checkpoint-save: number of files (default 8)")
+        ->check(CLI::Range(1, 100000));
+    run->add_flag("--restore", o.restore, "checkpoint-save: read the checkpoint back afterwards");
+    run->add_flag("--keep", o.keep, "checkpoint-save: keep the files (default: removed)");
+    run->add_flag("--preallocate", o.preallocate,
+                  "checkpoint-save: fallocate each file before writing it (torch.save does not)");
+    addRunShape(run, o);
+    run->add_flag("--drop-caches", o.dropCaches, "Drop the page cache before the run (root)");
+    run->add_option("--label", o.label, "Session label");
+    run->add_option("--storage-profile", o.storageProfile,
+                    "Storage configuration under test, e.g. local-nvme or nvmeof-rdma");
+    run->add_option("--json", o.json, "Also write the result as JSON to this file");
+    run->add_flag("-q,--quiet", o.quiet, "No progress line");
+    run->callback([&o] { o.action = "run"; });
+
+    auto* cleanCmd = storage->add_subcommand(
+        "clean", "Delete the files tierscope created in a directory (and nothing else)");
+    cleanCmd->add_option("--path", o.path, "Target directory")->required();
+    cleanCmd->add_option("--workload", o.workload, "Only this workload's files")->check(workloads);
+    cleanCmd->callback([&o] { o.action = "clean"; });
+
+    storage->add_subcommand("geometries", "List the KV geometry presets and their bytes per token")
+        ->callback([&o] { o.action = "geometries"; });
+    return storage;
+}
+
+int StorageCommand::run(const GlobalOptions& global, const Options& o) {
+    const auto block = SizeParser::parse(o.blockSize);
+    if (!SizeParser::parse(o.size) || !block || *block < 4096 || *block % 4096 != 0 ||
+        *block > (256u << 20)) {
+        std::cerr << "tierscope storage: --size takes a size such as 8GiB, 500MB or 1T, and "
+                     "--block-size a multiple of 4 KiB up to 256 MiB\n";
+        return kExitUsage;
+    }
+    try {
+        if (o.action == "geometries")
+            return geometries();
+        if (o.action == "clean")
+            return clean(o);
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+        const int rc = o.action == "prepare" ? prepare(o) : runWorkload(global, o);
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+        return rc;
+    } catch (const WorkloadError& e) {
+        std::cerr << "tierscope storage: " << e.what() << "\n";
+        return exitCodeFor(e);
+    }
+}
+
+} // namespace tierscope

@@ -1,0 +1,231 @@
+#include "TestSupport.h"
+#include "core/Store.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace tierscope;
+
+// `tierscope storage` end to end: the real binary on a directory of the build tree.
+class TestStorageCommand : public QObject {
+    Q_OBJECT
+  private:
+    struct Result {
+        int code = -1;
+        QByteArray out, err;
+    };
+    std::unique_ptr<QTemporaryDir> m_tmp;
+    QString m_data;
+    QString m_db;
+
+    static Result run(const QStringList& args, const QStringList& env = {},
+                      const QString& program = TIERSCOPE_BINARY) {
+        QProcess p;
+        auto environment = QProcessEnvironment::systemEnvironment();
+        for (const auto& e : env)
+            environment.insert(e.section('=', 0, 0), e.section('=', 1));
+        p.setProcessEnvironment(environment);
+        p.start(program, args);
+        p.waitForFinished(120000);
+        return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    }
+    Result tierscope(QStringList args, const QStringList& env = {}) {
+        args.prepend(m_db);
+        args.prepend("--db");
+        return run(args, env);
+    }
+    static nlohmann::json readJson(const QString& path) {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            return {};
+        return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+    }
+    // status and summary of the only run in the workspace
+    std::pair<std::string, nlohmann::json> onlyRun(const char* workload) {
+        sqlite3* db = nullptr;
+        sqlite3_open_v2(m_db.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr);
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(db, "SELECT status, summary FROM run WHERE workload = ?", -1, &st,
+                           nullptr);
+        sqlite3_bind_text(st, 1, workload, -1, SQLITE_TRANSIENT);
+        std::pair<std::string, nlohmann::json> out;
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            out.first = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+            out.second = nlohmann::json::parse(
+                reinterpret_cast<const char*>(sqlite3_column_text(st, 1)), nullptr, false);
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return out;
+    }
+
+  private slots:
+    void init() {
+        m_tmp = std::make_unique<QTemporaryDir>(QDir::currentPath() + "/storagecli-XXXXXX");
+        QVERIFY(m_tmp->isValid());
+        m_data = m_tmp->filePath("data");
+        QDir().mkpath(m_data);
+        m_db = m_tmp->filePath("ws.db");
+    }
+
+    void kvRestoreRunIsStoredWithBandwidthSamples() {
+        auto r = tierscope({"storage", "prepare", "kv-restore", "--path", m_data, "--layers", "4",
+                            "--kv-heads", "4", "--head-dim", "128", "--tokens", "2048",
+                            "--prefixes", "4", "--quiet"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains("prepared KV chunks, 4 prefixes of 2048 tokens"));
+        // 4 x 4 x 128 x 2 x 2 = 8 KiB per token, 2 MiB per 256-token chunk, 8 chunks a prefix
+        QCOMPARE(QDir(m_data).entryList(QDir::Files).size(), 32);
+
+        const QString json = m_tmp->filePath("kv.json");
+        r = tierscope({"storage", "run", "kv-restore", "--path", m_data, "--concurrency", "2",
+                       "--requests", "8", "--tokens", "1024", "--storage-profile", "build-disk",
+                       "--json", json});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("restore per request (the TTFT I/O component): p50"),
+                 r.out.constData());
+        const auto summary = readJson(json);
+        QCOMPARE(summary["bytes_read"].get<std::uint64_t>(), 8ull * 4 * (2 << 20));
+        QCOMPARE(summary["restore_seconds"]["count"].get<int>(), 8);
+
+        const auto [status, stored] = onlyRun("storage/kv-restore");
+        QCOMPARE(status, std::string("completed"));
+        QCOMPARE(stored["bytes_read"], summary["bytes_read"]);
+        Store store(m_db.toStdString(), Store::Mode::ReadOnly);
+        const auto sessions = store.sessions();
+        QCOMPARE(sessions.size(), std::size_t(1));
+        QCOMPARE(sessions[0].storageProfile, std::string("build-disk"));
+        bool sampled = false, host = false;
+        for (const auto& m : store.metrics(sessions[0].id)) {
+            if (m.descriptor.path == "workload/read_bytes_per_s") {
+                const auto samples = store.readRaw(m.id, 0, INT64_MAX);
+                QVERIFY(!samples.empty());
+                double bytes = 0;
+                for (const auto& s : samples)
+                    bytes += s.value * 0.1; // 100 ms samples
+                QVERIFY2(bytes > 0.5 * 8 * 4 * (2 << 20), "the samples should add up to the run");
+                sampled = true;
+            }
+            host = host || m.descriptor.path.rfind("host/", 0) == 0;
+        }
+        QVERIFY(sampled);
+        QVERIFY2(host, "the machine's collectors record beside the workload");
+    }
+
+    void modelLoadAndCheckpointRoundTrip() {
+        auto r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "6MiB",
+                            "--files", "3", "--quiet"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        r = tierscope({"storage", "run", "model-load", "--path", m_data, "--json",
+                       m_tmp->filePath("m.json"), "--quiet"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains("model-load of"));
+        QCOMPARE(readJson(m_tmp->filePath("m.json"))["bytes_read"].get<std::uint64_t>(),
+                 6ull << 20);
+
+        r = tierscope({"storage", "run", "checkpoint-save", "--path", m_data, "--size", "4MiB",
+                       "--files", "2", "--restore", "--json", m_tmp->filePath("c.json"),
+                       "--quiet"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains("including fsync"));
+        QVERIFY(r.out.contains("checkpoint restore:"));
+        const auto c = readJson(m_tmp->filePath("c.json"));
+        QCOMPARE(c["bytes_written"].get<std::uint64_t>(), 4ull << 20);
+        QCOMPARE(c["restore"]["bytes_read"].get<std::uint64_t>(), 4ull << 20);
+        QVERIFY(!QFile::exists(m_data + "/checkpoint-00001-of-00002.pt")); // removed: no --keep
+
+        r = tierscope({"storage", "clean", "--path", m_data});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("removed 3 files"));
+        QCOMPARE(QDir(m_data).entryList(QDir::Files | QDir::Hidden).size(), 0);
+    }
+
+    void refusedDirectIoIsMarkedAndTheRunContinues() {
+        auto r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "1MiB",
+                            "--files", "1", "--quiet"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        r = tierscope(
+            {"storage", "run", "model-load", "--path", m_data, "--json", m_tmp->filePath("m.json")},
+            {QString("LD_PRELOAD=") + REFUSE_ODIRECT});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("page cache not bypassed: the filesystem refused O_DIRECT"),
+                 r.out.constData());
+        const auto j = readJson(m_tmp->filePath("m.json"));
+        QCOMPARE(j["page_cache_bypassed"].get<bool>(), false);
+        QCOMPARE(j["bytes_read"].get<std::uint64_t>(), 1ull << 20);
+
+        r = tierscope({"storage", "run", "model-load", "--path", m_data, "--buffered"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("page cache not bypassed: buffered I/O was requested"));
+    }
+
+    void errorsAreClearAndHaveTheirOwnExitCodes() {
+        auto r = tierscope({"storage", "run", "model-load", "--path", m_data + "/missing"});
+        QCOMPARE(r.code, 6);
+        QVERIFY2(r.err.contains("No such file or directory"), r.err.constData());
+
+        r = tierscope({"storage", "run", "kv-restore", "--path", m_data});
+        QCOMPARE(r.code, 6);
+        QVERIFY(r.err.contains("storage prepare kv-restore"));
+
+        r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "1PiB"});
+        QCOMPARE(r.code, 2); // not a size the parser knows: P is not a unit
+        r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "1000T"});
+        QCOMPARE(r.code, 8);
+        QVERIFY(r.err.contains("not enough free space"));
+
+        test::writeFile(m_data + "/model-00001-of-00001.safetensors", "mine");
+        r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "1MiB",
+                       "--files", "1"});
+        QCOMPARE(r.code, 9);
+        QVERIFY(r.err.contains("was not created by tierscope"));
+
+        r = tierscope(
+            {"storage", "prepare", "kv-restore", "--path", m_data, "--geometry", "GPT-9"});
+        QCOMPARE(r.code, 6);
+        QVERIFY(r.err.contains("Qwen3-Coder-480B-A35B"));
+
+        r = tierscope({"storage", "run", "model-load", "--path", m_data, "--block-size", "1000"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("--block-size"));
+    }
+
+    // Without root: run in a user namespace with no uid mapping (the user "nobody").
+    void noPermissionAndDropCachesNeedRoot() {
+        if (QProcess::execute("unshare", {"-U", "true"}) != 0)
+            QSKIP("unprivileged user namespaces are disabled on this kernel");
+        // The owner may not write either: kuid 0 in a namespace without CAP_DAC_OVERRIDE is
+        // held to the mode bits like anyone else.
+        QVERIFY(chmod(m_data.toUtf8().constData(), 0555) == 0);
+        const auto r = run({"-U", TIERSCOPE_BINARY, "--db", m_tmp->filePath("nobody.db"),
+                            "storage", "prepare", "model-load", "--path", m_data, "--size", "1MiB"},
+                           {}, "unshare");
+        chmod(m_data.toUtf8().constData(), 0755);
+        QCOMPARE(r.code, 5);
+        QVERIFY2(r.err.contains("Permission denied"), r.err.constData());
+        test::writeFile(m_data + "/w", "x");
+        const auto drop = run({"-U", TIERSCOPE_BINARY, "--db", "/nonexistent/none.db", "storage",
+                               "run", "model-load", "--path", m_data, "--drop-caches"},
+                              {}, "unshare");
+        QCOMPARE(drop.code, 5);
+        QVERIFY2(drop.err.contains("--drop-caches needs root"), drop.err.constData());
+    }
+
+    void helpNamesEveryWorkload() {
+        const auto r = run({"storage", "run", "--help"});
+        QCOMPARE(r.code, 0);
+        for (const char* w : {"model-load", "kv-restore", "checkpoint-save", "--drop-caches",
+                              "--buffered", "--queue-depth"})
+            QVERIFY2(r.out.contains(w), w);
+        const auto g = run({"storage", "geometries"});
+        QCOMPARE(g.code, 0);
+        QVERIFY(g.out.contains("Qwen3-Coder-480B-A35B          62       253952"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStorageCommand)
+#include "tst_storagecommand.moc"

@@ -1,0 +1,277 @@
+#include "TestSupport.h"
+#include "workloads/CheckpointSaveWorkload.h"
+#include "workloads/IoRunner.h"
+#include "workloads/KvRestoreWorkload.h"
+#include "workloads/ModelLoadWorkload.h"
+#include "workloads/StorageDataset.h"
+#include "workloads/StorageManifest.h"
+#include "workloads/WorkloadError.h"
+
+#include <QtTest>
+#include <fcntl.h>
+#include <fstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace tierscope;
+
+namespace {
+
+// Whether this directory's filesystem takes O_DIRECT: the runner must report exactly that.
+bool takesDirectIo(const std::string& dir) {
+    const std::string probe = dir + "/.probe";
+    const int fd = open(probe.c_str(), O_CREAT | O_WRONLY | O_DIRECT, 0600);
+    if (fd >= 0)
+        close(fd);
+    unlink(probe.c_str());
+    return fd >= 0;
+}
+
+std::uint64_t sizeOf(const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
+
+std::uint64_t allocated(const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_blocks) * 512 : 0;
+}
+
+std::string head(const std::string& path, std::size_t n) {
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(n, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(n));
+    return bytes;
+}
+
+WorkloadError::Kind kindOf(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const WorkloadError& e) {
+        return e.kind();
+    }
+    return static_cast<WorkloadError::Kind>(-1);
+}
+
+KvGeometry tinyGeometry() {
+    KvGeometry g;
+    g.name = "tiny";
+    g.layers = 2;
+    g.kvHeads = 2;
+    g.headDim = 64;
+    g.dtypeBytes = 2; // 2 x 2 x 64 x 2 x 2 = 1,024 bytes per token, 256 KiB per chunk
+    return g;
+}
+
+} // namespace
+
+class TestStorageWorkloads : public QObject {
+    Q_OBJECT
+  private:
+    std::unique_ptr<QTemporaryDir> m_tmp;
+    std::string m_dir;
+
+  private slots:
+    void init() {
+        // On the build tree's filesystem rather than /tmp, which may be tmpfs.
+        m_tmp = std::make_unique<QTemporaryDir>(QDir::currentPath() + "/storage-XXXXXX");
+        QVERIFY(m_tmp->isValid());
+        m_dir = m_tmp->path().toStdString();
+    }
+
+    void prepareWritesRandomNonSparseFilesAndModelLoadReadsEveryByte() {
+        auto manifest = StorageManifest::load(m_dir);
+        const IoJob write = StorageDataset::prepareModelLoad(manifest, 3 * 1000000, 3);
+        const auto written = IoRunner(write).run();
+        const std::uint64_t each = 1003520; // 1,000,000 rounded up to 4 KiB blocks
+        QCOMPARE(written.bytesWritten, 3 * each);
+        std::vector<std::string> heads;
+        for (int i = 0; i < 3; ++i) {
+            const std::string path = m_dir + "/" + StorageDataset::shardName(i, 3);
+            QCOMPARE(sizeOf(path), each);
+            QVERIFY2(allocated(path) >= each, "prepared files must not be sparse");
+            heads.push_back(head(path, 4096));
+            QVERIFY(heads.back() != std::string(4096, '\0'));
+        }
+        QVERIFY(heads[0] != heads[1]); // every block is stamped: nothing to deduplicate
+        QCOMPARE(StorageManifest::load(m_dir).files().size(), std::size_t(3));
+
+        ModelLoadWorkload load({m_dir, 2, 4, 256 * 1024, true});
+        const IoJob job = load.job();
+        QCOMPARE(job.streams.size(), std::size_t(3)); // the manifest is not a shard
+        const auto result = IoRunner(job).run();
+        QCOMPARE(result.bytesRead, 3 * each);
+        QCOMPARE(result.bytesWritten, 0ull);
+        QCOMPARE(result.fileSeconds.size(), std::size_t(3));
+        for (double s : result.fileSeconds)
+            QVERIFY(s > 0);
+        QCOMPARE(result.pageCacheBypassed(), takesDirectIo(m_dir));
+        const auto summary = load.summarize(job, result);
+        QCOMPARE(summary["files"].get<int>(), 3);
+        QCOMPARE(summary["per_file"].size(), std::size_t(3));
+        QCOMPARE(summary["bytes_read"].get<std::uint64_t>(), 3 * each);
+    }
+
+    void readsAFileWhoseSizeIsNotWholeBlocks() {
+        test::writeFileBytes(m_dir + "/config.json", std::string(10000, 'x'));
+        ModelLoadWorkload load({m_dir, 1, 2, 4096, true});
+        const auto result = IoRunner(load.job()).run();
+        QCOMPARE(result.bytesRead, 10000ull); // the O_DIRECT read past the end returns short
+    }
+
+    void kvRestoreReadsEachRequestsPrefixChunks() {
+        auto manifest = StorageManifest::load(m_dir);
+        StorageDataset::KvLayout layout{tinyGeometry(), 256, 1000, 3};
+        QCOMPARE(layout.chunkBytes(), 262144ull);
+        QCOMPARE(layout.chunksPerPrefix(), 4);
+        const auto written = IoRunner(StorageDataset::prepareKvRestore(manifest, layout)).run();
+        QCOMPARE(written.bytesWritten, 3 * 4 * 262144ull);
+        QCOMPARE(sizeOf(m_dir + "/" + StorageDataset::kvChunkName(2, 3)), 262144ull);
+
+        // 600 tokens need 3 chunks; 5 requests over 3 prefixes read two prefixes again.
+        KvRestoreWorkload restore({m_dir, 2, 5, 600, 2, 65536, true}, StorageManifest::load(m_dir));
+        const IoJob job = restore.job();
+        QCOMPARE(job.streams.size(), std::size_t(5));
+        QCOMPARE(job.streams[4][0].path, m_dir + "/" + StorageDataset::kvChunkName(1, 0));
+        const auto result = IoRunner(job).run();
+        QCOMPARE(result.bytesRead, 5 * 3 * 262144ull);
+        const auto summary = restore.summarize(result);
+        QCOMPARE(summary["restore_seconds"]["count"].get<int>(), 5);
+        QVERIFY(summary["ttft_io_component_p99_s"].get<double>() >=
+                summary["ttft_io_component_p50_s"].get<double>());
+        QCOMPARE(summary["bytes_per_request"].get<std::uint64_t>(), 3 * 262144ull);
+        QVERIFY(summary.contains("reuse_note"));
+    }
+
+    void kvRestoreRefusesMoreTokensThanPrepared() {
+        auto manifest = StorageManifest::load(m_dir);
+        QCOMPARE(kindOf([&] { KvRestoreWorkload({m_dir}, manifest); }),
+                 WorkloadError::Kind::NotFound);
+        IoRunner(StorageDataset::prepareKvRestore(manifest, {tinyGeometry(), 256, 512, 1})).run();
+        QCOMPARE(kindOf([&] {
+                     KvRestoreWorkload({m_dir, 1, 1, 513}, StorageManifest::load(m_dir));
+                 }),
+                 WorkloadError::Kind::Refused);
+    }
+
+    void checkpointWritesFsyncsRestoresAndCleansUp() {
+        auto manifest = StorageManifest::load(m_dir);
+        CheckpointSaveWorkload save({m_dir, 1048577, 4, 2, 4, 65536, true});
+        const IoJob job = save.saveJob(manifest);
+        const auto saved = IoRunner(job).run();
+        const std::uint64_t each = 266240; // ceil(1,048,577 / 4) rounded up to 4 KiB
+        QCOMPARE(save.fileBytes(), each);
+        QCOMPARE(saved.bytesWritten, 4 * each);
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(sizeOf(m_dir + "/" + StorageDataset::checkpointName(i, 4)), each);
+        const auto restored = IoRunner(save.restoreJob(job)).run();
+        QCOMPARE(restored.bytesRead, 4 * each);
+        const auto summary = save.summarize(saved, &restored);
+        QCOMPARE(summary["restore"]["bytes_read"].get<std::uint64_t>(), 4 * each);
+
+        QCOMPARE(StorageDataset::remove(manifest, "checkpoint-save"), 4);
+        QCOMPARE(sizeOf(m_dir + "/" + StorageDataset::checkpointName(0, 4)), 0ull);
+        QVERIFY(StorageManifest::load(m_dir).files().empty());
+    }
+
+    void randomReadsIssueTheAskedNumberOfBlocks() {
+        test::writeFileBytes(m_dir + "/data", std::string(1 << 20, 'r'));
+        IoJob job;
+        job.streams = {{{m_dir + "/data", 1 << 20}}};
+        job.random = true;
+        job.randomOps = 100;
+        job.blockSize = 4096;
+        job.depth = 16;
+        QCOMPARE(IoRunner(job).run().bytesRead, 409600ull);
+    }
+
+    void refusesToOverwriteFilesItDidNotCreate() {
+        const std::string stranger = m_dir + "/" + StorageDataset::shardName(0, 2);
+        test::writeFileBytes(stranger, "precious");
+        auto manifest = StorageManifest::load(m_dir);
+        QCOMPARE(kindOf([&] { StorageDataset::prepareModelLoad(manifest, 1 << 20, 2); }),
+                 WorkloadError::Kind::Refused);
+        QCOMPARE(head(stranger, 8), std::string("precious"));
+        QVERIFY(StorageManifest::load(m_dir).files().empty());
+    }
+
+    void refusesASymlinkPlantedUnderOneOfItsNames() {
+        QTemporaryDir outside;
+        const std::string target = outside.path().toStdString() + "/victim";
+        test::writeFileBytes(target, "outside");
+        const std::string link = m_dir + "/" + StorageDataset::checkpointName(0, 1);
+        QCOMPARE(symlink(target.c_str(), link.c_str()), 0);
+        auto manifest = StorageManifest::load(m_dir);
+        QCOMPARE(kindOf([&] {
+                     CheckpointSaveWorkload({m_dir, 4096, 1}).saveJob(manifest);
+                 }),
+                 WorkloadError::Kind::Refused);
+        QCOMPARE(head(target, 7), std::string("outside"));
+    }
+
+    void preparingAgainReplacesOnlyItsOwnFiles() {
+        auto manifest = StorageManifest::load(m_dir);
+        IoRunner(StorageDataset::prepareModelLoad(manifest, 4 * 4096, 4)).run();
+        test::writeFileBytes(m_dir + "/tokenizer.json", "{}");
+        IoRunner(StorageDataset::prepareModelLoad(manifest, 2 * 4096, 2)).run();
+        QCOMPARE(sizeOf(m_dir + "/" + StorageDataset::shardName(3, 4)), 0ull); // old set gone
+        QCOMPARE(sizeOf(m_dir + "/" + StorageDataset::shardName(1, 2)), 4096ull);
+        QCOMPARE(sizeOf(m_dir + "/tokenizer.json"), 2ull);
+        QCOMPARE(StorageManifest::load(m_dir).files().size(), std::size_t(2));
+    }
+
+    void checksFreeSpaceBeforeWriting() {
+        auto manifest = StorageManifest::load(m_dir);
+        QCOMPARE(kindOf([&] { StorageDataset::prepareModelLoad(manifest, 1ull << 60, 4); }),
+                 WorkloadError::Kind::NoSpace);
+        QVERIFY(StorageManifest::load(m_dir).files().empty());
+        QCOMPARE(sizeOf(m_dir + "/" + StorageDataset::shardName(0, 4)), 0ull);
+    }
+
+    void badPathsAreClearErrors() {
+        QCOMPARE(kindOf([&] { StorageManifest::load(m_dir + "/missing"); }),
+                 WorkloadError::Kind::NotFound);
+        test::writeFileBytes(m_dir + "/file", "x");
+        QCOMPARE(kindOf([&] { StorageManifest::load(m_dir + "/file"); }),
+                 WorkloadError::Kind::NotFound);
+        QCOMPARE(kindOf([&] { ModelLoadWorkload({m_dir + "/missing"}).job(); }),
+                 WorkloadError::Kind::NotFound);
+        QDir().mkpath(QString::fromStdString(m_dir + "/empty"));
+        QCOMPARE(kindOf([&] { ModelLoadWorkload({m_dir + "/empty"}).job(); }),
+                 WorkloadError::Kind::NotFound);
+        test::writeFileBytes(m_dir + "/" + StorageManifest::kFileName, "not json");
+        QCOMPARE(kindOf([&] { StorageManifest::load(m_dir); }), WorkloadError::Kind::Refused);
+    }
+
+    void aFileThatShrankIsAnError() {
+        IoJob job;
+        test::writeFileBytes(m_dir + "/short", std::string(8192, 's'));
+        job.streams = {{{m_dir + "/short", 65536}}}; // claims more than is there
+        job.blockSize = 4096;
+        QCOMPARE(kindOf([&] { IoRunner(job).run(); }), WorkloadError::Kind::Io);
+    }
+
+    void cancelStopsEarlyAndDrains() {
+        test::writeFileBytes(m_dir + "/big", std::string(8 << 20, 'b'));
+        IoJob job;
+        for (int i = 0; i < 64; ++i)
+            job.streams.push_back({{m_dir + "/big", 8 << 20}});
+        job.blockSize = 65536;
+        IoRunner runner(job);
+        std::atomic<bool> cancel{false};
+        std::thread canceller([&] {
+            while (runner.bytesRead() == 0)
+                std::this_thread::yield();
+            cancel = true;
+        });
+        const auto result = runner.run(&cancel);
+        canceller.join();
+        QVERIFY(result.cancelled);
+        QVERIFY(result.bytesRead > 0);
+        QVERIFY(result.bytesRead < 64ull * (8 << 20));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStorageWorkloads)
+#include "tst_storageworkloads.moc"

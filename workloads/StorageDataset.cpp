@@ -1,0 +1,173 @@
+#include "workloads/StorageDataset.h"
+
+#include "workloads/SpaceCheck.h"
+#include "workloads/WorkloadError.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+std::string numbered(const char* format, int a, int b) {
+    char name[96];
+    std::snprintf(name, sizeof name, format, a, b);
+    return name;
+}
+
+std::string baseName(const std::string& path) {
+    return path.substr(path.find_last_of('/') + 1);
+}
+
+IoJob writeJob(std::vector<FileSpan> files) {
+    IoJob job;
+    for (auto& f : files)
+        job.streams.push_back({std::move(f)});
+    job.write = true;
+    job.create = true;
+    job.fsyncEachFile = true; // prepared data must be on the device, not in the page cache
+    job.preallocate = true;
+    job.concurrency = 4;
+    job.depth = 8;
+    return job;
+}
+
+} // namespace
+
+std::uint64_t StorageDataset::KvLayout::chunkBytes() const {
+    return geometry.chunkBytes(chunkTokens);
+}
+
+std::uint64_t StorageDataset::KvLayout::totalBytes() const {
+    return alignUp(chunkBytes()) * static_cast<std::uint64_t>(chunksPerPrefix()) * prefixes;
+}
+
+nlohmann::json StorageDataset::KvLayout::toJson() const {
+    return {{"geometry",
+             {{"name", geometry.name},
+              {"layers", geometry.layers},
+              {"kv_heads", geometry.kvHeads},
+              {"head_dim", geometry.headDim},
+              {"dtype_bytes", geometry.dtypeBytes},
+              {"mla_latent_dim", geometry.mlaLatentDim},
+              {"bytes_per_token", geometry.bytesPerToken()}}},
+            {"chunk_tokens", chunkTokens},
+            {"tokens", tokens},
+            {"prefixes", prefixes},
+            {"chunk_bytes", chunkBytes()}};
+}
+
+StorageDataset::KvLayout StorageDataset::KvLayout::fromJson(const nlohmann::json& j) {
+    try {
+        KvLayout l;
+        const auto& g = j.at("geometry");
+        l.geometry.name = g.at("name").get<std::string>();
+        l.geometry.layers = g.at("layers").get<int>();
+        l.geometry.kvHeads = g.at("kv_heads").get<int>();
+        l.geometry.headDim = g.at("head_dim").get<int>();
+        l.geometry.dtypeBytes = g.at("dtype_bytes").get<int>();
+        l.geometry.mlaLatentDim = g.at("mla_latent_dim").get<int>();
+        l.chunkTokens = j.at("chunk_tokens").get<int>();
+        l.tokens = j.at("tokens").get<int>();
+        l.prefixes = j.at("prefixes").get<int>();
+        return l;
+    } catch (const nlohmann::json::exception& e) {
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            std::string("the kv-restore entry of the manifest is damaged: ") +
+                                e.what());
+    }
+}
+
+std::string StorageDataset::shardName(int index, int count) {
+    return numbered("model-%05d-of-%05d.safetensors", index + 1, count);
+}
+
+std::string StorageDataset::kvChunkName(int prefix, int chunk) {
+    return numbered("kv-p%05d-c%05d.bin", prefix, chunk);
+}
+
+std::string StorageDataset::checkpointName(int index, int count) {
+    return numbered("checkpoint-%05d-of-%05d.pt", index + 1, count);
+}
+
+void StorageDataset::claim(StorageManifest& manifest, const std::vector<FileSpan>& files) {
+    std::uint64_t bytes = 0;
+    for (const auto& f : files) {
+        manifest.requireWritable(baseName(f.path));
+        bytes += f.size;
+    }
+    for (const auto& f : files)
+        if (manifest.owns(baseName(f.path)) && unlink(f.path.c_str()) != 0 && errno != ENOENT)
+            throw WorkloadError::fromErrno(errno, "cannot remove", f.path);
+    SpaceCheck::require(manifest.dir(), bytes);
+    for (const auto& f : files)
+        manifest.add(baseName(f.path), f.size);
+    manifest.save();
+}
+
+IoJob StorageDataset::prepareModelLoad(StorageManifest& manifest, std::uint64_t totalBytes,
+                                       int files) {
+    if (files <= 0 || totalBytes == 0)
+        throw WorkloadError(WorkloadError::Kind::Refused, "model-load needs a size and files > 0");
+    remove(manifest, "model-load");
+    const std::uint64_t each = alignUp((totalBytes + files - 1) / files);
+    std::vector<FileSpan> spans;
+    for (int i = 0; i < files; ++i)
+        spans.push_back({manifest.pathOf(shardName(i, files)), each});
+    claim(manifest, spans);
+    manifest.dataset("model-load") = {{"files", files}, {"file_bytes", each}};
+    manifest.save();
+    return writeJob(std::move(spans));
+}
+
+IoJob StorageDataset::prepareKvRestore(StorageManifest& manifest, const KvLayout& layout) {
+    if (const std::string problem = layout.geometry.problem(); !problem.empty())
+        throw WorkloadError(WorkloadError::Kind::Refused, "KV geometry: " + problem);
+    if (layout.chunkTokens <= 0 || layout.tokens <= 0 || layout.prefixes <= 0)
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "kv-restore needs chunk tokens, tokens and prefixes > 0");
+    remove(manifest, "kv-restore");
+    std::vector<FileSpan> spans;
+    for (int p = 0; p < layout.prefixes; ++p)
+        for (int c = 0; c < layout.chunksPerPrefix(); ++c)
+            spans.push_back({manifest.pathOf(kvChunkName(p, c)), alignUp(layout.chunkBytes())});
+    claim(manifest, spans);
+    manifest.dataset("kv-restore") = layout.toJson();
+    manifest.save();
+    return writeJob(std::move(spans));
+}
+
+int StorageDataset::remove(StorageManifest& manifest, const std::string& workload) {
+    auto belongs = [&](const std::string& name) {
+        if (workload.empty())
+            return true;
+        if (workload == "model-load")
+            return name.rfind("model-", 0) == 0;
+        if (workload == "kv-restore")
+            return name.rfind("kv-p", 0) == 0;
+        return workload == "checkpoint-save" && name.rfind("checkpoint-", 0) == 0;
+    };
+    std::vector<std::string> names;
+    for (const auto& [name, size] : manifest.files())
+        if (belongs(name))
+            names.push_back(name);
+    int removed = 0;
+    for (const auto& name : names) {
+        if (unlink(manifest.pathOf(name).c_str()) != 0 && errno != ENOENT)
+            throw WorkloadError::fromErrno(errno, "cannot remove", manifest.pathOf(name));
+        manifest.remove(name);
+        ++removed;
+    }
+    if (workload.empty()) {
+        for (const char* w : {"model-load", "kv-restore", "checkpoint-save"})
+            manifest.dropDataset(w);
+    } else {
+        manifest.dropDataset(workload);
+    }
+    manifest.save();
+    return removed;
+}
+
+} // namespace tierscope

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "workloads/IoJob.h"
+#include "workloads/KvGeometry.h"
+#include "workloads/StorageManifest.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// The files `tierscope storage prepare` writes, and their names. Each prepare replaces the
+// previous data set of the same workload; every file is recorded in the manifest before it is
+// created, so an interrupted prepare leaves nothing unaccounted for.
+class StorageDataset {
+  public:
+    static constexpr std::uint64_t kAlign = 4096; // O_DIRECT wants whole blocks
+
+    struct KvLayout {
+        KvGeometry geometry;
+        int chunkTokens = 256;
+        int tokens = 4096; // longest prefix a request can restore
+        int prefixes = 16; // distinct prefixes (one per request by default)
+        std::uint64_t chunkBytes() const;
+        int chunksPerPrefix() const { return (tokens + chunkTokens - 1) / chunkTokens; }
+        std::uint64_t totalBytes() const;
+        nlohmann::json toJson() const;
+        static KvLayout fromJson(const nlohmann::json& j); // throws WorkloadError
+    };
+
+    static std::string shardName(int index, int count);
+    static std::string kvChunkName(int prefix, int chunk);
+    static std::string checkpointName(int index, int count);
+    static std::uint64_t alignUp(std::uint64_t bytes) {
+        return (bytes + kAlign - 1) / kAlign * kAlign;
+    }
+
+    // Each returns the write job (create, fsync) and has already updated and saved the manifest.
+    // They check ownership of every name and free space before anything is written.
+    static IoJob prepareModelLoad(StorageManifest& manifest, std::uint64_t totalBytes, int files);
+    static IoJob prepareKvRestore(StorageManifest& manifest, const KvLayout& layout);
+
+    // Deletes the files of one workload's data set (or all, for an empty name) that the
+    // manifest owns, and forgets them. Returns the number of files removed.
+    static int remove(StorageManifest& manifest, const std::string& workload);
+
+    // Unlinks the owned files among `names`, then records the new ones; throws when a name is
+    // taken by a file tierscope did not create or when the bytes do not fit.
+    static void claim(StorageManifest& manifest, const std::vector<FileSpan>& files);
+};
+
+} // namespace tierscope
