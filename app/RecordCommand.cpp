@@ -100,8 +100,11 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
                   << options.engineInterval << "\")\n";
         return kExitUsage;
     }
-    Recorder::Options recording{
-        global.dbPath(), options.label, options.storageProfile, *interval, {}, {}};
+    Recorder::Options recording;
+    recording.dbPath = global.dbPath();
+    recording.label = options.label;
+    recording.storageProfile = options.storageProfile;
+    recording.interval = *interval;
     for (const auto& url : options.engines)
         recording.engines.push_back({url, options.engineTokenEnv, std::chrono::milliseconds(2000),
                                      options.engineRaw, options.insecure});

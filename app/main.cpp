@@ -2,6 +2,7 @@
 #include "app/ExitCode.h"
 #include "app/ExportCommand.h"
 #include "app/GlobalOptions.h"
+#include "app/GuiCommand.h"
 #include "app/ImportCommand.h"
 #include "app/LoadCommand.h"
 #include "app/RecordCommand.h"
@@ -18,8 +19,8 @@ using namespace tierscope;
 namespace {
 
 constexpr const char* kNoSubcommandHint =
-    "tierscope: no subcommand given.\n"
-    "The desktop GUI is not part of this build yet; record headless instead:\n"
+    "tierscope: no subcommand given, and no display for the GUI (DISPLAY and WAYLAND_DISPLAY\n"
+    "are unset). Record headless instead:\n"
     "  tierscope record --duration 30s      record this machine for 30 s, then print a summary\n"
     "  tierscope record                     record until Ctrl-C\n"
     "  tierscope sessions                   list recorded sessions\n"
@@ -29,7 +30,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
              const SessionsCommand::Options& sessions, const DevicesCommand::Options& devices,
              const ExportCommand::Options& exports, const EngineSimulator::Options& simulator,
              const LoadCommand::Options& load, const ImportCommand::Options& imports,
-             const StorageCommand::Options& storage) {
+             const StorageCommand::Options& storage, const GuiCommand::Options& gui,
+             const char* argv0) {
     if (app.got_subcommand("record"))
         return RecordCommand::run(global, record);
     if (app.got_subcommand("sessions"))
@@ -42,10 +44,14 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
         return ImportCommand::run(global, imports);
     if (app.got_subcommand("load"))
         return LoadCommand::run(global, load);
+    if (app.got_subcommand("gui"))
+        return GuiCommand::run(argv0, global, gui);
     if (app.got_subcommand("storage"))
         return StorageCommand::run(global, storage);
     if (app.got_subcommand("sim-engine"))
         return SimEngineCommand::run(simulator);
+    if (GuiCommand::displayAvailable())
+        return GuiCommand::run(argv0, global, gui);
     std::cerr << kNoSubcommandHint;
     return kExitUsage;
 }
@@ -86,6 +92,8 @@ int main(int argc, char** argv) {
     ImportCommand::attach(app, imports);
     StorageCommand::Options storage;
     StorageCommand::attach(app, storage);
+    GuiCommand::Options gui;
+    GuiCommand::attach(app, gui);
 
     try {
         app.parse(argc, argv);
@@ -97,7 +105,7 @@ int main(int argc, char** argv) {
 
     try {
         return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports,
-                        storage);
+                        storage, gui, argv[0]);
     } catch (const StoreError& e) {
         std::cerr << "tierscope: " << e.what() << "\n";
         return e.exitCode();

@@ -4,6 +4,7 @@
 #include "collectors/HostCollector.h"
 #include "collectors/MachineInventory.h"
 #include "core/Store.h"
+#include "core/TeeSink.h"
 #include "core/Version.h"
 
 #include <unistd.h>
@@ -45,7 +46,10 @@ Recorder::Recorder(Options options) : m_options(std::move(options)) {
 
     m_writer = std::make_unique<StoreWriter>(m_options.dbPath, m_options.writer);
     m_sink = std::make_unique<SessionRecorder>(*m_writer, m_sessionId);
-    m_scheduler = std::make_unique<Scheduler>(*m_sink, m_clock);
+    if (m_options.observer)
+        m_tee = std::make_unique<TeeSink>(*m_sink, *m_options.observer);
+    m_scheduler =
+        std::make_unique<Scheduler>(m_tee ? *m_tee : static_cast<SampleSink&>(*m_sink), m_clock);
     m_scheduler->add(std::make_unique<HostCollector>(m_options.paths), m_options.interval);
     m_scheduler->add(std::make_unique<BlockStatCollector>(m_options.paths, inventory.transports),
                      m_options.interval);

@@ -27,6 +27,7 @@ class Recorder {
         StoreWriter::Options writer;
         std::vector<EngineMetricsCollector::Options> engines; // /metrics endpoints to scrape
         std::chrono::nanoseconds engineInterval = std::chrono::seconds(1);
+        SampleSink* observer = nullptr; // also gets every reading (the GUI's live buffer)
     };
 
     // Throws StoreError when the workspace cannot be opened or written.
@@ -52,6 +53,7 @@ class Recorder {
     std::vector<DeviceRecord> m_devices;
     std::unique_ptr<StoreWriter> m_writer;
     std::unique_ptr<SessionRecorder> m_sink;
+    std::unique_ptr<SampleSink> m_tee;
     std::unique_ptr<Scheduler> m_scheduler;
     bool m_running = false;
 };

@@ -1,0 +1,84 @@
+#include "app/GuiCommand.h"
+
+#include "app/ExitCode.h"
+#include "core/DurationParser.h"
+#include "ui/MainWindow.h"
+
+#include <QApplication>
+#include <QTimer>
+#include <cstdlib>
+#include <iostream>
+
+namespace tierscope {
+
+CLI::App* GuiCommand::attach(CLI::App& parent, Options& o) {
+    auto* cmd = parent.add_subcommand(
+        "gui", "Open the desktop window: the live timeline of this machine, past sessions and "
+               "devices (also what `tierscope` alone does when a display is available)");
+    cmd->add_option("--session", o.session, "Open this recorded session instead of the live view");
+    cmd->add_option("--window", o.window, "Live time window: 1m, 5m, 30m or all")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"1m", "5m", "30m", "all"}));
+    cmd->add_flag("--no-record", o.noRecord, "Do not start recording this machine at once");
+    cmd->add_option("--engine", o.engines,
+                    "Engine /metrics URL to scrape while recording (repeatable; default: the "
+                    "URLs in Settings)");
+    cmd->add_option("--screenshot", o.screenshot,
+                    "Save a PNG of the window after --after, then quit (for docs and checks)");
+    cmd->add_option("--after", o.after, "Delay before --screenshot")->capture_default_str();
+    return cmd;
+}
+
+bool GuiCommand::displayAvailable() {
+    for (const char* variable : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) {
+        const char* value = std::getenv(variable);
+        if (value && *value)
+            return true;
+    }
+    return false;
+}
+
+int GuiCommand::run(const char* argv0, const GlobalOptions& global, const Options& o) {
+    const auto delay = DurationParser::parse(o.after);
+    if (!delay) {
+        std::cerr << "tierscope gui: --after takes a duration such as 5s\n";
+        return kExitUsage;
+    }
+    if (!displayAvailable()) {
+        std::cerr << "tierscope gui: no display (DISPLAY and WAYLAND_DISPLAY are unset). Record "
+                     "headless with `tierscope record`, or run under xvfb-run.\n";
+        return kExitUsage;
+    }
+    int argc = 1;
+    char* argv[] = {const_cast<char*>(argv0), nullptr};
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("tierscope");
+    QApplication::setOrganizationName("tierscope");
+    MainWindow::Options options;
+    options.db = QString::fromStdString(global.db);
+    options.session = o.session;
+    options.record = !o.noRecord && o.session == 0;
+    options.windowSeconds = o.window == "1m"    ? 60
+                            : o.window == "30m" ? 1800
+                            : o.window == "all" ? 0
+                                                : 300;
+    for (const auto& url : o.engines)
+        options.engines << QString::fromStdString(url);
+    MainWindow window(options);
+    window.show();
+    int rc = kExitOk;
+    if (!o.screenshot.empty()) {
+        QTimer::singleShot(
+            std::chrono::duration_cast<std::chrono::milliseconds>(*delay), &window, [&] {
+                if (!window.grab().save(QString::fromStdString(o.screenshot))) {
+                    std::cerr << "tierscope gui: cannot write " << o.screenshot << "\n";
+                    rc = kExitCannotWrite;
+                }
+                app.quit();
+            });
+    }
+    const int loop = app.exec();
+    return rc != kExitOk ? rc : loop;
+}
+
+} // namespace tierscope

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "app/GlobalOptions.h"
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace tierscope {
+
+// `tierscope gui` (and `tierscope` alone when a display is available): the desktop window.
+class GuiCommand {
+  public:
+    struct Options {
+        long long session = 0;
+        std::string window = "5m";
+        bool noRecord = false;
+        std::string screenshot; // save a PNG of the window after `after`, then quit
+        std::string after = "5s";
+        std::vector<std::string> engines;
+    };
+    static CLI::App* attach(CLI::App& parent, Options& options);
+    static int run(const char* argv0, const GlobalOptions& global, const Options& options);
+    // Whether a display server is reachable (X11, Wayland, or an explicit Qt platform).
+    static bool displayAvailable();
+};
+
+} // namespace tierscope

@@ -1,0 +1,184 @@
+// GUI costs (issue 6), offscreen:
+//  1. Frame cost of the live timeline with 64 series at 10 Hz over a 5 min window: decimate
+//     each series from the live buffer, replace the chart series, repaint the charts in view.
+//     Baseline in the same run: the same frame with every raw sample plotted (no decimation).
+//     BENCH_OPENGL=1 (under xvfb, QT_QPA_PLATFORM=xcb) draws with QtCharts' OpenGL series.
+//  2. Opening a recorded 1-hour session of 100 metrics at 10 Hz until the overview is drawn.
+//     Baseline in the same run: reading those samples raw from the store, without drawing.
+#include "BenchSupport.h"
+#include "core/LiveBuffer.h"
+#include "core/Store.h"
+#include "core/StoreWriter.h"
+#include "ui/MainWindow.h"
+#include "ui/TimelineChart.h"
+#include "ui/TimelineView.h"
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <cmath>
+#include <cstdio>
+
+using namespace tierscope;
+
+namespace {
+
+constexpr std::int64_t kSecond = 1000000000LL;
+
+std::vector<ChartCatalog::Chart> liveCharts(int charts, int perChart) {
+    std::vector<ChartCatalog::Chart> out;
+    std::int64_t id = 1;
+    for (int c = 0; c < charts; ++c) {
+        ChartCatalog::Chart chart{"c" + std::to_string(c),
+                                  "chart " + std::to_string(c),
+                                  ChartCatalog::Unit::BytesPerSecond,
+                                  {},
+                                  {}};
+        for (int s = 0; s < perChart; ++s, ++id)
+            chart.series.push_back({id, "series " + std::to_string(id), false});
+        out.push_back(chart);
+    }
+    return out;
+}
+
+// Median ms per frame over `frames` frames.
+double frameCost(TimelineView& view, const LiveBuffer& buffer, std::int64_t t1, bool decimate,
+                 int frames) {
+    std::vector<double> ms;
+    const std::int64_t t0 = t1 - 300 * kSecond;
+    for (int f = 0; f < frames; ++f) {
+        const auto start = std::chrono::steady_clock::now();
+        // Without decimation every sample is its own bucket: 3,000 per series.
+        const int columns = decimate ? view.plotWidth() : 3000;
+        SeriesMap data;
+        for (auto* chart : view.charts())
+            for (const auto& s : chart->spec().series)
+                data[s.metricId] = buffer.decimated(s.metricId, t0, t1, columns);
+        QApplication::processEvents();
+        const auto decimatedAt = std::chrono::steady_clock::now();
+        view.setData(data, t1);
+        const auto replacedAt = std::chrono::steady_clock::now();
+        view.grab(); // paints the charts in view, as a repaint of the window does
+        if (std::getenv("BENCH_SPLIT"))
+            std::printf("    decimate %.1f ms, replace %.1f ms, paint %.1f ms\n",
+                        std::chrono::duration<double, std::milli>(decimatedAt - start).count(),
+                        std::chrono::duration<double, std::milli>(replacedAt - decimatedAt).count(),
+                        bench::seconds(replacedAt) * 1e3);
+        ms.push_back(bench::seconds(start) * 1e3);
+    }
+    return bench::median(ms);
+}
+
+void liveFrames() {
+    LiveBuffer buffer(3600 * kSecond);
+    std::vector<MetricDescriptor> metrics;
+    for (int i = 0; i < 64; ++i)
+        metrics.push_back({"m/" + std::to_string(i), "bytes/s", "gauge", "{}"});
+    const std::int64_t t1 = 1'790'000'000LL * kSecond;
+    for (int k = 0; k < 3000; ++k) { // 5 min at 10 Hz
+        std::vector<Reading> readings;
+        for (int i = 0; i < 64; ++i)
+            readings.push_back({metrics[i], 1e9 + 5e8 * std::sin(k / 20.0 + i)});
+        buffer.write(t1 - 300 * kSecond + k * kSecond / 10, readings);
+    }
+    TimelineView view;
+    view.setOpenGl(std::getenv("BENCH_OPENGL") != nullptr);
+    view.resize(1600, 1000); // the window's timeline: about four charts in view
+    view.setCharts(liveCharts(8, 8));
+    view.setTimeRange(-300, 0, "seconds ago");
+    view.show();
+    QApplication::processEvents();
+    frameCost(view, buffer, t1, true, 5); // warm-up: fonts, caches
+    const double decimated = frameCost(view, buffer, t1, true, 30);
+    const double raw = frameCost(view, buffer, t1, false, 10);
+    int points = 0;
+    for (auto* c : view.charts())
+        points += c->pointCount();
+    frameCost(view, buffer, t1, true, 1);
+    int decimatedPoints = 0;
+    for (auto* c : view.charts())
+        decimatedPoints += c->pointCount();
+    std::printf("live frame, 64 series x 3,000 samples (5 min at 10 Hz), plot %d px wide:\n"
+                "  decimated %.1f ms per repaint (%d points); all samples %.1f ms (%d points); "
+                "ratio %.2f\n",
+                view.plotWidth(), decimated, decimatedPoints, raw, points, decimated / raw);
+}
+
+std::int64_t writeHour(const std::string& db) {
+    std::int64_t id = 0;
+    const std::int64_t start = 1'790'000'000LL * kSecond;
+    {
+        Store store(db, Store::Mode::ReadWrite);
+        SessionInfo info;
+        info.label = "one hour";
+        info.startNs = start;
+        id = store.createSession(info);
+        store.finishSession(id, start + 3600 * kSecond);
+    }
+    StoreWriter writer(db, {});
+    std::vector<int> handles;
+    for (int i = 0; i < 32; ++i)
+        handles.push_back(writer.defineMetric(
+            id, {"gpu/" + std::to_string(i) + "/busy_pct", "percent", "gauge", "{}"}));
+    for (int i = 0; i < 32; ++i)
+        for (const char* dir : {"read", "write"})
+            handles.push_back(writer.defineMetric(
+                id, {"block/nvme" + std::to_string(i) + "n1/" + dir + "_bytes_per_s", "bytes/s",
+                     "rate", "{}"}));
+    for (const char* p : {"host/cpu/busy_pct", "host/mem/page_cache_bytes", "host/mem/dirty_bytes",
+                          "host/mem/writeback_bytes"})
+        handles.push_back(writer.defineMetric(id, {p, "", "gauge", "{}"}));
+    for (std::size_t k = 0; k < 36000; ++k)
+        for (std::size_t h = 0; h < handles.size(); ++h)
+            writer.append(handles[h], start + static_cast<std::int64_t>(k) * kSecond / 10,
+                          50 + 40 * std::sin(static_cast<double>(k) / 300.0 + h));
+    writer.stop();
+    return id;
+}
+
+void openHour() {
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("hour.db").toStdString();
+    const std::int64_t id = writeHour(db);
+    std::size_t metrics = 0;
+    const auto rawStart = std::chrono::steady_clock::now();
+    std::size_t samples = 0;
+    {
+        Store store(db, Store::Mode::ReadOnly);
+        for (const auto& m : store.metrics(id)) {
+            samples += store.readRaw(m.id, 0, INT64_MAX).size();
+            ++metrics;
+        }
+    }
+    const double raw = bench::seconds(rawStart) * 1e3;
+    std::vector<double> opens;
+    for (int rep = 0; rep < 3; ++rep) {
+        const auto start = std::chrono::steady_clock::now();
+        MainWindow window({QString::fromStdString(db), id, false, 300});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        if (!shown.wait(30000)) {
+            std::fprintf(stderr, "the session did not open\n");
+            std::exit(1);
+        }
+        window.grab(); // drawn
+        opens.push_back(bench::seconds(start) * 1e3);
+    }
+    std::printf("open a 1-hour session, %zu metrics at 10 Hz (%zu samples), until drawn:\n"
+                "  %.0f ms (median of 3, window creation included); raw read of every sample "
+                "%.0f ms; ratio %.2f\n",
+                metrics, samples, bench::median(opens), raw, bench::median(opens) / raw);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM",
+            qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen" : qgetenv("QT_QPA_PLATFORM"));
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication app(argc, argv);
+    liveFrames();
+    openHour();
+    return 0;
+}

@@ -1,0 +1,165 @@
+#include "core/ChartCatalog.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace tierscope {
+
+namespace {
+
+std::vector<std::string> split(const std::string& path) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (;;) {
+        const auto slash = path.find('/', start);
+        parts.push_back(path.substr(start, slash - start));
+        if (slash == std::string::npos)
+            return parts;
+        start = slash + 1;
+    }
+}
+
+std::string label(const MetricInfo& m, const char* key) {
+    const auto labels = nlohmann::json::parse(m.descriptor.labels, nullptr, false);
+    if (!labels.is_object() || !labels.contains(key) || !labels[key].is_string())
+        return {};
+    return labels[key].get<std::string>();
+}
+
+std::string gpuName(const MetricInfo& m, const std::string& index) {
+    const std::string model = label(m, "model");
+    return "GPU " + index + (model.empty() ? "" : " (" + model + ")");
+}
+
+std::string transportName(const std::string& transport) {
+    static const std::map<std::string, std::string> names = {{"pcie", "PCIe"},
+                                                             {"tcp", "NVMe/TCP"},
+                                                             {"rdma", "NVMe/RDMA"},
+                                                             {"fc", "NVMe/FC"},
+                                                             {"loop", "NVMe loop"}};
+    const auto it = names.find(transport);
+    return it == names.end() ? transport : it->second;
+}
+
+// The series one metric contributes, and to which chart; false when it has no chart.
+bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series) {
+    const auto p = split(m.descriptor.path);
+    series.metricId = m.id;
+    if (p.size() == 3 && p[0] == "gpu") {
+        if (p[2] == "busy_pct") {
+            chart = "gpu-busy";
+            series.name = gpuName(m, p[1]);
+        } else if (p[2] == "vram_used_bytes" || p[2] == "vram_total_bytes") {
+            chart = "gpu-vram";
+            series.reference = p[2] == "vram_total_bytes";
+            series.name = gpuName(m, p[1]) + (series.reference ? " total" : " used");
+        }
+        return !chart.empty();
+    }
+    if (p.size() == 3 && p[0] == "block" && p[1] != "total" &&
+        (p[2] == "read_bytes_per_s" || p[2] == "write_bytes_per_s")) {
+        const std::string transport = label(m, "transport");
+        chart = "storage";
+        series.name = p[1] + (p[2][0] == 'r' ? " read" : " write") +
+                      (transport.empty() ? "" : " (" + transportName(transport) + ")");
+        return true;
+    }
+    if (p.size() == 2 && p[0] == "workload") {
+        chart = "storage";
+        series.name = label(m, "workload") + (p[1][0] == 'r' ? " read" : " write");
+        return true;
+    }
+    if (m.descriptor.path == "host/cpu/busy_pct") {
+        chart = "host-cpu";
+        series.name = "CPU busy";
+        return true;
+    }
+    static const std::map<std::string, std::string> memory = {
+        {"host/mem/page_cache_bytes", "page cache"},
+        {"host/mem/dirty_bytes", "dirty"},
+        {"host/mem/writeback_bytes", "writeback"}};
+    if (const auto it = memory.find(m.descriptor.path); it != memory.end()) {
+        chart = "host-memory";
+        series.name = it->second;
+        return true;
+    }
+    if (p.size() != 3 || p[0] != "engine")
+        return false;
+    static const std::map<std::string, std::pair<std::string, std::string>> engine = {
+        {"ttft_p50_s", {"engine-ttft", "TTFT p50"}},
+        {"ttft_p99_s", {"engine-ttft", "TTFT p99"}},
+        {"generation_tokens_per_s", {"engine-tokens", "generation"}},
+        {"prompt_tokens_per_s", {"engine-tokens", "prompt"}},
+        {"kv_cache_usage_ratio", {"kv-cache", "KV-cache usage"}},
+        {"requests_running", {"requests", "running"}},
+        {"requests_waiting", {"requests", "waiting"}}};
+    const auto it = engine.find(p[2]);
+    if (it == engine.end())
+        return false;
+    chart = it->second.first;
+    series.name = p[1] + " " + it->second.second;
+    return true;
+}
+
+std::string gpuAbsence(const std::vector<DeviceRecord>& devices) {
+    static const std::map<std::string, std::string> names = {
+        {"amd", "AMD GPU"}, {"nvidia", "NVIDIA GPU"}, {"ascend", "Ascend NPU"}};
+    std::string reasons;
+    for (const auto& d : devices) {
+        const auto name = names.find(d.name);
+        if (d.kind != "backend" || name == names.end())
+            continue;
+        const auto attrs = nlohmann::json::parse(d.attrs, nullptr, false);
+        if (!attrs.is_object() || attrs.value("state", "") == "available")
+            continue;
+        reasons += (reasons.empty() ? "" : "\n") + std::string("No ") + name->second + ": " +
+                   attrs.value("reason", std::string("unavailable"));
+    }
+    return reasons.empty() ? "No GPU metrics were recorded in this session" : reasons;
+}
+
+} // namespace
+
+std::vector<ChartCatalog::Chart> ChartCatalog::build(const std::vector<MetricInfo>& metrics,
+                                                     const std::vector<DeviceRecord>& devices) {
+    const std::string noEngine = "No inference engine is scraped: add its /metrics URL in "
+                                 "Settings, or record with --engine URL";
+    std::vector<Chart> charts = {
+        {"gpu-busy", "GPU busy", Unit::Percent, {}, gpuAbsence(devices)},
+        {"gpu-vram", "VRAM used", Unit::Bytes, {}, gpuAbsence(devices)},
+        {"storage",
+         "Storage bandwidth",
+         Unit::BytesPerSecond,
+         {},
+         "No block-device statistics were recorded"},
+        {"host-cpu", "Host CPU", Unit::Percent, {}, "No host CPU statistics were recorded"},
+        {"host-memory",
+         "Page cache and dirty memory",
+         Unit::Bytes,
+         {},
+         "No host memory statistics were recorded"},
+        {"engine-ttft", "Engine TTFT", Unit::Seconds, {}, noEngine},
+        {"engine-tokens", "Engine tokens/s", Unit::TokensPerSecond, {}, noEngine},
+        {"kv-cache", "KV-cache usage", Unit::Ratio, {}, noEngine},
+        {"requests", "Requests running and waiting", Unit::Count, {}, noEngine},
+    };
+    for (const auto& m : metrics) {
+        std::string id;
+        Series series;
+        if (!place(m, id, series))
+            continue;
+        for (auto& c : charts)
+            if (c.id == id)
+                c.series.push_back(series);
+    }
+    for (auto& c : charts) {
+        std::stable_sort(c.series.begin(), c.series.end(),
+                         [](const Series& a, const Series& b) { return a.name < b.name; });
+        if (!c.series.empty())
+            c.absentReason.clear();
+    }
+    return charts;
+}
+
+} // namespace tierscope

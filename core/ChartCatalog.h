@@ -1,0 +1,34 @@
+#pragma once
+
+#include "core/DeviceRecord.h"
+#include "core/MetricInfo.h"
+
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// Which charts the timeline shows, and which series go on each, from a session's metrics. A
+// chart with no series carries the reason its source is absent, taken from the backends'
+// device records (e.g. "No AMD GPU: rocm-smi could not initialise (no KFD ...)").
+class ChartCatalog {
+  public:
+    enum class Unit { Percent, Bytes, BytesPerSecond, Seconds, Ratio, Count, TokensPerSecond };
+    struct Series {
+        std::int64_t metricId = 0;
+        std::string name;       // legend text
+        bool reference = false; // a limit drawn for comparison (VRAM total), not a reading
+    };
+    struct Chart {
+        std::string id;
+        std::string title;
+        Unit unit = Unit::Count;
+        std::vector<Series> series;
+        std::string absentReason; // set when series is empty
+    };
+
+    static std::vector<Chart> build(const std::vector<MetricInfo>& metrics,
+                                    const std::vector<DeviceRecord>& devices);
+};
+
+} // namespace tierscope

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Writes the README's screenshots to docs/images/: the live view of this machine while the
+# engine simulator serves a load and a KV-restore workload reads the disk, then that same
+# session opened from the browser. Runs under Xvfb; needs the release build (scripts/run.sh
+# builds it) and about a minute.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=build/release/app/tierscope
+[ -x "$bin" ] || { echo "screenshots: build first (cmake --preset release && cmake --build --preset release)" >&2; exit 1; }
+work=$(mktemp -d /var/tmp/tierscope-shots.XXXXXX)
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+db="$work/demo.db"
+mkdir -p "$work/kv" "$work/chunks" docs/images
+export QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin" sim-engine --port "$port" --kv-dir "$work/kv" --decode-tokens-per-s 40 --max-concurrency 16 >/dev/null &
+"$bin" --db "$db" storage prepare kv-restore --path "$work/chunks" --geometry Llama-3.1-8B \
+  --tokens 2048 --prefixes 8 --quiet
+(
+  sleep 6
+  "$bin" --db "$work/load.db" load --url "http://127.0.0.1:$port" --model tierscope-sim \
+    --concurrency 12 --duration 30s --dataset shared-prefix --users 12 --system-tokens 1000 \
+    --rounds 8 --output-len 32 >/dev/null 2>&1
+) &
+(
+  sleep 14
+  "$bin" --db "$work/load.db" storage run kv-restore --path "$work/chunks" --concurrency 4 \
+    --quiet >/dev/null
+) &
+xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --db "$db" gui --window 1m \
+  --engine "http://127.0.0.1:$port/metrics" --screenshot docs/images/live.png --after 40s
+session=$(sqlite3 "$db" "SELECT max(id) FROM session")
+xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --db "$db" gui --session "$session" \
+  --screenshot docs/images/session.png --after 4s
+echo "wrote docs/images/live.png and docs/images/session.png"

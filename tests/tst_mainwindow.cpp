@@ -1,0 +1,159 @@
+#include "core/Store.h"
+#include "core/StoreWriter.h"
+#include "ui/DevicesView.h"
+#include "ui/MainWindow.h"
+#include "ui/SessionListModel.h"
+#include "ui/TimelineChart.h"
+#include "ui/TimelineView.h"
+
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+using namespace tierscope;
+
+namespace {
+
+constexpr std::int64_t kSecond = 1000000000LL;
+constexpr std::int64_t kStart = 1'790'000'000LL * kSecond;
+
+// One minute at 10 Hz: a CPU ramp, an NVMe/RDMA read rate and an engine TTFT; no GPU.
+std::int64_t writeSession(const std::string& db) {
+    std::int64_t id = 0;
+    {
+        Store store(db, Store::Mode::ReadWrite);
+        SessionInfo info;
+        info.label = "recorded run";
+        info.storageProfile = "nvmeof-rdma";
+        info.host = "test";
+        info.startNs = kStart;
+        id = store.createSession(info);
+        store.addDevices(
+            id, {{"backend", "amd",
+                  R"j({"state":"unavailable","reason":"rocm-smi could not initialise (no KFD)"})j"},
+                 {"block", "nvme1n1", R"({"transport":"rdma","model":"FX100"})"}});
+        store.finishSession(id, kStart + 60 * kSecond);
+    }
+    StoreWriter writer(db, {});
+    const int cpu = writer.defineMetric(id, {"host/cpu/busy_pct", "percent", "gauge", "{}"});
+    const int read = writer.defineMetric(
+        id, {"block/nvme1n1/read_bytes_per_s", "bytes/s", "rate", R"({"transport":"rdma"})"});
+    const int ttft = writer.defineMetric(id, {"engine/gpu1:8000/ttft_p50_s", "s", "gauge", "{}"});
+    for (int i = 0; i < 600; ++i) {
+        const std::int64_t t = kStart + i * kSecond / 10;
+        writer.append(cpu, t, i / 6.0);
+        writer.append(read, t, 2e9 + 1e8 * std::sin(i / 10.0));
+        writer.append(ttft, t, 0.25);
+    }
+    writer.stop();
+    return id;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+  private:
+    QTemporaryDir m_dir;
+    QString m_db;
+    std::int64_t m_session = 0;
+
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // QSettings in a scratch location
+        m_db = m_dir.filePath("ws.db");
+        m_session = writeSession(m_db.toStdString());
+    }
+
+    void opensARecordedSessionWithItsChartsAndLegends() {
+        MainWindow window({m_db, m_session, false, 300});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        QCOMPARE(shown.first().first().toLongLong(), m_session);
+
+        TimelineChart* cpu = window.timeline()->chart("host-cpu");
+        QVERIFY(cpu && !cpu->isAbsent());
+        QCOMPARE(cpu->legendNames(), QStringList{"CPU busy"});
+        QVERIFY(cpu->pointCount() > 100);
+        // decimated: never more than two points per pixel column
+        QVERIFY(cpu->pointCount() <= 2 * cpu->plotWidth() + 2);
+        QCOMPARE(window.timeline()->chart("storage")->legendNames(),
+                 QStringList{"nvme1n1 read (NVMe/RDMA)"});
+        QCOMPARE(window.timeline()->chart("engine-ttft")->legendNames(),
+                 QStringList{"gpu1:8000 TTFT p50"});
+
+        // the session browser lists it under its profile
+        const QModelIndex index = window.sessionModel()->indexOfSession(m_session);
+        QVERIFY(index.isValid());
+        QCOMPARE(index.parent().data().toString(), QString("nvmeof-rdma"));
+        QVERIFY(window.devicesView()->topLevelItemCount() >= 5);
+    }
+
+    void absentSourcesShowTheirReasonInPlace() {
+        MainWindow window({m_db, m_session, false, 300});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        TimelineChart* gpu = window.timeline()->chart("gpu-busy");
+        QVERIFY(gpu && gpu->isAbsent());
+        QVERIFY2(gpu->absentText().contains("No AMD GPU: rocm-smi could not initialise (no KFD)"),
+                 qPrintable(gpu->absentText()));
+        QVERIFY(window.timeline()->chart("kv-cache")->absentText().contains("--engine URL"));
+    }
+
+    void zoomReloadsTheRangeAndLegendTogglesASeries() {
+        MainWindow window({m_db, m_session, false, 300});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        TimelineChart* cpu = window.timeline()->chart("host-cpu");
+        const int before = cpu->pointCount();
+        window.timeline()->setTimeRange(10, 20, "s");
+        emit window.timeline()->rangeChanged(10, 20);
+        // 10 s at 10 Hz: about 100 raw samples, each its own bucket
+        QTRY_VERIFY_WITH_TIMEOUT(cpu->pointCount() > 0 && cpu->pointCount() <= 110, 5000);
+        QVERIFY(cpu->pointCount() < before);
+
+        cpu->setCrosshair(15.0);
+        QVERIFY2(cpu->crosshairText().startsWith("CPU busy: "), qPrintable(cpu->crosshairText()));
+        cpu->setCrosshair(std::nan(""));
+        QVERIFY(cpu->crosshairText().isEmpty());
+
+        auto* marker = cpu->chart()->legend()->markers().first();
+        emit marker->clicked();
+        QVERIFY(!cpu->seriesVisible(0));
+        emit marker->clicked();
+        QVERIFY(cpu->seriesVisible(0));
+    }
+
+    void liveViewRecordsThisMachine() {
+        const QString db = m_dir.filePath("live.db");
+        MainWindow window({db, 0, true, 60});
+        QSignalSpy started(&window, &MainWindow::recordingStarted);
+        QSignalSpy refreshed(&window, &MainWindow::liveRefreshed);
+        window.show();
+        QVERIFY(started.wait(15000));
+        QTRY_VERIFY_WITH_TIMEOUT(window.timeline()->chart("host-cpu") &&
+                                     window.timeline()->chart("host-cpu")->pointCount() >= 4,
+                                 10000);
+        QVERIFY(refreshed.count() > 0);
+        QVERIFY(window.isLive());
+        const qint64 id = started.first().first().toLongLong();
+
+        QSignalSpy stopped(&window, &MainWindow::recordingStopped);
+        window.stopRecording();
+        QVERIFY(stopped.wait(10000));
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        const auto info = store.session(id);
+        QVERIFY(info && info->endNs); // closed cleanly
+        QVERIFY(store.sampleCount(id) > 0);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "core/Bucket.h"
+
+#include <QList>
+#include <QPointF>
+#include <vector>
+
+namespace tierscope {
+
+// Turns decimated buckets into plot points: min then max at each bucket's middle (one vertical
+// stroke per pixel column), x in seconds from `originNs`. Empty buckets have no point, so a
+// gap in the data is bridged by a straight line, never drawn as zeros.
+class ChartPoints {
+  public:
+    static QList<QPointF> fromBuckets(const std::vector<Bucket>& buckets, std::int64_t originNs,
+                                      double scale);
+    // The smallest "round" axis top (1, 2, 2.5, 5 x 10^k, times 4 ticks) at or above `value`,
+    // so five ticks fall on readable numbers; 1 for an empty chart.
+    static double niceTop(double value);
+    // Largest max over the buckets (0 when empty).
+    static double peak(const std::vector<Bucket>& buckets);
+    // The value at x (seconds from origin): the mean of the bucket whose span holds x, or of
+    // the nearest bucket within one width; false when there is none.
+    static bool valueAt(const std::vector<Bucket>& buckets, std::int64_t originNs, double x,
+                        double& value);
+};
+
+} // namespace tierscope

@@ -1,0 +1,365 @@
+#include "ui/MainWindow.h"
+
+#include "core/ChartCatalog.h"
+#include "core/UnitFormat.h"
+#include "core/WallClock.h"
+#include "ui/DevicesView.h"
+#include "ui/LiveRecording.h"
+#include "ui/SessionListModel.h"
+#include "ui/SettingsDialog.h"
+#include "ui/TimelineChart.h"
+#include "ui/TimelineView.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeView>
+
+namespace tierscope {
+
+namespace {
+
+constexpr std::int64_t kSecond = 1000000000LL;
+constexpr int kLiveRepaintMs = 100; // live updates are batched, never per sample
+
+bool darkPalette() {
+    return QApplication::palette().color(QPalette::Window).lightness() < 128;
+}
+
+} // namespace
+
+MainWindow::MainWindow(Options options, QWidget* parent)
+    : QMainWindow(parent), m_options(std::move(options)), m_settings(Settings::load()),
+      m_buffer(3600 * kSecond) {
+    m_db = m_options.db.isEmpty() ? m_settings.databaseOrDefault() : m_options.db;
+    setWindowTitle(tr("tierscope"));
+    resize(1600, 1000);
+
+    m_reader = new StoreReader;
+    m_reader->moveToThread(&m_readerThread);
+    connect(&m_readerThread, &QThread::finished, m_reader, &QObject::deleteLater);
+    m_live = new LiveRecording(m_buffer);
+    m_live->moveToThread(&m_liveThread);
+    m_readerThread.start();
+    m_liveThread.start();
+
+    m_timeline = new TimelineView(this);
+    setCentralWidget(m_timeline);
+    buildToolbar();
+    buildDocks();
+    m_status = new QLabel(this);
+    statusBar()->addWidget(m_status, 1);
+    applySettings();
+
+    connect(m_reader, &StoreReader::sessionsListed, this,
+            [this](const std::vector<SessionInfo>& sessions) {
+                m_sessions->setSessions(sessions);
+                m_sessionTree->expandAll();
+                for (const auto& s : sessions)
+                    if (!s.storageProfile.empty() &&
+                        m_profile->findText(QString::fromStdString(s.storageProfile)) < 0)
+                        m_profile->addItem(QString::fromStdString(s.storageProfile));
+                emit sessionsRefreshed();
+            });
+    connect(m_reader, &StoreReader::sessionOpened, this, &MainWindow::onSessionOpened);
+    connect(m_reader, &StoreReader::rangeLoaded, this,
+            [this](quint64 request, const SeriesMap& data) {
+                if (request == m_rangeRequest && !isLive())
+                    m_timeline->setData(data, m_shownOrigin);
+            });
+    connect(m_reader, &StoreReader::failed, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    connect(m_live, &LiveRecording::started, this,
+            [this](qint64 id, const std::vector<DeviceRecord>& devices) {
+                m_liveSession = id;
+                m_liveDevices = devices;
+                if (isLive())
+                    m_devices->setDevices(devices);
+                m_record->setChecked(true);
+                m_record->setEnabled(true);
+                m_record->setText(tr("Stop"));
+                m_record->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
+                setStatus();
+                refreshSessions();
+                emit recordingStarted(id);
+            });
+    connect(m_live, &LiveRecording::stopped, this, [this](qint64 id, const QString& error) {
+        m_liveSession = 0;
+        m_record->setChecked(false);
+        m_record->setEnabled(true);
+        m_record->setText(tr("Record"));
+        m_record->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+        if (!error.isEmpty())
+            statusBar()->showMessage(tr("Recording stopped: %1").arg(error));
+        setStatus();
+        refreshSessions();
+        emit recordingStopped(id);
+    });
+    connect(m_live, &LiveRecording::failed, this, [this](const QString& message) {
+        m_record->setChecked(false);
+        m_record->setEnabled(true);
+        statusBar()->showMessage(tr("Cannot record: %1").arg(message));
+    });
+    connect(m_live, &LiveRecording::markerAdded, this, [this](qint64, const QString& text) {
+        statusBar()->showMessage(tr("Marker added: %1").arg(text), 5000);
+    });
+
+    m_liveTimer = new QTimer(this);
+    m_liveTimer->setInterval(kLiveRepaintMs);
+    connect(m_liveTimer, &QTimer::timeout, this, &MainWindow::refreshLive);
+    m_liveTimer->start();
+    m_rangeTimer = new QTimer(this);
+    m_rangeTimer->setSingleShot(true);
+    m_rangeTimer->setInterval(120); // one query per burst of wheel or drag events
+    connect(m_rangeTimer, &QTimer::timeout, this,
+            [this] { requestRange(m_pendingX0, m_pendingX1); });
+    connect(m_timeline, &TimelineView::rangeChanged, this, [this](double x0, double x1) {
+        m_pendingX0 = x0;
+        m_pendingX1 = x1;
+        m_rangeTimer->start();
+    });
+
+    refreshSessions();
+    if (m_options.session > 0)
+        openSession(m_options.session);
+    else
+        setStatus();
+    if (m_options.record)
+        startRecording();
+}
+
+MainWindow::~MainWindow() {
+    // The recording stops on its own thread: stopping joins collector threads and writes.
+    QMetaObject::invokeMethod(
+        m_live, [this] { m_live->stop(); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        m_live, [this] { delete m_live; }, Qt::BlockingQueuedConnection);
+    m_liveThread.quit();
+    m_readerThread.quit();
+    m_liveThread.wait();
+    m_readerThread.wait();
+}
+
+void MainWindow::buildToolbar() {
+    auto* bar = addToolBar(tr("Recording"));
+    bar->setMovable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_record = bar->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("Record"));
+    m_record->setCheckable(true);
+    m_record->setToolTip(tr("Start or stop recording this machine (Ctrl+R)"));
+    m_record->setShortcut(QKeySequence("Ctrl+R"));
+    connect(m_record, &QAction::triggered, this,
+            [this](bool on) { on ? startRecording() : stopRecording(); });
+    m_label = new QLineEdit(this);
+    m_label->setPlaceholderText(tr("session label"));
+    m_label->setMaximumWidth(220);
+    bar->addWidget(m_label);
+    m_profile = new QComboBox(this);
+    m_profile->setEditable(true);
+    m_profile->lineEdit()->setPlaceholderText(tr("storage profile"));
+    m_profile->setMinimumWidth(200);
+    m_profile->setToolTip(tr("The storage configuration under test, e.g. local-nvme"));
+    bar->addWidget(m_profile);
+    m_marker = bar->addAction(style()->standardIcon(QStyle::SP_DialogApplyButton), tr("Marker"));
+    m_marker->setShortcut(QKeySequence("Ctrl+M"));
+    m_marker->setToolTip(tr("Add a note at the current time (Ctrl+M)"));
+    connect(m_marker, &QAction::triggered, this, &MainWindow::addMarker);
+    bar->addSeparator();
+    m_window = new QComboBox(this);
+    m_window->addItem(tr("Last 1 min"), 60);
+    m_window->addItem(tr("Last 5 min"), 300);
+    m_window->addItem(tr("Last 30 min"), 1800);
+    m_window->addItem(tr("All"), 0);
+    m_window->setCurrentIndex(std::max(0, m_window->findData(m_options.windowSeconds)));
+    connect(m_window, &QComboBox::currentIndexChanged, this, [this] {
+        m_drawnVersion = 0;
+        refreshLive();
+    });
+    bar->addWidget(m_window);
+    m_pause = bar->addAction(style()->standardIcon(QStyle::SP_MediaPause), tr("Pause"));
+    m_pause->setCheckable(true);
+    m_pause->setShortcut(QKeySequence(Qt::Key_Space));
+    m_pause->setToolTip(tr("Freeze the live view; recording goes on (Space)"));
+    m_liveAction = bar->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("Live"));
+    m_liveAction->setToolTip(tr("Back to the live view of this machine"));
+    connect(m_liveAction, &QAction::triggered, this, &MainWindow::showLive);
+    bar->addSeparator();
+    auto* settings =
+        bar->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Settings"));
+    connect(settings, &QAction::triggered, this, [this] {
+        SettingsDialog dialog(m_settings, this);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        m_settings = dialog.settings();
+        m_settings.save();
+        applySettings();
+    });
+}
+
+void MainWindow::buildDocks() {
+    m_sessions = new SessionListModel(this);
+    m_sessionTree = new QTreeView(this);
+    m_sessionTree->setModel(m_sessions);
+    m_sessionTree->setUniformRowHeights(true);
+    m_sessionTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(m_sessionTree, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        if (const auto id = m_sessions->sessionId(index))
+            openSession(id);
+    });
+    auto* sessionsDock = new QDockWidget(tr("Sessions"), this);
+    sessionsDock->setObjectName("sessions");
+    sessionsDock->setWidget(m_sessionTree);
+    addDockWidget(Qt::LeftDockWidgetArea, sessionsDock);
+
+    m_devices = new DevicesView(this);
+    auto* devicesDock = new QDockWidget(tr("Devices"), this);
+    devicesDock->setObjectName("devices");
+    devicesDock->setWidget(m_devices);
+    addDockWidget(Qt::LeftDockWidgetArea, devicesDock);
+    tabifyDockWidget(sessionsDock, devicesDock);
+    sessionsDock->raise();
+    resizeDocks({sessionsDock}, {380}, Qt::Horizontal);
+}
+
+void MainWindow::applySettings() {
+    const bool dark = m_settings.theme == Settings::Theme::Dark ||
+                      (m_settings.theme == Settings::Theme::System && darkPalette());
+    m_timeline->setOpenGl(m_settings.openGl);
+    m_timeline->setDark(dark);
+}
+
+void MainWindow::refreshSessions() {
+    QMetaObject::invokeMethod(m_reader,
+                              [reader = m_reader, db = m_db] { reader->listSessions(db); });
+}
+
+void MainWindow::startRecording() {
+    m_record->setEnabled(false); // until the worker says it started or failed
+    LiveRecording::Request r;
+    r.db = m_db;
+    r.label = m_label->text().trimmed().isEmpty() ? tr("live") : m_label->text().trimmed();
+    r.storageProfile = m_profile->currentText().trimmed();
+    r.intervalMs = m_settings.intervalMs;
+    r.engines = m_options.engines.isEmpty() ? m_settings.engineUrls : m_options.engines;
+    QMetaObject::invokeMethod(m_live, [live = m_live, r] { live->start(r); });
+}
+
+void MainWindow::stopRecording() {
+    m_record->setEnabled(false);
+    QMetaObject::invokeMethod(m_live, [live = m_live] { live->stop(); });
+}
+
+void MainWindow::addMarker() {
+    if (m_liveSession == 0) {
+        statusBar()->showMessage(tr("Markers go into a recording: press Record first"), 5000);
+        return;
+    }
+    const qint64 at = WallClock().nowNs(); // the moment of the key press, not of the dialog
+    bool ok = false;
+    const QString text =
+        QInputDialog::getText(this, tr("Marker"), tr("Note"), QLineEdit::Normal, QString(), &ok);
+    if (!ok)
+        return;
+    QMetaObject::invokeMethod(m_live, [live = m_live, text, at] { live->addMarker(text, at); });
+}
+
+qint64 MainWindow::windowNs() const {
+    return m_window->currentData().toLongLong() * kSecond;
+}
+
+void MainWindow::refreshLive() {
+    if (!isLive() || m_pause->isChecked())
+        return;
+    const auto version = m_buffer.version();
+    if (version == m_drawnVersion)
+        return;
+    m_drawnVersion = version;
+    m_timeline->setCharts(ChartCatalog::build(m_buffer.metrics(), m_liveDevices));
+    const std::int64_t t1 = WallClock().nowNs();
+    const std::int64_t t0 =
+        windowNs() > 0 ? t1 - windowNs() : std::min(m_buffer.oldestNs(), t1 - kSecond);
+    const int columns = m_timeline->plotWidth();
+    SeriesMap data;
+    for (auto* chart : m_timeline->charts())
+        for (const auto& s : chart->spec().series)
+            data[s.metricId] = m_buffer.decimated(s.metricId, t0, t1, columns);
+    m_timeline->setTimeRange(static_cast<double>(t0 - t1) / 1e9, 0, tr("seconds ago"));
+    m_timeline->setData(data, t1);
+    emit liveRefreshed();
+}
+
+void MainWindow::openSession(qint64 sessionId) {
+    m_shownSession = sessionId;
+    m_timeline->setInteractive(true);
+    statusBar()->showMessage(tr("Opening session %1 ...").arg(sessionId));
+    const int columns = m_timeline->plotWidth();
+    QMetaObject::invokeMethod(m_reader, [reader = m_reader, db = m_db, sessionId, columns] {
+        reader->openSession(db, sessionId, columns);
+    });
+}
+
+void MainWindow::onSessionOpened(const SessionView& view) {
+    if (view.info.id != m_shownSession)
+        return; // the user went on to another session or back to live
+    m_shownOrigin = view.t0Ns;
+    m_timeline->setCharts(view.charts);
+    m_timeline->setTimeRange(
+        0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9,
+        tr("seconds since %1").arg(QString::fromStdString(UnitFormat::utcTime(view.t0Ns))));
+    m_timeline->setData(view.data, view.t0Ns);
+    m_devices->setDevices(view.devices);
+    m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
+    statusBar()->clearMessage();
+    setStatus();
+    emit sessionShown(view.info.id);
+}
+
+void MainWindow::requestRange(double x0, double x1) {
+    if (isLive())
+        return;
+    const qint64 t0 = m_shownOrigin + static_cast<qint64>(x0 * 1e9);
+    const qint64 t1 = m_shownOrigin + static_cast<qint64>(x1 * 1e9);
+    const int columns = m_timeline->plotWidth();
+    const quint64 request = ++m_rangeRequest;
+    QMetaObject::invokeMethod(m_reader,
+                              [reader = m_reader, db = m_db, id = m_shownSession, t0, t1, columns,
+                               request] { reader->loadRange(db, id, t0, t1, columns, request); });
+}
+
+void MainWindow::showLive() {
+    m_shownSession = 0;
+    m_drawnVersion = 0;
+    m_timeline->setInteractive(false);
+    m_devices->setDevices(m_liveDevices);
+    m_sessionTree->clearSelection();
+    setStatus();
+    refreshLive();
+}
+
+void MainWindow::setStatus() {
+    QString text;
+    if (!isLive())
+        text = tr("Session %1 (drag to pan, wheel to zoom)").arg(m_shownSession);
+    else if (m_liveSession > 0)
+        text = tr("Live: recording session %1 every %2 ms into %3")
+                   .arg(m_liveSession)
+                   .arg(m_settings.intervalMs)
+                   .arg(m_db);
+    else
+        text = tr("Not recording. Press Record to watch this machine; workspace %1").arg(m_db);
+    m_status->setText(text);
+    m_window->setEnabled(isLive());
+    m_pause->setEnabled(isLive());
+    m_liveAction->setEnabled(!isLive());
+}
+
+} // namespace tierscope

@@ -1,0 +1,109 @@
+#pragma once
+
+#include "core/DeviceRecord.h"
+#include "core/LiveBuffer.h"
+#include "ui/Settings.h"
+#include "ui/StoreReader.h"
+
+#include <QMainWindow>
+#include <QThread>
+#include <memory>
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTimer;
+class QTreeView;
+
+namespace tierscope {
+
+class DevicesView;
+class LiveRecording;
+class SessionListModel;
+class TimelineView;
+
+// The observatory's window: a live timeline of this machine (or a recorded session), the
+// session browser and the devices view. Every store access runs on worker threads.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    struct Options {
+        QString db;         // empty: the settings' workspace
+        qint64 session = 0; // open this recorded session instead of the live view
+        bool record = true; // start the live recording at once
+        int windowSeconds = 300;
+        QStringList engines;  // /metrics URLs to scrape; empty: the settings' list
+    };
+
+    explicit MainWindow(Options options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    TimelineView* timeline() const { return m_timeline; }
+    SessionListModel* sessionModel() const { return m_sessions; }
+    DevicesView* devicesView() const { return m_devices; }
+    QString database() const { return m_db; }
+    qint64 liveSessionId() const { return m_liveSession; }
+    qint64 shownSessionId() const { return m_shownSession; }
+    bool isLive() const { return m_shownSession == 0; }
+
+  public slots:
+    void startRecording();
+    void stopRecording();
+    void openSession(qint64 sessionId);
+    void showLive();
+    void addMarker();
+    void refreshSessions();
+
+  signals:
+    void sessionShown(qint64 sessionId); // a recorded session is drawn
+    void liveRefreshed();                // the live view was redrawn
+    void recordingStarted(qint64 sessionId);
+    void recordingStopped(qint64 sessionId);
+    void sessionsRefreshed();
+
+  private:
+    void buildToolbar();
+    void buildDocks();
+    void refreshLive();
+    void applySettings();
+    void requestRange(double x0, double x1);
+    void setStatus();
+    void onSessionOpened(const SessionView& view);
+    qint64 windowNs() const;
+
+    Options m_options;
+    Settings m_settings;
+    QString m_db;
+    LiveBuffer m_buffer;
+    QThread m_readerThread;
+    QThread m_liveThread;
+    StoreReader* m_reader = nullptr;
+    LiveRecording* m_live = nullptr;
+
+    TimelineView* m_timeline = nullptr;
+    SessionListModel* m_sessions = nullptr;
+    QTreeView* m_sessionTree = nullptr;
+    DevicesView* m_devices = nullptr;
+    QAction* m_record = nullptr;
+    QAction* m_pause = nullptr;
+    QAction* m_liveAction = nullptr;
+    QAction* m_marker = nullptr;
+    QLineEdit* m_label = nullptr;
+    QComboBox* m_profile = nullptr;
+    QComboBox* m_window = nullptr;
+    QLabel* m_status = nullptr;
+    QTimer* m_liveTimer = nullptr;
+    QTimer* m_rangeTimer = nullptr;
+
+    std::vector<DeviceRecord> m_liveDevices;
+    qint64 m_liveSession = 0;
+    qint64 m_shownSession = 0;
+    std::int64_t m_shownOrigin = 0;
+    std::uint64_t m_drawnVersion = 0;
+    quint64 m_rangeRequest = 0;
+    double m_pendingX0 = 0;
+    double m_pendingX1 = 0;
+};
+
+} // namespace tierscope

@@ -1,0 +1,67 @@
+#include "ui/StoreReader.h"
+
+#include "core/Store.h"
+#include "core/StoreError.h"
+#include "core/WallClock.h"
+
+#include <algorithm>
+
+namespace tierscope {
+
+StoreReader::StoreReader(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<tierscope::SessionView>();
+    qRegisterMetaType<tierscope::SeriesMap>();
+    qRegisterMetaType<std::vector<tierscope::SessionInfo>>();
+}
+
+void StoreReader::listSessions(const QString& db) {
+    try {
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        emit sessionsListed(store.sessions());
+    } catch (const std::exception& e) {
+        emit failed(QString::fromStdString(e.what()));
+    }
+}
+
+void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) {
+    try {
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        const auto info = store.session(sessionId);
+        if (!info) {
+            emit failed(tr("No session %1 in %2").arg(sessionId).arg(db));
+            return;
+        }
+        SessionView view;
+        view.info = *info;
+        view.devices = store.devices(sessionId);
+        view.charts = ChartCatalog::build(store.metrics(sessionId), view.devices);
+        view.t0Ns = info->startNs;
+        // An open or interrupted session runs until now, or a day at most.
+        view.t1Ns = info->endNs.value_or(
+            std::min<std::int64_t>(WallClock().nowNs(), info->startNs + 86400LL * 1000000000LL));
+        view.t1Ns = std::max<std::int64_t>(view.t1Ns, view.t0Ns + 1000000000LL);
+        for (const auto& chart : view.charts)
+            for (const auto& s : chart.series)
+                view.data[s.metricId] =
+                    store.readDecimated(s.metricId, view.t0Ns, view.t1Ns, 2 * columns);
+        emit sessionOpened(view);
+    } catch (const std::exception& e) {
+        emit failed(QString::fromStdString(e.what()));
+    }
+}
+
+void StoreReader::loadRange(const QString& db, qint64 sessionId, qint64 t0Ns, qint64 t1Ns,
+                            int columns, quint64 request) {
+    try {
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        SeriesMap data;
+        for (const auto& chart : ChartCatalog::build(store.metrics(sessionId), {}))
+            for (const auto& s : chart.series)
+                data[s.metricId] = store.readDecimated(s.metricId, t0Ns, t1Ns, 2 * columns);
+        emit rangeLoaded(request, data);
+    } catch (const std::exception& e) {
+        emit failed(QString::fromStdString(e.what()));
+    }
+}
+
+} // namespace tierscope

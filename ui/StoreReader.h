@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/Bucket.h"
+#include "core/ChartCatalog.h"
+#include "core/DeviceRecord.h"
+#include "core/SessionInfo.h"
+
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+#include <map>
+#include <vector>
+
+namespace tierscope {
+
+using SeriesMap = std::map<std::int64_t, std::vector<Bucket>>;
+
+// Everything the timeline needs to draw a recorded session.
+struct SessionView {
+    SessionInfo info;
+    std::vector<DeviceRecord> devices;
+    std::vector<ChartCatalog::Chart> charts;
+    SeriesMap data;
+    std::int64_t t0Ns = 0;
+    std::int64_t t1Ns = 0;
+};
+
+// Reads the store for the GUI. It lives on a worker thread: every query runs there and the
+// results come back through queued signals, so the GUI thread never waits on SQLite. Each
+// call opens the workspace read-only for its own duration.
+class StoreReader : public QObject {
+    Q_OBJECT
+  public:
+    explicit StoreReader(QObject* parent = nullptr);
+
+    void listSessions(const QString& db);
+    // Decimated to about `columns` buckets per series over the whole session.
+    void openSession(const QString& db, qint64 sessionId, int columns);
+    void loadRange(const QString& db, qint64 sessionId, qint64 t0Ns, qint64 t1Ns, int columns,
+                   quint64 request);
+
+  signals:
+    void sessionsListed(const std::vector<tierscope::SessionInfo>& sessions);
+    void sessionOpened(const tierscope::SessionView& view);
+    void rangeLoaded(quint64 request, const tierscope::SeriesMap& data);
+    void failed(const QString& message);
+};
+
+} // namespace tierscope
+
+Q_DECLARE_METATYPE(tierscope::SessionView)
+Q_DECLARE_METATYPE(tierscope::SeriesMap)
+Q_DECLARE_METATYPE(std::vector<tierscope::SessionInfo>)

@@ -1,0 +1,246 @@
+#include "ui/TimelineChart.h"
+
+#include "ui/ChartPoints.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QGraphicsLineItem>
+#include <QGraphicsSimpleTextItem>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QMouseEvent>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <QWheelEvent>
+#include <cmath>
+
+namespace tierscope {
+
+namespace {
+
+constexpr int kChartHeight = 230;
+constexpr int kAbsentHeight = 70;
+
+} // namespace
+
+TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, bool openGl, bool dark,
+                             QWidget* parent)
+    : QWidget(parent), m_spec(spec) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_stack = new QStackedWidget(this);
+    layout->addWidget(m_stack);
+
+    m_chart = new QChart();
+    m_chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    m_chart->setTitle(QString::fromStdString(spec.title));
+    m_chart->setMargins(QMargins(6, 2, 6, 2));
+    m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
+    m_chart->setAnimationOptions(QChart::NoAnimation);
+    m_x = new QValueAxis;
+    m_y = new QValueAxis;
+    m_x->setLabelFormat("%.0f");
+    m_y->setLabelFormat("%.4g");
+    m_y->setMin(0);
+    m_chart->addAxis(m_x, Qt::AlignBottom);
+    m_chart->addAxis(m_y, Qt::AlignLeft);
+    for (const auto& s : spec.series) {
+        auto* series = new QLineSeries;
+        series->setName(QString::fromStdString(s.name));
+        series->setUseOpenGL(openGl);
+        m_chart->addSeries(series);
+        series->attachAxis(m_x);
+        series->attachAxis(m_y);
+        // One-pixel cosmetic pens: the themes' 2 px pens are stroked as polygons, which costs
+        // several times more per point in the raster engine.
+        QPen pen = series->pen();
+        pen.setWidth(1);
+        pen.setCosmetic(true);
+        if (s.reference)
+            pen.setStyle(Qt::DashLine);
+        series->setPen(pen);
+        m_series.push_back(series);
+    }
+    for (auto* marker : m_chart->legend()->markers())
+        connect(marker, &QLegendMarker::clicked, this,
+                [this, marker] { toggle(qobject_cast<QLineSeries*>(marker->series())); });
+
+    m_view = new QChartView(m_chart);
+    m_view->setRenderHint(QPainter::Antialiasing, false);
+    m_view->setMouseTracking(true);
+    m_view->viewport()->installEventFilter(this);
+    m_crossLine = new QGraphicsLineItem(m_chart);
+    m_crossLine->setPen(QPen(QColor(128, 128, 128, 200), 1, Qt::DashLine));
+    m_crossLine->setZValue(20);
+    m_crossLine->hide();
+    m_crossText = new QGraphicsSimpleTextItem(m_chart);
+    m_crossText->setZValue(21);
+    m_crossText->hide();
+    m_stack->addWidget(m_view);
+
+    m_absent = new QLabel(this);
+    m_absent->setWordWrap(true);
+    m_absent->setAlignment(Qt::AlignCenter);
+    m_absent->setFrameShape(QFrame::StyledPanel);
+    m_absent->setText(
+        QString("<b>%1</b><br>%2")
+            .arg(QString::fromStdString(spec.title).toHtmlEscaped(),
+                 QString::fromStdString(spec.absentReason).toHtmlEscaped().replace("\n", "<br>")));
+    m_stack->addWidget(m_absent);
+    m_stack->setCurrentWidget(isAbsent() ? static_cast<QWidget*>(m_absent) : m_view);
+    setFixedHeight(isAbsent() ? kAbsentHeight : kChartHeight);
+}
+
+void TimelineChart::toggle(QLineSeries* series) {
+    if (!series)
+        return;
+    series->setVisible(!series->isVisible());
+    // The legend keeps the entry, greyed, so the series can be switched back on.
+    for (auto* marker : m_chart->legend()->markers(series)) {
+        marker->setVisible(true);
+        QColor color = marker->labelBrush().color();
+        color.setAlphaF(series->isVisible() ? 1.0 : 0.4);
+        marker->setLabelBrush(color);
+    }
+}
+
+void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::int64_t originNs) {
+    m_data = data;
+    m_origin = originNs;
+    double peak = 0.0;
+    for (const auto& buckets : data)
+        peak = std::max(peak, ChartPoints::peak(buckets));
+    const UnitScale scale = UnitScale::choose(m_spec.unit, peak);
+    const bool percent = m_spec.unit == ChartCatalog::Unit::Percent ||
+                         m_spec.unit == ChartCatalog::Unit::Ratio;
+    const double top = percent ? std::max(100.0, peak / scale.divisor)
+                               : ChartPoints::niceTop(peak / scale.divisor);
+    // Axes first, and only when they change: every range change re-maps every point of every
+    // series, so setting them after the data would do the work twice.
+    if (m_y->max() != top || m_y->min() != 0)
+        m_y->setRange(0, top);
+    if (scale.suffix != m_scale.suffix) {
+        m_y->setTitleText(scale.suffix.trimmed());
+        m_y->setTickCount(5);
+    }
+    m_scale = scale;
+    for (std::size_t i = 0; i < m_series.size() && i < data.size(); ++i)
+        m_series[i]->replace(ChartPoints::fromBuckets(data[i], originNs, m_scale.divisor));
+}
+
+void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle) {
+    if (m_x->min() != x0 || m_x->max() != x1)
+        m_x->setRange(x0, x1);
+    if (m_x->titleText() != axisTitle)
+        m_x->setTitleText(axisTitle);
+}
+
+int TimelineChart::plotWidth() const {
+    const int w = static_cast<int>(m_chart->plotArea().width());
+    return w > 10 ? w : std::max(200, width() - 260);
+}
+
+int TimelineChart::pointCount() const {
+    int n = 0;
+    for (auto* s : m_series)
+        n += static_cast<int>(s->count());
+    return n;
+}
+
+QStringList TimelineChart::legendNames() const {
+    QStringList names;
+    for (auto* s : m_series)
+        names << s->name();
+    return names;
+}
+
+QString TimelineChart::absentText() const {
+    return isAbsent() ? m_absent->text() : QString();
+}
+
+QString TimelineChart::crosshairText() const {
+    return m_crossText->isVisible() ? m_crossText->text() : QString();
+}
+
+bool TimelineChart::seriesVisible(int index) const {
+    return index >= 0 && index < static_cast<int>(m_series.size()) && m_series[index]->isVisible();
+}
+
+void TimelineChart::setCrosshair(double x) {
+    if (isAbsent() || std::isnan(x) || x < m_x->min() || x > m_x->max()) {
+        m_crossLine->hide();
+        m_crossText->hide();
+        return;
+    }
+    const QRectF plot = m_chart->plotArea();
+    const QPointF at = m_chart->mapToPosition(QPointF(x, m_y->min()), m_series.front());
+    m_crossLine->setLine(at.x(), plot.top(), at.x(), plot.bottom());
+    QStringList lines;
+    for (std::size_t i = 0; i < m_series.size() && i < m_data.size(); ++i) {
+        double v = 0;
+        if (m_series[i]->isVisible() && ChartPoints::valueAt(m_data[i], m_origin, x, v))
+            lines << QString("%1: %2").arg(m_series[i]->name(), m_scale.format(v));
+    }
+    m_crossText->setText(lines.join('\n'));
+    m_crossText->setBrush(m_chart->titleBrush());
+    const double textX = at.x() + 8 + m_crossText->boundingRect().width() > plot.right()
+                             ? at.x() - 8 - m_crossText->boundingRect().width()
+                             : at.x() + 8;
+    m_crossText->setPos(textX, plot.top() + 4);
+    m_crossLine->show();
+    m_crossText->setVisible(!lines.isEmpty());
+}
+
+bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
+    if (watched != m_view->viewport() || m_series.empty())
+        return QWidget::eventFilter(watched, event);
+    auto xAt = [this](QPointF pos) {
+        return m_chart->mapToValue(m_view->mapToScene(pos.toPoint()), m_series.front()).x();
+    };
+    switch (event->type()) {
+    case QEvent::MouseMove: {
+        auto* e = static_cast<QMouseEvent*>(event);
+        const double x = xAt(e->position());
+        if (m_dragging) {
+            emit panned(m_dragX - x);
+            return true;
+        }
+        emit hovered(m_chart->plotArea().contains(m_view->mapToScene(e->position().toPoint()))
+                         ? x
+                         : std::nan(""));
+        break;
+    }
+    case QEvent::Leave:
+        emit hovered(std::nan(""));
+        break;
+    case QEvent::MouseButtonPress: {
+        auto* e = static_cast<QMouseEvent*>(event);
+        if (m_interactive && e->button() == Qt::LeftButton) {
+            m_dragging = true;
+            m_dragX = xAt(e->position());
+            return true;
+        }
+        break;
+    }
+    case QEvent::MouseButtonRelease:
+        m_dragging = false;
+        break;
+    case QEvent::Wheel: {
+        if (!m_interactive)
+            break;
+        auto* e = static_cast<QWheelEvent*>(event);
+        const double steps = e->angleDelta().y() / 120.0;
+        if (steps != 0)
+            emit zoomed(std::pow(0.8, steps), xAt(e->position()));
+        return true;
+    }
+    default:
+        break;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace tierscope

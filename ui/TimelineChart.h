@@ -1,0 +1,75 @@
+#pragma once
+
+#include "core/Bucket.h"
+#include "core/ChartCatalog.h"
+#include "ui/UnitScale.h"
+
+#include <QWidget>
+#include <vector>
+
+class QChart;
+class QChartView;
+class QLabel;
+class QLineSeries;
+class QValueAxis;
+class QGraphicsLineItem;
+class QGraphicsSimpleTextItem;
+class QStackedWidget;
+
+namespace tierscope {
+
+// One chart of the timeline: its series, a time axis in seconds from an origin, a crosshair
+// the timeline moves, and in place of an empty chart the reason its source is absent.
+class TimelineChart : public QWidget {
+    Q_OBJECT
+  public:
+    TimelineChart(const ChartCatalog::Chart& spec, bool openGl, bool dark,
+                  QWidget* parent = nullptr);
+
+    const ChartCatalog::Chart& spec() const { return m_spec; }
+    // One bucket list per series of the spec, in its order.
+    void setData(const std::vector<std::vector<Bucket>>& data, std::int64_t originNs);
+    void setTimeRange(double x0, double x1, const QString& axisTitle);
+    void setCrosshair(double x); // NaN hides it
+    int plotWidth() const;
+    bool isAbsent() const { return m_spec.series.empty(); }
+    QStringList legendNames() const;
+    int pointCount() const; // points now plotted, over all series
+    QString absentText() const;
+    QString crosshairText() const; // what the crosshair shows now; empty when hidden
+    bool seriesVisible(int index) const;
+    QChart* chart() const { return m_chart; }
+    // Zoom (wheel) and pan (drag) for a recorded session; off in the live view, where the
+    // wheel scrolls the timeline.
+    void setInteractive(bool on) { m_interactive = on; }
+
+  signals:
+    void hovered(double x); // NaN when the pointer leaves
+    void zoomed(double factor, double anchorX);
+    void panned(double dx);
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+  private:
+    void toggle(QLineSeries* series);
+
+    ChartCatalog::Chart m_spec;
+    QStackedWidget* m_stack = nullptr;
+    QLabel* m_absent = nullptr;
+    QChartView* m_view = nullptr;
+    QChart* m_chart = nullptr;
+    QValueAxis* m_x = nullptr;
+    QValueAxis* m_y = nullptr;
+    std::vector<QLineSeries*> m_series;
+    std::vector<std::vector<Bucket>> m_data;
+    std::int64_t m_origin = 0;
+    UnitScale m_scale;
+    QGraphicsLineItem* m_crossLine = nullptr;
+    QGraphicsSimpleTextItem* m_crossText = nullptr;
+    double m_dragX = 0;
+    bool m_dragging = false;
+    bool m_interactive = false;
+};
+
+} // namespace tierscope

@@ -1,0 +1,171 @@
+#include "ui/TimelineView.h"
+
+#include "ui/TimelineChart.h"
+
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace tierscope {
+
+namespace {
+
+bool sameLayout(const std::vector<ChartCatalog::Chart>& a,
+                const std::vector<ChartCatalog::Chart>& b) {
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].id != b[i].id || a[i].series.size() != b[i].series.size() ||
+            a[i].absentReason != b[i].absentReason)
+            return false;
+        for (std::size_t j = 0; j < a[i].series.size(); ++j)
+            if (a[i].series[j].metricId != b[i].series[j].metricId ||
+                a[i].series[j].name != b[i].series[j].name)
+                return false;
+    }
+    return true;
+}
+
+} // namespace
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = m_scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* inner = new QWidget(scroll);
+    m_layout = new QVBoxLayout(inner);
+    m_layout->setContentsMargins(4, 4, 4, 4);
+    m_layout->setSpacing(4);
+    m_layout->addStretch(1);
+    scroll->setWidget(inner);
+    outer->addWidget(scroll);
+    connect(scroll->verticalScrollBar(), &QScrollBar::valueChanged, this,
+            &TimelineView::applyToVisible);
+}
+
+void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
+    if (sameLayout(charts, m_specs))
+        return;
+    m_specs = charts;
+    for (auto* c : m_charts)
+        c->deleteLater();
+    m_charts.clear();
+    m_stale.clear();
+    // Charts with data first, then the ones that explain why they are empty.
+    std::vector<const ChartCatalog::Chart*> order;
+    for (const auto& c : charts)
+        if (!c.series.empty())
+            order.push_back(&c);
+    for (const auto& c : charts)
+        if (c.series.empty())
+            order.push_back(&c);
+    for (const auto* spec : order) {
+        auto* chart = new TimelineChart(*spec, m_openGl, m_dark, this);
+        chart->setInteractive(m_interactive);
+        m_layout->insertWidget(m_layout->count() - 1, chart);
+        connect(chart, &TimelineChart::hovered, this, [this](double x) {
+            for (auto* c : m_charts)
+                c->setCrosshair(x);
+        });
+        connect(chart, &TimelineChart::zoomed, this, &TimelineView::zoom);
+        connect(chart, &TimelineChart::panned, this, &TimelineView::pan);
+        chart->setTimeRange(m_x0, m_x1, m_axisTitle);
+        m_charts.push_back(chart);
+    }
+}
+
+void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& data,
+                           std::int64_t originNs) {
+    m_data = data;
+    m_origin = originNs;
+    for (auto* chart : m_charts)
+        m_stale[chart] = true;
+    applyToVisible();
+}
+
+// Charts scrolled out of view keep their old data until they come back: replacing a series
+// costs about a microsecond per point in QtCharts, seen or not.
+void TimelineView::applyToVisible() {
+    const QRect viewport(m_scroll->widget()->mapFrom(m_scroll->viewport(), QPoint(0, 0)),
+                         m_scroll->viewport()->size());
+    for (auto* chart : m_charts) {
+        // Not laid out yet (just created, or the view hidden): draw it now rather than never.
+        const bool visible = !isVisible() || chart->geometry().isEmpty() ||
+                             viewport.intersects(chart->geometry());
+        if (m_stale[chart] && visible)
+            applyData(chart);
+    }
+}
+
+void TimelineView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    applyToVisible();
+}
+
+void TimelineView::applyData(TimelineChart* chart) {
+    m_stale[chart] = false;
+    if (chart->isAbsent())
+        return;
+    std::vector<std::vector<Bucket>> perSeries;
+    for (const auto& s : chart->spec().series) {
+        const auto it = m_data.find(s.metricId);
+        perSeries.push_back(it == m_data.end() ? std::vector<Bucket>{} : it->second);
+    }
+    chart->setData(perSeries, m_origin);
+}
+
+void TimelineView::setTimeRange(double x0, double x1, const QString& axisTitle) {
+    m_x0 = x0;
+    m_x1 = x1;
+    m_axisTitle = axisTitle;
+    for (auto* c : m_charts)
+        c->setTimeRange(x0, x1, axisTitle);
+}
+
+void TimelineView::setDark(bool dark) {
+    if (dark == m_dark)
+        return;
+    m_dark = dark;
+    auto specs = m_specs; // a theme resets series pens: rebuild the charts instead
+    m_specs.clear();
+    setCharts(specs);
+}
+
+void TimelineView::setInteractive(bool on) {
+    m_interactive = on;
+    for (auto* c : m_charts)
+        c->setInteractive(on);
+}
+
+int TimelineView::plotWidth() const {
+    for (auto* c : m_charts)
+        if (!c->isAbsent())
+            return c->plotWidth();
+    return std::max(200, width() - 260);
+}
+
+TimelineChart* TimelineView::chart(const std::string& id) const {
+    for (auto* c : m_charts)
+        if (c->spec().id == id)
+            return c;
+    return nullptr;
+}
+
+void TimelineView::zoom(double factor, double anchor) {
+    const double x0 = anchor - (anchor - m_x0) * factor;
+    const double x1 = anchor + (m_x1 - anchor) * factor;
+    if (x1 - x0 < 1.0) // no closer than one second across
+        return;
+    setTimeRange(x0, x1, m_axisTitle);
+    emit rangeChanged(x0, x1);
+}
+
+void TimelineView::pan(double dx) {
+    setTimeRange(m_x0 + dx, m_x1 + dx, m_axisTitle);
+    emit rangeChanged(m_x0, m_x1);
+}
+
+} // namespace tierscope

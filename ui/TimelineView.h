@@ -1,0 +1,66 @@
+#pragma once
+
+#include "core/Bucket.h"
+#include "core/ChartCatalog.h"
+
+#include <QWidget>
+#include <map>
+#include <vector>
+
+class QScrollArea;
+class QVBoxLayout;
+
+namespace tierscope {
+
+class TimelineChart;
+
+// The stack of charts that share one time axis: they scroll together, show one crosshair,
+// and zoom and pan together when a recorded session is open.
+class TimelineView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit TimelineView(QWidget* parent = nullptr);
+
+    void setOpenGl(bool on) { m_openGl = on; }
+    void setDark(bool dark);
+    // Rebuilds the charts (only when the set of charts or series changed).
+    void setCharts(const std::vector<ChartCatalog::Chart>& charts);
+    // Data keyed by metric id, x measured in seconds from originNs.
+    void setData(const std::map<std::int64_t, std::vector<Bucket>>& data, std::int64_t originNs);
+    void setTimeRange(double x0, double x1, const QString& axisTitle);
+    void setInteractive(bool on);
+    double rangeStart() const { return m_x0; }
+    double rangeEnd() const { return m_x1; }
+    // Pixel width of the plots: decimation targets about one bucket per pixel.
+    int plotWidth() const;
+    const std::vector<TimelineChart*>& charts() const { return m_charts; }
+    TimelineChart* chart(const std::string& id) const;
+
+  signals:
+    void rangeChanged(double x0, double x1); // after a zoom or pan by the user
+
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+  private:
+    void applyData(TimelineChart* chart);
+    void applyToVisible();
+    void zoom(double factor, double anchor);
+    void pan(double dx);
+
+    QVBoxLayout* m_layout = nullptr;
+    std::vector<TimelineChart*> m_charts;
+    std::vector<ChartCatalog::Chart> m_specs;
+    double m_x0 = 0;
+    double m_x1 = 1;
+    QString m_axisTitle;
+    bool m_openGl = false;
+    bool m_dark = false;
+    bool m_interactive = false;
+    QScrollArea* m_scroll = nullptr;
+    std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
+    std::int64_t m_origin = 0;
+    std::map<TimelineChart*, bool> m_stale;
+};
+
+} // namespace tierscope
