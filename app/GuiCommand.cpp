@@ -29,10 +29,10 @@ CLI::App* GuiCommand::attach(CLI::App& parent, Options& o) {
     return cmd;
 }
 
-bool GuiCommand::displayAvailable() {
+bool GuiCommand::displayAvailable(bool acceptQtPlatform) {
     for (const char* variable : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) {
         const char* value = std::getenv(variable);
-        if (value && *value)
+        if (value && *value && (acceptQtPlatform || std::string(variable) != "QT_QPA_PLATFORM"))
             return true;
     }
     return false;
@@ -44,7 +44,7 @@ int GuiCommand::run(const char* argv0, const GlobalOptions& global, const Option
         std::cerr << "tierscope gui: --after takes a duration such as 5s\n";
         return kExitUsage;
     }
-    if (!displayAvailable()) {
+    if (!displayAvailable(true)) {
         std::cerr << "tierscope gui: no display (DISPLAY and WAYLAND_DISPLAY are unset). Record "
                      "headless with `tierscope record`, or run under xvfb-run.\n";
         return kExitUsage;

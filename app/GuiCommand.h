@@ -20,8 +20,9 @@ class GuiCommand {
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const char* argv0, const GlobalOptions& global, const Options& options);
-    // Whether a display server is reachable (X11, Wayland, or an explicit Qt platform).
-    static bool displayAvailable();
+    // Whether a display server is named (X11 or Wayland). `gui` itself also accepts an explicit
+    // QT_QPA_PLATFORM (offscreen, for checks); `tierscope` alone does not.
+    static bool displayAvailable(bool acceptQtPlatform = false);
 };
 
 } // namespace tierscope

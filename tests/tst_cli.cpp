@@ -1,6 +1,7 @@
 #include "TestSupport.h"
 #include "core/Store.h"
 
+#include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <csignal>
@@ -59,9 +60,17 @@ class TestCli : public QObject {
     }
 
     void usageErrors() {
-        const auto none = run({});
+        // Without a display, `tierscope` alone explains how to record headless.
+        auto headless = QProcessEnvironment::systemEnvironment();
+        headless.remove("DISPLAY");
+        headless.remove("WAYLAND_DISPLAY");
+        const auto none = run({}, headless);
         QCOMPARE(none.code, 2);
         QVERIFY(none.err.contains("tierscope record --duration 30s"));
+        headless.remove("QT_QPA_PLATFORM");
+        const auto gui = run({"gui", "--no-record"}, headless);
+        QCOMPARE(gui.code, 2);
+        QVERIFY2(gui.err.contains("no display"), gui.err.constData());
         QCOMPARE(run({"--no-such-flag"}).code, 2);
         expectOneLineError(run({"--db", path("u.db"), "record", "--interval", "50ms"}), 2,
                            "--interval");
@@ -147,6 +156,21 @@ class TestCli : public QObject {
         for (const auto& m : store.metrics(1))
             QVERIFY2(!m.descriptor.path.starts_with("gpu/"), m.descriptor.path.c_str());
         QCOMPARE(run({"devices"}).code, 0);
+    }
+
+    void guiOpensASessionAndSavesAScreenshot() {
+        const QString db = path("gui.db");
+        QCOMPARE(run({"--db", db, "record", "--duration", "2s", "--quiet"}).code, 0);
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("XDG_CONFIG_HOME", m_dir.filePath("config")); // no user settings
+        const QString png = path("session.png");
+        const auto r =
+            run({"--db", db, "gui", "--session", "1", "--screenshot", png, "--after", "3s"}, env);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 800 && image.height() >= 600);
     }
 
     void defaultDatabaseFollowsXdg() {
