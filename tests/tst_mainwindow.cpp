@@ -62,6 +62,13 @@ class TestMainWindow : public QObject {
     QString m_db;
     std::int64_t m_session = 0;
 
+    // Shows the window and waits until it has drawn the test session.
+    bool showSession(MainWindow& window) {
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        return shown.wait(10000) && shown.first().first().toLongLong() == m_session;
+    }
+
   private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true); // QSettings in a scratch location
@@ -71,10 +78,7 @@ class TestMainWindow : public QObject {
 
     void opensARecordedSessionWithItsChartsAndLegends() {
         MainWindow window({m_db, m_session, false, 300});
-        QSignalSpy shown(&window, &MainWindow::sessionShown);
-        window.show();
-        QVERIFY(shown.wait(10000));
-        QCOMPARE(shown.first().first().toLongLong(), m_session);
+        QVERIFY(showSession(window));
 
         TimelineChart* cpu = window.timeline()->chart("host-cpu");
         QVERIFY(cpu && !cpu->isAbsent());
@@ -96,9 +100,7 @@ class TestMainWindow : public QObject {
 
     void absentSourcesShowTheirReasonInPlace() {
         MainWindow window({m_db, m_session, false, 300});
-        QSignalSpy shown(&window, &MainWindow::sessionShown);
-        window.show();
-        QVERIFY(shown.wait(10000));
+        QVERIFY(showSession(window));
         TimelineChart* gpu = window.timeline()->chart("gpu-busy");
         QVERIFY(gpu && gpu->isAbsent());
         QVERIFY2(gpu->absentText().contains("No AMD GPU: rocm-smi could not initialise (no KFD)"),
@@ -108,9 +110,7 @@ class TestMainWindow : public QObject {
 
     void zoomReloadsTheRangeAndLegendTogglesASeries() {
         MainWindow window({m_db, m_session, false, 300});
-        QSignalSpy shown(&window, &MainWindow::sessionShown);
-        window.show();
-        QVERIFY(shown.wait(10000));
+        QVERIFY(showSession(window));
         TimelineChart* cpu = window.timeline()->chart("host-cpu");
         const int before = cpu->pointCount();
         window.timeline()->setTimeRange(10, 20, "s");

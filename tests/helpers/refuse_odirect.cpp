@@ -16,6 +16,14 @@ mode_t modeOf(int flags, va_list args) {
     return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(args, mode_t) : 0;
 }
 
+// Fails an O_DIRECT open the way such a filesystem does; false lets the open through.
+bool refuse(int flags) {
+    if (!(flags & O_DIRECT))
+        return false;
+    errno = EINVAL;
+    return true;
+}
+
 } // namespace
 
 extern "C" {
@@ -25,12 +33,8 @@ int open(const char* path, int flags, ...) {
     va_start(args, flags);
     const mode_t mode = modeOf(flags, args);
     va_end(args);
-    if (flags & O_DIRECT) {
-        errno = EINVAL;
-        return -1;
-    }
     static auto real = next<int (*)(const char*, int, ...)>("open");
-    return real(path, flags, mode);
+    return refuse(flags) ? -1 : real(path, flags, mode);
 }
 
 int open64(const char* path, int flags, ...) {
@@ -38,12 +42,8 @@ int open64(const char* path, int flags, ...) {
     va_start(args, flags);
     const mode_t mode = modeOf(flags, args);
     va_end(args);
-    if (flags & O_DIRECT) {
-        errno = EINVAL;
-        return -1;
-    }
     static auto real = next<int (*)(const char*, int, ...)>("open64");
-    return real(path, flags, mode);
+    return refuse(flags) ? -1 : real(path, flags, mode);
 }
 
 int openat(int dir, const char* path, int flags, ...) {
@@ -51,11 +51,7 @@ int openat(int dir, const char* path, int flags, ...) {
     va_start(args, flags);
     const mode_t mode = modeOf(flags, args);
     va_end(args);
-    if (flags & O_DIRECT) {
-        errno = EINVAL;
-        return -1;
-    }
     static auto real = next<int (*)(int, const char*, int, ...)>("openat");
-    return real(dir, path, flags, mode);
+    return refuse(flags) ? -1 : real(dir, path, flags, mode);
 }
 }
