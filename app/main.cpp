@@ -1,3 +1,4 @@
+#include "app/CompareCommand.h"
 #include "app/DevicesCommand.h"
 #include "app/ExitCode.h"
 #include "app/ExportCommand.h"
@@ -31,7 +32,7 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
              const ExportCommand::Options& exports, const EngineSimulator::Options& simulator,
              const LoadCommand::Options& load, const ImportCommand::Options& imports,
              const StorageCommand::Options& storage, const GuiCommand::Options& gui,
-             const char* argv0) {
+             const CompareCommand::Options& compare, const char* argv0) {
     if (app.got_subcommand("record"))
         return RecordCommand::run(global, record);
     if (app.got_subcommand("sessions"))
@@ -44,6 +45,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
         return ImportCommand::run(global, imports);
     if (app.got_subcommand("load"))
         return LoadCommand::run(global, load);
+    if (app.got_subcommand("compare"))
+        return CompareCommand::run(global, compare);
     if (app.got_subcommand("gui"))
         return GuiCommand::run(argv0, global, gui);
     if (app.got_subcommand("storage"))
@@ -66,7 +69,8 @@ int main(int argc, char** argv) {
     app.footer(
         "Exit codes: 0 ok, 1 internal error, 2 usage, 3 not a tierscope database, "
         "4 newer schema, 5 cannot write, 6 not found, 7 database I/O error, 8 not enough free "
-        "space, 9 refused (not tierscope's file), 10 storage I/O error.");
+        "space, 9 refused (not tierscope's file), 10 storage I/O error, 11 a gate failed, "
+        "12 a gate inconclusive.");
     GlobalOptions global;
     app.add_option("--db", global.db,
                    "Workspace database (default: $XDG_DATA_HOME/tierscope/tierscope.db)")
@@ -94,6 +98,8 @@ int main(int argc, char** argv) {
     StorageCommand::attach(app, storage);
     GuiCommand::Options gui;
     GuiCommand::attach(app, gui);
+    CompareCommand::Options compare;
+    CompareCommand::attach(app, compare);
 
     try {
         app.parse(argc, argv);
@@ -105,7 +111,7 @@ int main(int argc, char** argv) {
 
     try {
         return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports,
-                        storage, gui, argv[0]);
+                        storage, gui, compare, argv[0]);
     } catch (const StoreError& e) {
         std::cerr << "tierscope: " << e.what() << "\n";
         return e.exitCode();

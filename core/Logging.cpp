@@ -5,8 +5,7 @@
 
 namespace tierscope {
 
-void Logging::toStderr(const std::string& level)
-{
+void Logging::toStderr(const std::string& level) {
     auto logger = spdlog::stderr_logger_mt("tierscope");
     spdlog::set_default_logger(logger);
     spdlog::set_level(spdlog::level::from_str(level));

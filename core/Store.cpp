@@ -239,6 +239,77 @@ void Store::addRequests(std::int64_t runId, const std::vector<RequestRecord>& re
     }
 }
 
+namespace {
+
+constexpr const char* kRunColumns =
+    "SELECT id, session_id, experiment, arm, workload, params, repetition, start_ns, end_ns, "
+    "status, summary FROM run ";
+
+RunInfo readRun(const SqliteStatement& q) {
+    RunInfo r;
+    r.id = q.columnInt(0);
+    r.sessionId = q.columnInt(1);
+    r.experiment = q.columnText(2);
+    r.arm = q.columnText(3);
+    r.workload = q.columnText(4);
+    r.paramsJson = q.columnText(5);
+    r.repetition = static_cast<int>(q.columnInt(6));
+    r.startNs = q.columnInt(7);
+    r.endNs = q.columnOptionalInt(8);
+    r.status = q.columnText(9);
+    r.summaryJson = q.columnText(10);
+    return r;
+}
+
+std::optional<double> optionalDouble(const SqliteStatement& q, int col) {
+    return q.columnIsNull(col) ? std::nullopt : std::optional<double>(q.columnDouble(col));
+}
+
+} // namespace
+
+std::optional<RunInfo> Store::run(std::int64_t runId) {
+    auto q = m_db.prepare(std::string(kRunColumns) + "WHERE id = ?");
+    q.bind(1, runId);
+    return q.step() ? std::optional<RunInfo>(readRun(q)) : std::nullopt;
+}
+
+std::vector<RunInfo> Store::runsOfSession(std::int64_t sessionId) {
+    auto q = m_db.prepare(std::string(kRunColumns) + "WHERE session_id = ? ORDER BY id");
+    q.bind(1, sessionId);
+    std::vector<RunInfo> out;
+    while (q.step())
+        out.push_back(readRun(q));
+    return out;
+}
+
+std::vector<RunInfo> Store::runsOfArm(const std::string& experiment, const std::string& arm) {
+    auto q =
+        m_db.prepare(std::string(kRunColumns) + "WHERE experiment = ? AND arm = ? ORDER BY id");
+    q.bind(1, experiment).bind(2, arm);
+    std::vector<RunInfo> out;
+    while (q.step())
+        out.push_back(readRun(q));
+    return out;
+}
+
+std::vector<StoredRequest> Store::requests(std::int64_t runId) {
+    auto q = m_db.prepare("SELECT ttft_s, e2e_s, json_extract(itl_summary, '$.mean_s'), "
+                          "output_tokens, status, error FROM request WHERE run_id = ? ORDER BY id");
+    q.bind(1, runId);
+    std::vector<StoredRequest> out;
+    while (q.step()) {
+        StoredRequest r;
+        r.ttftS = optionalDouble(q, 0);
+        r.e2eS = optionalDouble(q, 1);
+        r.itlMeanS = optionalDouble(q, 2);
+        if (const auto tokens = q.columnOptionalInt(3))
+            r.outputTokens = static_cast<int>(*tokens);
+        r.ok = q.columnInt(4) == 200 && q.columnIsNull(5);
+        out.push_back(r);
+    }
+    return out;
+}
+
 std::int64_t Store::requestCount(std::int64_t runId) {
     auto q = m_db.prepare("SELECT count(*) FROM request WHERE run_id = ?");
     q.bind(1, runId);

@@ -4,6 +4,7 @@
 #include "core/DeviceRecord.h"
 #include "core/MetricInfo.h"
 #include "core/RequestRecord.h"
+#include "core/RunInfo.h"
 #include "core/Sample.h"
 #include "core/SessionInfo.h"
 #include "core/SqliteDb.h"
@@ -49,6 +50,10 @@ class Store {
                    const std::string& summaryJson);
     void addRequests(std::int64_t runId, const std::vector<RequestRecord>& requests);
     std::int64_t requestCount(std::int64_t runId);
+    std::optional<RunInfo> run(std::int64_t runId);
+    std::vector<RunInfo> runsOfSession(std::int64_t sessionId);
+    std::vector<RunInfo> runsOfArm(const std::string& experiment, const std::string& arm);
+    std::vector<StoredRequest> requests(std::int64_t runId);
 
     // Every committed sample of the metric with t in [t0, t1], sorted by time.
     std::vector<Sample> readRaw(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns);

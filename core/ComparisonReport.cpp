@@ -1,0 +1,199 @@
+#include "core/ComparisonReport.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace tierscope {
+
+namespace {
+
+std::string printf(const char* format, double a, double b = 0) {
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, format, a, b);
+    return buffer;
+}
+
+std::string change(const KpiComparison& k) {
+    return k.a != 0 ? printf("%+.1f %%", k.relative() * 100) : "n/a";
+}
+
+std::string interval(const KpiComparison& k) {
+    if (!k.interval)
+        return "n/a (" + std::string(k.countA < 2 || k.countB < 2 ? "one " : "") +
+               k.sampleKind.substr(0, k.sampleKind.size() - 1) + ")";
+    return "[" + ComparisonReport::formatValue(k.interval->lo, k.unit) + ", " +
+           ComparisonReport::formatValue(k.interval->hi, k.unit) + "]";
+}
+
+std::string escapeMarkdown(const std::string& s) {
+    std::string out;
+    for (const char c : s) {
+        if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>' || c == '[' ||
+            c == ']' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+struct Row {
+    std::string name, a, b, difference, relative, ratio, ci, n, better;
+};
+
+Row row(const KpiComparison& k) {
+    return {k.name,
+            ComparisonReport::formatValue(k.a, k.unit),
+            ComparisonReport::formatValue(k.b, k.unit),
+            ComparisonReport::formatValue(k.difference(), k.unit),
+            change(k),
+            k.a != 0 ? printf("%.3fx", k.ratio()) : "n/a",
+            interval(k),
+            std::to_string(k.countA) + " / " + std::to_string(k.countB) + " " + k.sampleKind,
+            k.a == k.b     ? "same"
+            : k.improved() ? "B"
+                           : "A"};
+}
+
+} // namespace
+
+std::string ComparisonReport::formatValue(double v, const std::string& unit) {
+    if (unit == "s")
+        return std::abs(v) < 1.0 ? printf("%.2f ms", v * 1e3) : printf("%.3f s", v);
+    const double magnitude = std::abs(v);
+    return printf(magnitude >= 1000 ? "%.0f" : magnitude >= 100 ? "%.1f" : "%.3g", v) + " " + unit;
+}
+
+std::string ComparisonReport::escapeHtml(const std::string& s) {
+    std::string out;
+    for (const char c : s) {
+        switch (c) {
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '&':
+            out += "&amp;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&#39;";
+            break;
+        default:
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string ComparisonReport::text(const Input& in) {
+    std::string out = "A: " + in.labelA + "\nB: " + in.labelB + "\n\n";
+    char line[512];
+    std::snprintf(line, sizeof line, "%-20s %14s %14s %10s %9s  %-34s %s\n", "KPI", "A", "B",
+                  "change", "ratio", "95% CI of B-A", "better");
+    out += line;
+    for (const auto& k : in.kpis) {
+        const Row r = row(k);
+        std::snprintf(line, sizeof line, "%-20s %14s %14s %10s %9s  %-34s %s (%s)\n",
+                      r.name.c_str(), r.a.c_str(), r.b.c_str(), r.relative.c_str(), r.ratio.c_str(),
+                      r.ci.c_str(), r.better.c_str(), r.n.c_str());
+        out += line;
+    }
+    if (!in.gates.empty())
+        out += "\nGates:\n";
+    for (const auto& [gate, result] : in.gates)
+        out += "  " + std::string(Gate::name(result.verdict)) + "  " + gate.text + "  (" +
+               result.reason + ")\n";
+    return out;
+}
+
+std::string ComparisonReport::markdown(const Input& in) {
+    std::string out =
+        "**A:** " + escapeMarkdown(in.labelA) + "  \n**B:** " + escapeMarkdown(in.labelB) + "\n\n";
+    out += "| KPI | A | B | B - A | change | ratio | 95 % CI of B - A | n (A / B) | better |\n"
+           "|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& k : in.kpis) {
+        const Row r = row(k);
+        out += "| " + escapeMarkdown(r.name) + " | " + r.a + " | " + r.b + " | " + r.difference +
+               " | " + r.relative + " | " + r.ratio + " | " + r.ci + " | " + r.n + " | " +
+               r.better + " |\n";
+    }
+    if (!in.gates.empty())
+        out += "\n| gate | verdict | evidence |\n|---|---|---|\n";
+    for (const auto& [gate, result] : in.gates)
+        out += "| `" + gate.text + "` | **" + Gate::name(result.verdict) + "** | " +
+               escapeMarkdown(result.reason) + " |\n";
+    return out;
+}
+
+std::string ComparisonReport::json(const Input& in) {
+    nlohmann::json kpis = nlohmann::json::array();
+    for (const auto& k : in.kpis) {
+        nlohmann::json j = {
+            {"kpi", k.name},   {"unit", k.unit},  {"lower_is_better", k.lowerIsBetter},
+            {"a", k.a},        {"b", k.b},        {"difference", k.difference()},
+            {"n_a", k.countA}, {"n_b", k.countB}, {"n_of", k.sampleKind}};
+        if (k.a != 0) {
+            j["relative"] = k.relative();
+            j["ratio"] = k.ratio();
+        }
+        if (k.interval)
+            j["ci95_difference"] = {k.interval->lo, k.interval->hi};
+        kpis.push_back(j);
+    }
+    nlohmann::json gates = nlohmann::json::array();
+    for (const auto& [gate, result] : in.gates)
+        gates.push_back({{"gate", gate.text},
+                         {"verdict", Gate::name(result.verdict)},
+                         {"evidence", result.reason}});
+    return nlohmann::json{{"a", in.labelA},
+                          {"b", in.labelB},
+                          {"kpis", kpis},
+                          {"gates", gates},
+                          {"tool_version", in.toolVersion},
+                          {"generated_utc", in.generatedUtc}}
+               .dump(2) +
+           "\n";
+}
+
+std::string ComparisonReport::html(const Input& in) {
+    std::string out =
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tierscope comparison</title>"
+        "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#eee}"
+        "td:first-child{text-align:left}.pass{color:#070;font-weight:bold}.fail{color:#b00;"
+        "font-weight:bold}.inconclusive{color:#a60;font-weight:bold}</style></head><body>\n";
+    out += "<h1>A/B comparison</h1>\n<p><b>A:</b> " + escapeHtml(in.labelA) + "<br><b>B:</b> " +
+           escapeHtml(in.labelB) + "</p>\n";
+    out += "<table><tr><th>KPI</th><th>A</th><th>B</th><th>B - A</th><th>change</th>"
+           "<th>ratio</th><th>95 % CI of B - A</th><th>n (A / B)</th><th>better</th></tr>\n";
+    for (const auto& k : in.kpis) {
+        const Row r = row(k);
+        out += "<tr><td>" + escapeHtml(r.name) + "</td><td>" + escapeHtml(r.a) + "</td><td>" +
+               escapeHtml(r.b) + "</td><td>" + escapeHtml(r.difference) + "</td><td>" +
+               escapeHtml(r.relative) + "</td><td>" + escapeHtml(r.ratio) + "</td><td>" +
+               escapeHtml(r.ci) + "</td><td>" + escapeHtml(r.n) + "</td><td>" +
+               escapeHtml(r.better) + "</td></tr>\n";
+    }
+    out += "</table>\n";
+    if (!in.gates.empty()) {
+        out += "<h2>Gates</h2>\n<table><tr><th>gate</th><th>verdict</th><th>evidence</th></tr>\n";
+        for (const auto& [gate, result] : in.gates) {
+            const std::string verdict = Gate::name(result.verdict);
+            out += "<tr><td>" + escapeHtml(gate.text) + "</td><td class=\"" + verdict + "\">" +
+                   verdict + "</td><td>" + escapeHtml(result.reason) + "</td></tr>\n";
+        }
+        out += "</table>\n";
+    }
+    out += "<p><small>tierscope " + escapeHtml(in.toolVersion) + ", " +
+           escapeHtml(in.generatedUtc) +
+           "; intervals: seeded percentile bootstrap, 2,000 "
+           "resamples</small></p>\n</body></html>\n";
+    return out;
+}
+
+} // namespace tierscope
