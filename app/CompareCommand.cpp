@@ -60,7 +60,7 @@ ComparisonSide resolve(Store& store, const std::string& spec) {
         side.runs = store.runsOfSession(id);
         side.label = sessionLabel(store, id) + ", " + std::to_string(side.runs.size()) + " run(s)";
     } else if (kind == "arm") {
-        const auto slash = rest.find('/');
+        const auto slash = rest.rfind('/'); // experiment names hold slashes, arm labels do not
         if (slash == std::string::npos)
             throw UsageError("an arm is arm:EXPERIMENT/ARM");
         side.runs = store.runsOfArm(rest.substr(0, slash), rest.substr(slash + 1));

@@ -7,6 +7,7 @@
 #include "app/ImportCommand.h"
 #include "app/LoadCommand.h"
 #include "app/RecordCommand.h"
+#include "app/RunCommand.h"
 #include "app/SessionsCommand.h"
 #include "app/SimEngineCommand.h"
 #include "app/StorageCommand.h"
@@ -32,7 +33,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
              const ExportCommand::Options& exports, const EngineSimulator::Options& simulator,
              const LoadCommand::Options& load, const ImportCommand::Options& imports,
              const StorageCommand::Options& storage, const GuiCommand::Options& gui,
-             const CompareCommand::Options& compare, const char* argv0) {
+             const CompareCommand::Options& compare, const RunCommand::Options& runPlan,
+             const char* argv0) {
     if (app.got_subcommand("record"))
         return RecordCommand::run(global, record);
     if (app.got_subcommand("sessions"))
@@ -45,6 +47,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
         return ImportCommand::run(global, imports);
     if (app.got_subcommand("load"))
         return LoadCommand::run(global, load);
+    if (app.got_subcommand("run"))
+        return RunCommand::run(global, runPlan);
     if (app.got_subcommand("compare"))
         return CompareCommand::run(global, compare);
     if (app.got_subcommand("gui"))
@@ -100,6 +104,8 @@ int main(int argc, char** argv) {
     GuiCommand::attach(app, gui);
     CompareCommand::Options compare;
     CompareCommand::attach(app, compare);
+    RunCommand::Options runPlan;
+    RunCommand::attach(app, runPlan);
 
     try {
         app.parse(argc, argv);
@@ -111,7 +117,7 @@ int main(int argc, char** argv) {
 
     try {
         return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports,
-                        storage, gui, compare, argv[0]);
+                        storage, gui, compare, runPlan, argv[0]);
     } catch (const StoreError& e) {
         std::cerr << "tierscope: " << e.what() << "\n";
         return e.exitCode();

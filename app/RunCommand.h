@@ -1,0 +1,23 @@
+#pragma once
+
+#include "app/GlobalOptions.h"
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace tierscope {
+
+// `tierscope run PLAN.toml`: an A/B experiment, headless.
+class RunCommand {
+  public:
+    struct Options {
+        std::string plan;
+        bool dryRun = false;
+        std::string format = "text";
+        std::string report;
+    };
+    static CLI::App* attach(CLI::App& parent, Options& options);
+    static int run(const GlobalOptions& global, const Options& options);
+};
+
+} // namespace tierscope

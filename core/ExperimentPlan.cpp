@@ -1,0 +1,140 @@
+#include "core/ExperimentPlan.h"
+
+#include "core/DurationParser.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <toml++/toml.h>
+
+namespace tierscope {
+
+namespace {
+
+[[noreturn]] void fail(const toml::node& node, const std::string& what) {
+    throw std::runtime_error("plan, line " + std::to_string(node.source().begin.line) + ": " +
+                             what);
+}
+
+std::string text(const toml::node& node) {
+    if (const auto* s = node.as_string())
+        return s->get();
+    if (const auto* i = node.as_integer())
+        return std::to_string(i->get());
+    if (const auto* f = node.as_floating_point()) {
+        std::string out = std::to_string(f->get());
+        return out;
+    }
+    if (const auto* b = node.as_boolean())
+        return b->get() ? "true" : "false";
+    fail(node, "expected a string, number or boolean");
+}
+
+ExperimentPlan::Arm arm(const toml::table& t) {
+    ExperimentPlan::Arm a;
+    a.label = t["label"].value_or(std::string());
+    if (a.label.empty())
+        fail(t, "every [[arm]] needs a label");
+    a.storageProfile = t["storage_profile"].value_or(std::string());
+    a.path = t["path"].value_or(std::string());
+    a.engineUrl = t["engine_url"].value_or(std::string());
+    a.setup = t["setup"].value_or(std::string());
+    a.teardown = t["teardown"].value_or(std::string());
+    if (const auto timeout = t["timeout"].value<std::string>()) {
+        const auto d = DurationParser::parse(*timeout);
+        if (!d)
+            fail(*t.get("timeout"), "timeout must be a duration such as 60s");
+        a.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+    }
+    if (const auto* env = t["env"].as_table())
+        for (const auto& [k, v] : *env)
+            a.env[std::string(k.str())] = text(v);
+    return a;
+}
+
+ExperimentPlan::Workload workload(const toml::table& t) {
+    static const std::vector<std::string> kinds = {"model-load", "kv-restore", "checkpoint-save",
+                                                   "load"};
+    ExperimentPlan::Workload w;
+    w.kind = t["kind"].value_or(std::string());
+    if (std::find(kinds.begin(), kinds.end(), w.kind) == kinds.end())
+        fail(t, "a [[workload]] kind is model-load, kv-restore, checkpoint-save or load");
+    for (const auto& [k, v] : t) {
+        const std::string key(k.str());
+        if (key == "kind")
+            continue;
+        if (key == "concurrency" && v.is_array()) {
+            for (const auto& c : *v.as_array()) {
+                if (!c.is_integer() || c.as_integer()->get() <= 0)
+                    fail(c, "concurrency values must be positive integers");
+                w.concurrency.push_back(static_cast<int>(c.as_integer()->get()));
+            }
+            continue;
+        }
+        if (key == "concurrency") {
+            if (!v.is_integer() || v.as_integer()->get() <= 0)
+                fail(v, "concurrency must be a positive integer");
+            w.concurrency.push_back(static_cast<int>(v.as_integer()->get()));
+            continue;
+        }
+        w.params[key] = text(v);
+    }
+    return w;
+}
+
+} // namespace
+
+std::string ExperimentPlan::Variant::name() const {
+    return concurrency > 0 ? "c" + std::to_string(concurrency) : "";
+}
+
+ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
+    toml::table doc;
+    try {
+        doc = toml::parse(toml);
+    } catch (const toml::parse_error& e) {
+        throw std::runtime_error("plan, line " + std::to_string(e.source().begin.line) + ": " +
+                                 std::string(e.description()));
+    }
+    ExperimentPlan p;
+    p.name = doc["name"].value_or(std::string("experiment"));
+    p.repetitions = static_cast<int>(doc["repetitions"].value_or(3));
+    p.warmup = static_cast<int>(doc["warmup"].value_or(0));
+    const std::string order = doc["order"].value_or(std::string("interleaved"));
+    if (order != "interleaved" && order != "random")
+        fail(*doc.get("order"), "order is interleaved or random");
+    p.randomOrder = order == "random";
+    p.seed = static_cast<std::uint64_t>(doc["seed"].value_or(1));
+    const std::string onFailure = doc["on_failure"].value_or(std::string("continue"));
+    if (onFailure != "continue" && onFailure != "stop")
+        fail(*doc.get("on_failure"), "on_failure is continue or stop");
+    p.stopOnFailure = onFailure == "stop";
+    if (p.repetitions < 1 || p.warmup < 0)
+        throw std::runtime_error("plan: repetitions must be at least 1 and warmup at least 0");
+    if (const auto* gates = doc["gates"].as_array())
+        for (const auto& g : *gates)
+            p.gates.push_back(text(g));
+    if (const auto* arms = doc["arm"].as_array())
+        for (const auto& a : *arms)
+            p.arms.push_back(arm(*a.as_table()));
+    if (const auto* workloads = doc["workload"].as_array())
+        for (const auto& w : *workloads)
+            p.workloads.push_back(workload(*w.as_table()));
+    if (p.arms.size() < 2)
+        throw std::runtime_error("plan: an experiment needs at least two [[arm]] tables");
+    if (p.workloads.empty())
+        throw std::runtime_error("plan: no [[workload]] table");
+    return p;
+}
+
+std::vector<ExperimentPlan::Variant> ExperimentPlan::variants() const {
+    std::vector<Variant> out;
+    for (std::size_t w = 0; w < workloads.size(); ++w) {
+        if (workloads[w].concurrency.empty())
+            out.push_back({w, 0});
+        for (const int c : workloads[w].concurrency)
+            out.push_back({w, c});
+    }
+    return out;
+}
+
+} // namespace tierscope

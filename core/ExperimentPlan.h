@@ -1,0 +1,52 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tierscope {
+
+// An A/B experiment, read from TOML (resources/plans/ has examples): arms (storage setups),
+// workloads (optionally swept over concurrency), repetitions, warm-up and gates.
+struct ExperimentPlan {
+    struct Arm {
+        std::string label;
+        std::string storageProfile;
+        std::string path;      // the arm's directory for storage workloads ({path} in commands)
+        std::string engineUrl; // for load workloads
+        std::string setup;     // shell commands run before each of the arm's runs
+        std::string teardown;  // and after
+        std::chrono::milliseconds timeout{60000}; // for setup and teardown each
+        std::map<std::string, std::string> env;
+    };
+    struct Workload {
+        std::string kind; // model-load | kv-restore | checkpoint-save | load
+        std::map<std::string, std::string> params; // workload options, as text
+        std::vector<int> concurrency;              // a sweep; empty: the workload's default
+    };
+    // One workload variant: a workload at one point of its sweep.
+    struct Variant {
+        std::size_t workload = 0;
+        int concurrency = 0; // 0: default
+        std::string name() const;
+    };
+
+    std::string name;
+    std::vector<Arm> arms;
+    std::vector<Workload> workloads;
+    int repetitions = 3;
+    int warmup = 0; // unmeasured repetitions of each arm and variant, run first
+    bool randomOrder = false;
+    std::uint64_t seed = 1;
+    bool stopOnFailure = false;
+    std::vector<std::string> gates;
+
+    // Throws std::runtime_error naming the line of what is wrong.
+    static ExperimentPlan parse(std::string_view toml);
+    std::vector<Variant> variants() const;
+};
+
+} // namespace tierscope

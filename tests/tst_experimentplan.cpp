@@ -1,0 +1,122 @@
+#include "collectors/ShellCommand.h"
+#include "core/ExperimentPlan.h"
+#include "core/RunSchedule.h"
+
+#include <QtTest>
+#include <chrono>
+
+using namespace tierscope;
+
+namespace {
+
+const char* kPlan = R"(
+name = "p"
+repetitions = 2
+warmup = 1
+gates = ["ttft_p50 <= -25%"]
+
+[[arm]]
+label = "A"
+path = "/a"
+timeout = "5s"
+env = { X = "1", N = 2 }
+
+[[arm]]
+label = "B"
+path = "/b"
+
+[[workload]]
+kind = "kv-restore"
+tokens = 1024
+concurrency = [4, 8]
+
+[[workload]]
+kind = "model-load"
+)";
+
+} // namespace
+
+class TestExperimentPlan : public QObject {
+    Q_OBJECT
+  private slots:
+    void parsesArmsWorkloadsAndSweeps() {
+        const auto plan = ExperimentPlan::parse(kPlan);
+        QCOMPARE(plan.name, std::string("p"));
+        QCOMPARE(plan.arms.size(), std::size_t(2));
+        QCOMPARE(plan.arms[0].timeout, std::chrono::milliseconds(5000));
+        QCOMPARE(plan.arms[0].env.at("N"), std::string("2"));
+        QCOMPARE(plan.workloads[0].params.at("tokens"), std::string("1024"));
+        QCOMPARE(plan.workloads[0].concurrency, (std::vector<int>{4, 8}));
+        QCOMPARE(plan.variants().size(), std::size_t(3)); // c4, c8, and model-load's default
+        QCOMPARE(plan.gates, std::vector<std::string>{"ttft_p50 <= -25%"});
+    }
+
+    void interleavesArmsWithWarmupFirst() {
+        const auto plan = ExperimentPlan::parse(kPlan);
+        const auto order = RunSchedule::build(plan);
+        QCOMPARE(order.size(), std::size_t(3 * 3 * 2)); // variants x (warm-up + 2) x arms
+        QVERIFY(order[0].warmup && order[1].warmup);
+        QCOMPARE(order[0].arm, std::size_t(0));
+        QCOMPARE(order[1].arm, std::size_t(1));
+        QCOMPARE(order[2].repetition, 1);
+        QCOMPARE(order[4].repetition, 2);
+        QCOMPARE(order[4].arm, std::size_t(0)); // A B A B
+        QCOMPARE(order[5].arm, std::size_t(1));
+        QCOMPARE(order[6].variant.concurrency, 8);
+    }
+
+    void randomOrderIsSeeded() {
+        // top-level keys must precede the tables in TOML
+        const std::string text = "order = \"random\"\nseed = 5\n" + std::string(kPlan);
+        const auto plan = ExperimentPlan::parse(text);
+        const auto x = RunSchedule::build(plan);
+        const auto y = RunSchedule::build(plan);
+        QCOMPARE(x.size(), y.size());
+        bool swapped = false;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            QCOMPARE(x[i].arm, y[i].arm);
+            swapped = swapped || (i % 2 == 0 && x[i].arm == 1);
+        }
+        QVERIFY2(swapped, "a seeded shuffle should put B first in some repetition");
+    }
+
+    void errorsNameTheLine() {
+        try {
+            ExperimentPlan::parse("[[arm]]\nlabel = \"a\"\n[[arm]]\nlabel = \"b\"\n"
+                                  "[[workload]]\nkind = \"copy\"\n");
+            QFAIL("accepted an unknown workload");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("line 5") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, ExperimentPlan::parse("name = \"x\"\n"));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 ExperimentPlan::parse("[[arm]]\nlabel = \"a\"\n[[arm]]\nlabel = "
+                                                       "\"b\"\n[[workload]]\nkind = \"load\"\n"
+                                                       "concurrency = [0]\n"));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, ExperimentPlan::parse("x = [\n"));
+    }
+
+    void shellCommandsReportExitOutputAndTimeouts() {
+        auto r = ShellCommand::run("echo out; echo err >&2; exit 3", {}, std::chrono::seconds(5));
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY(!r.ok());
+        QVERIFY(r.output.find("out") != std::string::npos);
+        QVERIFY(r.output.find("err") != std::string::npos);
+        r = ShellCommand::run("test \"$X\" = 42", {{"X", "42"}}, std::chrono::seconds(5));
+        QVERIFY(r.ok());
+        const auto start = std::chrono::steady_clock::now();
+        r = ShellCommand::run("sleep 30; echo never", {}, std::chrono::milliseconds(300));
+        QVERIFY(r.timedOut);
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+        QVERIFY(r.output.find("never") == std::string::npos);
+        // a background child holding the output open does not make the command hang
+        const auto background = std::chrono::steady_clock::now();
+        r = ShellCommand::run("sleep 3 & echo started", {}, std::chrono::seconds(10));
+        QVERIFY(r.ok());
+        QVERIFY(r.output.find("started") != std::string::npos);
+        QVERIFY(std::chrono::steady_clock::now() - background < std::chrono::seconds(2));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestExperimentPlan)
+#include "tst_experimentplan.moc"

@@ -1,0 +1,145 @@
+#include "TestSupport.h"
+#include "core/Store.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+using namespace tierscope;
+
+// `tierscope run PLAN` end to end: two arms, a directory on the build tree's disk (A) and one
+// in /dev/shm (B), small enough for CI.
+class TestRunCommand : public QObject {
+    Q_OBJECT
+  private:
+    QTemporaryDir m_dir{QDir::currentPath() + "/plan-XXXXXX"};
+    QString m_shm;
+
+    QString writePlan(const QString& name, const QString& extraArmA, const QString& tail = {},
+                      int repetitions = 2) {
+        const QString setup = extraArmA.isEmpty()
+                                  ? "setup = \"mkdir -p {path} && echo setting up $TIERSCOPE_ARM\""
+                                  : extraArmA;
+        const QString plan = QString(R"(name = "%1"
+repetitions = %6
+warmup = 0
+gates = ["model_load_time <= 0.9x"]
+%4
+[[arm]]
+label = "disk"
+storage_profile = "build-disk"
+path = "%2/disk"
+%5
+
+[[arm]]
+label = "shm"
+storage_profile = "tmpfs"
+path = "%3"
+setup = "mkdir -p {path}"
+
+[[workload]]
+kind = "model-load"
+size = "48MiB"
+files = 2
+)")
+                                 .arg(name, m_dir.path(), m_shm, tail, setup)
+                                 .arg(repetitions);
+        const QString path = m_dir.filePath(name + ".toml");
+        test::writeFile(path, plan.toUtf8());
+        return path;
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_shm = "/dev/shm/tierscope-tst-" + QString::number(QCoreApplication::applicationPid());
+    }
+    void cleanupTestCase() { QDir(m_shm).removeRecursively(); }
+
+    void runsTheArmsInterleavedAndNamesTheFasterOne() {
+        const QString db = m_dir.filePath("ok.db");
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", db, "run", writePlan("ok", ""), "--format", "json",
+                                   "--report", m_dir.filePath("ok.json")});
+        QVERIFY(p.waitForFinished(240000));
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(p.exitCode() == 0, err.constData()); // the gate passes: RAM loads faster
+        QVERIFY(err.contains("[4/4] shm, ok/model-load, repetition 2"));
+        const auto report = nlohmann::json::parse(
+            [&] {
+                QFile f(m_dir.filePath("ok.json"));
+                f.open(QIODevice::ReadOnly);
+                return f.readAll().toStdString();
+            }(),
+            nullptr, false);
+        QVERIFY(report.is_object());
+        bool named = false;
+        for (const auto& k : report["kpis"])
+            if (k["kpi"] == "model_load_time") {
+                QVERIFY(k["b"].get<double>() < k["a"].get<double>());
+                QCOMPARE(k["n_a"].get<int>(), 2);
+                named = true;
+            }
+        QVERIFY(named);
+        QCOMPARE(report["gates"][0]["verdict"].get<std::string>(), std::string("pass"));
+
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        const auto runs = store.runsOfSession(1);
+        QCOMPARE(runs.size(), std::size_t(4));
+        QCOMPARE(runs[0].arm, std::string("disk")); // A B A B
+        QCOMPARE(runs[1].arm, std::string("shm"));
+        QCOMPARE(runs[2].arm, std::string("disk"));
+        QCOMPARE(runs[3].repetition, 2);
+        QCOMPARE(runs[0].experiment, std::string("ok/model-load"));
+        QVERIFY(store.sampleCount(1) > 0); // the machine was recorded throughout
+    }
+
+    void aFailingSetupFailsItsRunAndStopsWhenThePlanSaysSo() {
+        const QString db = m_dir.filePath("fail.db");
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", db, "run",
+                                   writePlan("fail", "setup = \"echo no mount here; exit 7\"",
+                                             "on_failure = \"stop\"")});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 1); // incomplete
+        QVERIFY(p.readAllStandardError().contains("INCOMPLETE"));
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        const auto runs = store.runsOfSession(1);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].status, std::string("failed"));
+        QVERIFY(runs[0].summaryJson.find("setup exit 7") != std::string::npos);
+        QVERIFY(runs[0].summaryJson.find("no mount here") != std::string::npos);
+    }
+
+    void ctrlCLeavesCompletedRunsAndMarksTheExperimentIncomplete() {
+        const QString db = m_dir.filePath("cancel.db");
+        const QString plan = writePlan("cancel", "", "", 50);
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", db, "run", plan});
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY2_WITH_TIMEOUT((err += p.readAllStandardError()).contains("[3/"),
+                                  err.constData(), 120000);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        int completed = 0;
+        for (const auto& r : store.runsOfSession(1))
+            completed += r.status == "completed";
+        QVERIFY(completed >= 2);
+        QVERIFY(store.session(1)->endNs); // the recording was closed cleanly
+    }
+
+    void dryRunPrintsTheOrder() {
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"run", writePlan("dry", ""), "--dry-run"});
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(p.readAllStandardOutput().count('\n'), 4);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunCommand)
+#include "tst_runcommand.moc"
