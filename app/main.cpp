@@ -1,3 +1,4 @@
+#include "app/AnalyzeCommand.h"
 #include "app/CompareCommand.h"
 #include "app/DevicesCommand.h"
 #include "app/ExitCode.h"
@@ -34,7 +35,7 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
              const LoadCommand::Options& load, const ImportCommand::Options& imports,
              const StorageCommand::Options& storage, const GuiCommand::Options& gui,
              const CompareCommand::Options& compare, const RunCommand::Options& runPlan,
-             const char* argv0) {
+             const AnalyzeCommand::Options& analyze, const char* argv0) {
     if (app.got_subcommand("record"))
         return RecordCommand::run(global, record);
     if (app.got_subcommand("sessions"))
@@ -47,6 +48,8 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
         return ImportCommand::run(global, imports);
     if (app.got_subcommand("load"))
         return LoadCommand::run(global, load);
+    if (app.got_subcommand("analyze"))
+        return AnalyzeCommand::run(global, analyze);
     if (app.got_subcommand("run"))
         return RunCommand::run(global, runPlan);
     if (app.got_subcommand("compare"))
@@ -106,6 +109,8 @@ int main(int argc, char** argv) {
     CompareCommand::attach(app, compare);
     RunCommand::Options runPlan;
     RunCommand::attach(app, runPlan);
+    AnalyzeCommand::Options analyze;
+    AnalyzeCommand::attach(app, analyze);
 
     try {
         app.parse(argc, argv);
@@ -117,7 +122,7 @@ int main(int argc, char** argv) {
 
     try {
         return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports,
-                        storage, gui, compare, runPlan, argv[0]);
+                        storage, gui, compare, runPlan, analyze, argv[0]);
     } catch (const StoreError& e) {
         std::cerr << "tierscope: " << e.what() << "\n";
         return e.exitCode();

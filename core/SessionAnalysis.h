@@ -1,0 +1,32 @@
+#pragma once
+
+#include "core/BottleneckClassifier.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+class Store;
+
+// Splits a recorded session into windows and names each window's bottleneck from the stored
+// series (block, GPU and engine metrics), with the time share of each class.
+class SessionAnalysis {
+  public:
+    struct Window {
+        std::int64_t t0Ns = 0;
+        BottleneckClassifier::Verdict verdict;
+    };
+    struct Result {
+        std::int64_t windowNs = 0;
+        std::vector<Window> windows;
+        std::map<BottleneckClassifier::Class, double> shares; // of the windows, 0..1
+    };
+
+    static Result analyze(Store& store, std::int64_t sessionId, std::int64_t windowNs,
+                          const BottleneckClassifier::Thresholds& thresholds = {});
+};
+
+} // namespace tierscope
