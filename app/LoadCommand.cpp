@@ -1,5 +1,6 @@
 #include "app/LoadCommand.h"
 
+#include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "collectors/Datasets.h"
 #include "collectors/LoadGenerator.h"
@@ -14,19 +15,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sys/resource.h>
 #include <unistd.h>
 
 namespace tierscope {
 
 namespace {
-
-std::atomic<bool> g_cancel{false};
-
-void onSignal(int signal) {
-    g_cancel = true;
-    std::signal(signal, SIG_DFL);
-}
 
 bool parseRange(const std::string& text, int& lo, int& hi) {
     try {
@@ -223,7 +218,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         setrlimit(RLIMIT_NOFILE, &files);
     }
     LoadGenerator generator(options, std::move(conversations), clock);
-    std::signal(SIGINT, onSignal);
+    std::optional<CancelOnSignal> cancel(std::in_place, std::initializer_list<int>{SIGINT});
     const bool tty = isatty(STDERR_FILENO);
     const auto records = generator.run(
         [&](const LoadGenerator::Progress& p) {
@@ -231,8 +226,8 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
                 std::fprintf(stderr, "\r%ld issued, %ld done, %ld failed, %ld in flight   ",
                              p.issued, p.completed, p.failed, p.inFlight);
         },
-        &g_cancel);
-    std::signal(SIGINT, SIG_DFL);
+        &CancelOnSignal::flag());
+    cancel.reset();
     if (tty)
         std::fputs("\n", stderr);
 
@@ -243,7 +238,8 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     summary["session_id"] = session;
     summary["run_id"] = run;
     store.addRequests(run, records);
-    store.finishRun(run, clock.nowNs(), g_cancel ? "cancelled" : "completed", summary.dump());
+    store.finishRun(run, clock.nowNs(), CancelOnSignal::flag() ? "cancelled" : "completed",
+                    summary.dump());
     store.finishSession(session, clock.nowNs());
     printSummary(summary, o.rate > 0);
     std::printf("stored as session %lld, run %lld in %s\n", static_cast<long long>(session),

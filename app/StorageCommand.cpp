@@ -1,5 +1,6 @@
 #include "app/StorageCommand.h"
 
+#include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "collectors/Recorder.h"
 #include "core/SizeParser.h"
@@ -27,13 +28,6 @@
 namespace tierscope {
 
 namespace {
-
-std::atomic<bool> g_cancel{false};
-
-void onSignal(int signal) {
-    g_cancel = true;
-    std::signal(signal, SIG_DFL); // a second Ctrl-C ends the process
-}
 
 int exitCodeFor(const WorkloadError& e) {
     switch (e.kind()) {
@@ -131,7 +125,7 @@ IoRunner::Result execute(const IoJob& job, const std::string& what, bool quiet,
     });
     IoRunner::Result result;
     try {
-        result = runner.run(&g_cancel);
+        result = runner.run(&CancelOnSignal::flag());
     } catch (...) {
         sampler.stop();
         progress.finish();
@@ -512,12 +506,8 @@ int StorageCommand::run(const GlobalOptions& global, const Options& o) {
             return geometries();
         if (o.action == "clean")
             return clean(o);
-        std::signal(SIGINT, onSignal);
-        std::signal(SIGTERM, onSignal);
-        const int rc = o.action == "prepare" ? prepare(o) : runWorkload(global, o);
-        std::signal(SIGINT, SIG_DFL);
-        std::signal(SIGTERM, SIG_DFL);
-        return rc;
+        const CancelOnSignal cancel;
+        return o.action == "prepare" ? prepare(o) : runWorkload(global, o);
     } catch (const WorkloadError& e) {
         std::cerr << "tierscope storage: " << e.what() << "\n";
         return exitCodeFor(e);
