@@ -145,10 +145,7 @@ int CompareCommand::run(const GlobalOptions& global, const Options& o) {
     }
     in.toolVersion = kToolVersion;
     in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
-    const std::string report = o.format == "md"     ? ComparisonReport::markdown(in)
-                               : o.format == "json" ? ComparisonReport::json(in)
-                               : o.format == "html" ? ComparisonReport::html(in)
-                                                    : ComparisonReport::text(in);
+    const std::string report = ComparisonReport::render(o.format, in);
     if (o.out.empty()) {
         std::cout << report;
     } else {

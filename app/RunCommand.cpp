@@ -1,5 +1,6 @@
 #include "app/RunCommand.h"
 
+#include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "collectors/Datasets.h"
 #include "collectors/LoadGenerator.h"
@@ -26,18 +27,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace tierscope {
 
 namespace {
-
-std::atomic<bool> g_cancel{false};
-
-void onSignal(int signal) {
-    g_cancel = true;
-    std::signal(signal, SIG_DFL);
-}
 
 using Params = std::map<std::string, std::string>;
 
@@ -91,7 +86,7 @@ void prepareData(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& a
         job = StorageDataset::prepareKvRestore(manifest, layout);
     }
     std::cerr << "preparing " << w.kind << " data in " << arm.path << "\n";
-    IoRunner(job).run(&g_cancel);
+    IoRunner(job).run(&CancelOnSignal::flag());
 }
 
 struct Outcome {
@@ -115,7 +110,7 @@ Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm&
                                 concurrency > 0 ? concurrency : intParam(w.params, "parallel", 4),
                                 depth, block, true});
         const IoJob job = load.job();
-        result = IoRunner(job).run(&g_cancel);
+        result = IoRunner(job).run(&CancelOnSignal::flag());
         o.params = load.params();
         o.summary = load.summarize(job, result);
     } else if (w.kind == "kv-restore") {
@@ -123,14 +118,14 @@ Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm&
                                    intParam(w.params, "requests", 0),
                                    intParam(w.params, "tokens", 0), depth, block, true},
                                   manifest);
-        result = IoRunner(restore.job()).run(&g_cancel);
+        result = IoRunner(restore.job()).run(&CancelOnSignal::flag());
         o.params = restore.params();
         o.summary = restore.summarize(result);
     } else {
         const int files = intParam(w.params, "files", 4);
         CheckpointSaveWorkload save({arm.path, sizeParam(w.params, "size", "1GiB"), files,
                                      concurrency > 0 ? concurrency : files, depth, block, true});
-        result = IoRunner(save.saveJob(manifest)).run(&g_cancel);
+        result = IoRunner(save.saveJob(manifest)).run(&CancelOnSignal::flag());
         o.params = save.params();
         o.summary = save.summarize(result, nullptr);
         StorageDataset::remove(manifest, "checkpoint-save");
@@ -164,8 +159,8 @@ Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& ar
     LoadGenerator generator(options, conversations, clock);
     Outcome o;
     o.workload = "load";
-    o.requests = generator.run({}, &g_cancel);
-    o.cancelled = g_cancel;
+    o.requests = generator.run({}, &CancelOnSignal::flag());
+    o.cancelled = CancelOnSignal::flag();
     o.summary =
         LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
     o.params = {{"url", arm.engineUrl},
@@ -237,8 +232,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
     Store store(global.dbPath(), Store::Mode::ReadWrite);
     recorder.start();
     const WallClock& clock = recorder.clock();
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
+    std::optional<CancelOnSignal> cancel(std::in_place);
     bool incomplete = false;
     int failed = 0;
     for (std::size_t i = 0; i < schedule.size() && !incomplete; ++i) {
@@ -284,7 +278,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
             store.finishRun(run, clock.nowNs(), status, out.summary.dump());
             incomplete = incomplete || out.cancelled;
         } catch (const std::exception& e) {
-            fail(g_cancel ? "cancelled" : "failed", {{"error", e.what()}});
+            fail(CancelOnSignal::flag() ? "cancelled" : "failed", {{"error", e.what()}});
         }
         if (!arm.teardown.empty()) {
             const auto teardown =
@@ -294,8 +288,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
                              teardown.output.c_str());
         }
     }
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    cancel.reset();
     store.addEvent(recorder.sessionId(), clock.nowNs(),
                    incomplete ? "experiment-incomplete" : "experiment-end", plan.name);
     recorder.stop();
@@ -305,11 +298,8 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
     bool gateFailed = false, gateInconclusive = false;
     std::vector<Gate> gates;
     for (const auto& text : plan.gates) {
-        std::string error;
-        if (auto g = Gate::parse(text, error))
-            gates.push_back(*g);
-        else
-            std::cerr << "tierscope run: gate \"" << text << "\": " << error << "\n";
+        std::string unused; // ExperimentPlan::parse has checked every gate
+        gates.push_back(*Gate::parse(text, unused));
     }
     for (const auto& variant : plan.variants()) {
         const std::string experiment = experimentName(plan, variant);
@@ -345,10 +335,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
             }
             in.toolVersion = kToolVersion;
             in.generatedUtc = UnitFormat::utcTime(clock.nowNs());
-            report += o.format == "md"     ? ComparisonReport::markdown(in)
-                      : o.format == "json" ? ComparisonReport::json(in)
-                      : o.format == "html" ? ComparisonReport::html(in)
-                                           : ComparisonReport::text(in);
+            report += ComparisonReport::render(o.format, in);
             report += "\n";
         }
     }

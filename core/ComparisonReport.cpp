@@ -90,6 +90,16 @@ std::string ComparisonReport::escapeHtml(const std::string& s) {
     return out;
 }
 
+std::string ComparisonReport::render(const std::string& format, const Input& in) {
+    if (format == "md")
+        return markdown(in);
+    if (format == "json")
+        return json(in);
+    if (format == "html")
+        return html(in);
+    return text(in);
+}
+
 std::string ComparisonReport::text(const Input& in) {
     std::string out = "A: " + in.labelA + "\nB: " + in.labelB + "\n\n";
     char line[512];

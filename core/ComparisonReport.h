@@ -26,6 +26,8 @@ class ComparisonReport {
     static std::string markdown(const Input& in);
     static std::string json(const Input& in);
     static std::string html(const Input& in);
+    // "md", "json", "html", anything else: text.
+    static std::string render(const std::string& format, const Input& in);
 
     static std::string escapeHtml(const std::string& s);
     static std::string formatValue(double value, const std::string& unit);

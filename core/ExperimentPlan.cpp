@@ -1,6 +1,7 @@
 #include "core/ExperimentPlan.h"
 
 #include "core/DurationParser.h"
+#include "core/Gate.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -110,9 +111,14 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     p.stopOnFailure = onFailure == "stop";
     if (p.repetitions < 1 || p.warmup < 0)
         throw std::runtime_error("plan: repetitions must be at least 1 and warmup at least 0");
+    // Checked here, not after an hour of runs.
     if (const auto* gates = doc["gates"].as_array())
-        for (const auto& g : *gates)
+        for (const auto& g : *gates) {
+            std::string error;
+            if (!Gate::parse(text(g), error))
+                fail(g, error);
             p.gates.push_back(text(g));
+        }
     if (const auto* arms = doc["arm"].as_array())
         for (const auto& a : *arms)
             p.arms.push_back(arm(*a.as_table()));

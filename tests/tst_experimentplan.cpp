@@ -94,6 +94,10 @@ class TestExperimentPlan : public QObject {
                                                        "\"b\"\n[[workload]]\nkind = \"load\"\n"
                                                        "concurrency = [0]\n"));
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, ExperimentPlan::parse("x = [\n"));
+        QVERIFY_THROWS_EXCEPTION(
+            std::runtime_error,
+            ExperimentPlan::parse("gates = [\"ttft_p50 < 3\"]\n" +
+                                  std::string(kPlan).substr(std::string(kPlan).find("[[arm]]"))));
     }
 
     void shellCommandsReportExitOutputAndTimeouts() {
