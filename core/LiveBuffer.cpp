@@ -40,6 +40,11 @@ std::vector<MetricInfo> LiveBuffer::metrics() const {
     return out;
 }
 
+std::size_t LiveBuffer::seriesCount() const {
+    std::lock_guard lock(m_mutex);
+    return m_series.size();
+}
+
 std::vector<Bucket> LiveBuffer::decimated(std::int64_t metricId, std::int64_t t0Ns,
                                           std::int64_t t1Ns, int slots) const {
     std::lock_guard lock(m_mutex);

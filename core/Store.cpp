@@ -261,6 +261,13 @@ RunInfo readRun(const SqliteStatement& q) {
     return r;
 }
 
+std::vector<RunInfo> readRuns(SqliteStatement& q) {
+    std::vector<RunInfo> out;
+    while (q.step())
+        out.push_back(readRun(q));
+    return out;
+}
+
 std::optional<double> optionalDouble(const SqliteStatement& q, int col) {
     return q.columnIsNull(col) ? std::nullopt : std::optional<double>(q.columnDouble(col));
 }
@@ -276,20 +283,14 @@ std::optional<RunInfo> Store::run(std::int64_t runId) {
 std::vector<RunInfo> Store::runsOfSession(std::int64_t sessionId) {
     auto q = m_db.prepare(std::string(kRunColumns) + "WHERE session_id = ? ORDER BY id");
     q.bind(1, sessionId);
-    std::vector<RunInfo> out;
-    while (q.step())
-        out.push_back(readRun(q));
-    return out;
+    return readRuns(q);
 }
 
 std::vector<RunInfo> Store::runsOfArm(const std::string& experiment, const std::string& arm) {
     auto q =
         m_db.prepare(std::string(kRunColumns) + "WHERE experiment = ? AND arm = ? ORDER BY id");
     q.bind(1, experiment).bind(2, arm);
-    std::vector<RunInfo> out;
-    while (q.step())
-        out.push_back(readRun(q));
-    return out;
+    return readRuns(q);
 }
 
 std::vector<StoredRequest> Store::requests(std::int64_t runId) {

@@ -82,6 +82,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
             [this](qint64 id, const std::vector<DeviceRecord>& devices) {
                 m_liveSession = id;
                 m_liveDevices = devices;
+                m_chartedSeries = 0; // absent-source reasons come from the devices
                 if (isLive())
                     m_devices->setDevices(devices);
                 m_record->setChecked(true);
@@ -283,7 +284,11 @@ void MainWindow::refreshLive() {
     if (version == m_drawnVersion)
         return;
     m_drawnVersion = version;
-    m_timeline->setCharts(ChartCatalog::build(m_buffer.metrics(), m_liveDevices));
+    // The catalog parses every series' labels: build it when a series appears, not per frame.
+    if (const auto series = m_buffer.seriesCount(); series != m_chartedSeries) {
+        m_chartedSeries = series;
+        m_timeline->setCharts(ChartCatalog::build(m_buffer.metrics(), m_liveDevices));
+    }
     const std::int64_t t1 = WallClock().nowNs();
     const std::int64_t t0 =
         windowNs() > 0 ? t1 - windowNs() : std::min(m_buffer.oldestNs(), t1 - kSecond);
@@ -338,6 +343,7 @@ void MainWindow::requestRange(double x0, double x1) {
 void MainWindow::showLive() {
     m_shownSession = 0;
     m_drawnVersion = 0;
+    m_chartedSeries = 0; // the session view replaced the charts
     m_timeline->setInteractive(false);
     m_devices->setDevices(m_liveDevices);
     m_sessionTree->clearSelection();

@@ -33,7 +33,7 @@ class MainWindow : public QMainWindow {
         qint64 session = 0; // open this recorded session instead of the live view
         bool record = true; // start the live recording at once
         int windowSeconds = 300;
-        QStringList engines;  // /metrics URLs to scrape; empty: the settings' list
+        QStringList engines; // /metrics URLs to scrape; empty: the settings' list
     };
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
@@ -101,6 +101,7 @@ class MainWindow : public QMainWindow {
     qint64 m_shownSession = 0;
     std::int64_t m_shownOrigin = 0;
     std::uint64_t m_drawnVersion = 0;
+    std::size_t m_chartedSeries = 0; // live series the charts were built for; 0: rebuild
     quint64 m_rangeRequest = 0;
     double m_pendingX0 = 0;
     double m_pendingX1 = 0;
