@@ -4,6 +4,7 @@
 #include "core/StoreError.h"
 #include "core/WallClock.h"
 
+#include <QFileInfo>
 #include <algorithm>
 
 namespace tierscope {
@@ -15,6 +16,10 @@ StoreReader::StoreReader(QObject* parent) : QObject(parent) {
 }
 
 void StoreReader::listSessions(const QString& db) {
+    if (!QFileInfo::exists(db)) { // a first start: nothing recorded yet is not an error
+        emit sessionsListed({});
+        return;
+    }
     try {
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         emit sessionsListed(store.sessions());
