@@ -2,17 +2,156 @@
 
 #include "app/ExitCode.h"
 #include "app/WorkspaceOpener.h"
+#include "core/ComparisonBuilder.h"
+#include "core/ComparisonCharts.h"
 #include "core/CsvExporter.h"
+#include "core/Store.h"
 #include "core/StoreError.h"
+#include "core/UnitFormat.h"
+#include "core/Version.h"
+#include "core/WallClock.h"
+#include "ui/ChartRenderer.h"
+
+#include <QGuiApplication>
+#include <QString>
 
 #include <fstream>
 #include <iostream>
 
 namespace tierscope {
 
+namespace {
+
+void addSides(CLI::App* cmd, ExportCommand::Options& o) {
+    cmd->add_option("A", o.a, "Baseline: run:N (or N), session:N or arm:EXPERIMENT/ARM")
+        ->required();
+    cmd->add_option("B", o.b, "Candidate, same forms")->required();
+    cmd->add_option("--gate", o.gates, "A gate such as \"ttft_p50 <= -25%\" (repeatable)");
+    cmd->add_option("--gate-preset", o.presets, "Named gates from resources/gates.toml, e.g. G3");
+    cmd->add_option("--seed", o.seed, "Bootstrap seed")->capture_default_str();
+}
+
+std::optional<std::pair<int, int>> sizeOf(const std::string& text) {
+    const auto x = text.find('x');
+    try {
+        const int w = std::stoi(text.substr(0, x));
+        const int h = std::stoi(text.substr(x + 1));
+        if (x != std::string::npos && w >= 200 && h >= 150 && w <= 10000 && h <= 10000)
+            return std::pair{w, h};
+    } catch (...) {
+    }
+    return std::nullopt;
+}
+
+// Writes beside the target and renames, so a failed export never leaves half a file under the
+// requested name.
+bool writeFile(const std::string& path, const std::string& text) {
+    {
+        std::ofstream file(path + ".part", std::ios::binary | std::ios::trunc);
+        file << text;
+        if (!file.flush())
+            return false;
+    }
+    return std::rename((path + ".part").c_str(), path.c_str()) == 0;
+}
+
+int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
+    const bool chart = o.what == "chart";
+    const auto kind = ComparisonCharts::parse(o.chart);
+    const auto size = sizeOf(o.size);
+    const std::string format =
+        !o.format.empty() ? o.format
+        : chart ? (o.out.empty() ? "svg" : o.out.substr(o.out.rfind('.') + 1))
+                : "html";
+    const auto chartFormat = ChartRenderer::formatOf(QString::fromStdString(format));
+    if (chart && (!kind || !size || !chartFormat)) {
+        std::cerr << "tierscope export chart: "
+                  << (!kind ? "--chart is ttft-cdf, kpi-bars, timelines or bottlenecks"
+                      : !size ? "--size is WIDTHxHEIGHT, from 200x150 to 10000x10000"
+                              : "the format is svg, png or pdf (from --format or --out)")
+                  << "\n";
+        return kExitUsage;
+    }
+    if (chart && *chartFormat != ChartRenderer::Format::Svg && o.out.empty()) {
+        std::cerr << "tierscope export chart: PNG and PDF need --out FILE\n";
+        return kExitUsage;
+    }
+    ComparisonReport::Input in;
+    ComparisonSide a, b;
+    try {
+        auto store = WorkspaceOpener::openExisting(global.dbPath());
+        ComparisonBuilder::Options options;
+        options.gates = ComparisonBuilder::gates(o.gates, o.presets);
+        options.seed = o.seed;
+        options.charts = !chart && format == "html";
+        a = ComparisonBuilder::resolve(*store, o.a);
+        b = ComparisonBuilder::resolve(*store, o.b);
+        in = ComparisonBuilder::build(*store, a, b, options);
+    } catch (const ComparisonBuilder::UsageError& e) {
+        std::cerr << "tierscope export " << o.what << ": " << e.what() << "\n";
+        return kExitUsage;
+    }
+    if (chart) {
+        const std::string svg =
+            ComparisonCharts::render(*kind, a, b, in.kpis, size->first, size->second);
+        if (o.out.empty()) {
+            std::cout << svg;
+            return kExitOk;
+        }
+        // Text needs fonts, and fonts need a QGuiApplication; no display is needed for that.
+        if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        static int argc = 1;
+        static char name[] = "tierscope";
+        static char* argv[] = {name, nullptr};
+        QGuiApplication app(argc, argv);
+        const QString error = ChartRenderer::write(QByteArray::fromStdString(svg),
+                                                   QString::fromStdString(o.out), *chartFormat,
+                                                   QSize(size->first, size->second));
+        if (!error.isEmpty()) {
+            std::cerr << "tierscope export chart: " << error.toStdString() << "\n";
+            return kExitCannotWrite;
+        }
+        std::cerr << "wrote " << o.chart << " (" << o.size << ") to " << o.out << "\n";
+        return kExitOk;
+    }
+    in.toolVersion = kToolVersion;
+    in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
+    const std::string report = ComparisonReport::render(format, in);
+    if (o.out.empty()) {
+        std::cout << report;
+    } else if (!writeFile(o.out, report)) {
+        std::cerr << "tierscope export report: cannot write " << o.out << "\n";
+        return kExitCannotWrite;
+    } else {
+        std::cerr << "wrote the " << format << " report to " << o.out << "\n";
+    }
+    return kExitOk;
+}
+
+} // namespace
+
 CLI::App* ExportCommand::attach(CLI::App& parent, Options& options) {
-    auto* cmd = parent.add_subcommand("export", "Export recorded data");
+    auto* cmd = parent.add_subcommand("export", "Export recorded data, comparison reports and "
+                                                "charts");
     cmd->require_subcommand(1);
+    auto* report = cmd->add_subcommand(
+        "report", "A comparison of B against A as a report: html (self-contained, charts as "
+                  "SVG, plan, hosts, devices), md, json, csv or text");
+    addSides(report, options);
+    report->add_option("--format", options.format, "html (default), md, json, csv or text")
+        ->check(CLI::IsMember({"html", "md", "json", "csv", "text"}));
+    report->add_option("--out", options.out, "Output file (default: standard output)");
+    report->callback([&options] { options.what = "report"; });
+    auto* chart = cmd->add_subcommand("chart", "One chart of a comparison as SVG, PNG or PDF");
+    addSides(chart, options);
+    chart->add_option("--chart", options.chart, "ttft-cdf, kpi-bars, timelines or bottlenecks")
+        ->capture_default_str();
+    chart->add_option("--format", options.format, "svg, png or pdf (default: from --out)")
+        ->check(CLI::IsMember({"svg", "png", "pdf"}));
+    chart->add_option("--size", options.size, "Pixels, WIDTHxHEIGHT")->capture_default_str();
+    chart->add_option("--out", options.out, "Output file (default: SVG on standard output)");
+    chart->callback([&options] { options.what = "chart"; });
     auto* csv = cmd->add_subcommand("csv", "Every sample of a session as long-format CSV "
                                            "(metric,unit,time_utc,t_ns,value)");
     csv->add_option("--session", options.session, "Session ID (see `tierscope sessions`)")
@@ -20,10 +159,13 @@ CLI::App* ExportCommand::attach(CLI::App& parent, Options& options) {
     csv->add_option("--metric", options.metric, "Metric path glob, e.g. 'block/*/read_*'")
         ->capture_default_str();
     csv->add_option("--out", options.out, "Output file (default: standard output)");
+    csv->callback([&options] { options.what = "csv"; });
     return cmd;
 }
 
 int ExportCommand::run(const GlobalOptions& global, const Options& options) {
+    if (options.what == "report" || options.what == "chart")
+        return comparison(global, options);
     auto store = WorkspaceOpener::openExisting(global.dbPath());
     if (!store->session(options.session))
         throw StoreError(StoreError::Code::NotFound, "no session " +

@@ -69,4 +69,20 @@ const char* BottleneckClassifier::name(Class c) {
     return "idle/client-bound";
 }
 
+const char* BottleneckClassifier::color(Class c) {
+    switch (c) {
+    case Class::KvCapacityBound:
+        return "#8e5ec4";
+    case Class::StorageBound:
+        return "#d62728";
+    case Class::GpuComputeBound:
+        return "#2ca02c";
+    case Class::EngineQueueing:
+        return "#e0a100";
+    case Class::Idle:
+        break;
+    }
+    return "#a0a0a0";
+}
+
 } // namespace tierscope

@@ -44,6 +44,8 @@ class BottleneckClassifier {
     static Verdict classify(const Window& w, const Thresholds& t);
     static Verdict classify(const Window& w) { return classify(w, Thresholds()); }
     static const char* name(Class c);
+    // One colour per class, shared by the timeline bands and the comparison charts.
+    static const char* color(Class c);
 };
 
 } // namespace tierscope

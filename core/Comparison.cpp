@@ -112,7 +112,60 @@ const std::vector<RunKpi>& runKpis() {
     return kpis;
 }
 
-KpiComparison make(const char* name, const char* unit, bool lowerIsBetter, std::vector<double> a,
+using TimelineValue = std::function<std::optional<double>(const RunTimeline&)>;
+
+std::vector<double> timelineValues(const ComparisonSide& side, const TimelineValue& value) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < side.runs.size() && i < side.timelines.size(); ++i)
+        if (side.runs[i].status == "completed")
+            if (const auto v = value(side.timelines[i]))
+                out.push_back(*v);
+    return out;
+}
+
+struct TimelineKpi {
+    std::string name;
+    const char* unit;
+    bool lowerIsBetter;
+    TimelineValue value;
+};
+
+std::vector<TimelineKpi> timelineKpis(const ComparisonSide& a, const ComparisonSide& b) {
+    std::vector<TimelineKpi> kpis = {
+        {"gpu_busy_mean", "%", false, [](const RunTimeline& t) { return t.gpuBusyMeanPct; }},
+        {"read_gb_per_s_peak", "GB/s", false,
+         [](const RunTimeline& t) {
+             return t.readPeakGBps && *t.readPeakGBps > 0 ? t.readPeakGBps : std::nullopt;
+         }},
+        {"write_gb_per_s_peak", "GB/s", false,
+         [](const RunTimeline& t) {
+             return t.writePeakGBps && *t.writePeakGBps > 0 ? t.writePeakGBps : std::nullopt;
+         }},
+    };
+    const auto sharesA = Comparison::shares(a);
+    const auto sharesB = Comparison::shares(b);
+    for (const auto c : {BottleneckClassifier::Class::StorageBound,
+                         BottleneckClassifier::Class::GpuComputeBound,
+                         BottleneckClassifier::Class::KvCapacityBound,
+                         BottleneckClassifier::Class::EngineQueueing,
+                         BottleneckClassifier::Class::Idle}) {
+        const auto inA = sharesA.find(c), inB = sharesB.find(c);
+        if ((inA == sharesA.end() || inA->second == 0) && (inB == sharesB.end() || inB->second == 0))
+            continue; // neither side spent time there: a row of zeros says nothing
+        // Less time storage-, KV- or queue-bound is better; GPU-bound time is the goal.
+        const bool lower = c != BottleneckClassifier::Class::GpuComputeBound;
+        kpis.push_back({Comparison::shareKpi(c), "%", lower,
+                        [c](const RunTimeline& t) -> std::optional<double> {
+                            if (t.shares.empty())
+                                return std::nullopt;
+                            const auto it = t.shares.find(c);
+                            return it == t.shares.end() ? 0.0 : it->second * 100;
+                        }});
+    }
+    return kpis;
+}
+
+KpiComparison make(const std::string& name, const char* unit, bool lowerIsBetter, std::vector<double> a,
                    std::vector<double> b, const Bootstrap::Statistic& statistic, const char* kind,
                    std::uint64_t seed) {
     KpiComparison k;
@@ -150,7 +203,38 @@ std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const Co
             out.push_back(make(kpi.name, kpi.unit, kpi.lowerIsBetter, std::move(va), std::move(vb),
                                Bootstrap::mean(), "runs", kpiSeed));
     }
+    for (const auto& kpi : timelineKpis(a, b)) {
+        auto va = timelineValues(a, kpi.value);
+        auto vb = timelineValues(b, kpi.value);
+        ++kpiSeed;
+        if (!va.empty() && !vb.empty())
+            out.push_back(make(kpi.name, kpi.unit, kpi.lowerIsBetter, std::move(va), std::move(vb),
+                               Bootstrap::mean(), "runs", kpiSeed));
+    }
     return out;
+}
+
+std::map<BottleneckClassifier::Class, double> Comparison::shares(const ComparisonSide& side) {
+    std::map<BottleneckClassifier::Class, double> sum;
+    int runs = 0;
+    for (std::size_t i = 0; i < side.runs.size() && i < side.timelines.size(); ++i) {
+        if (side.runs[i].status != "completed" || side.timelines[i].shares.empty())
+            continue;
+        ++runs;
+        for (const auto& [c, share] : side.timelines[i].shares)
+            sum[c] += share;
+    }
+    for (auto& [c, share] : sum)
+        share /= runs;
+    return sum;
+}
+
+std::string Comparison::shareKpi(BottleneckClassifier::Class c) {
+    std::string name = BottleneckClassifier::name(c);
+    for (auto& ch : name)
+        if (ch == '-' || ch == '/')
+            ch = '_';
+    return name + "_share";
 }
 
 } // namespace tierscope

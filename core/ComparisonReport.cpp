@@ -55,6 +55,25 @@ Row row(const KpiComparison& k) {
                            : "A"};
 }
 
+std::string percent(const std::optional<double>& share) {
+    return share ? printf("%.0f %%", *share * 100) : "n/a";
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (const char c : s)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string number(double v) {
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "%.9g", v);
+    return buffer;
+}
+
 } // namespace
 
 std::string ComparisonReport::formatValue(double v, const std::string& unit) {
@@ -97,6 +116,8 @@ std::string ComparisonReport::render(const std::string& format, const Input& in)
         return json(in);
     if (format == "html")
         return html(in);
+    if (format == "csv")
+        return csv(in);
     return text(in);
 }
 
@@ -113,6 +134,10 @@ std::string ComparisonReport::text(const Input& in) {
                       r.ci.c_str(), r.better.c_str(), r.n.c_str());
         out += line;
     }
+    if (!in.shares.empty())
+        out += "\nBottleneck time shares (A -> B):\n";
+    for (const auto& share : in.shares)
+        out += "  " + share.bottleneck + ": " + percent(share.a) + " -> " + percent(share.b) + "\n";
     if (!in.gates.empty())
         out += "\nGates:\n";
     for (const auto& [gate, result] : in.gates)
@@ -132,6 +157,11 @@ std::string ComparisonReport::markdown(const Input& in) {
                " | " + r.relative + " | " + r.ratio + " | " + r.ci + " | " + r.n + " | " +
                r.better + " |\n";
     }
+    if (!in.shares.empty())
+        out += "\n| bottleneck | A | B |\n|---|---|---|\n";
+    for (const auto& share : in.shares)
+        out += "| " + escapeMarkdown(share.bottleneck) + " | " + percent(share.a) + " | " +
+               percent(share.b) + " |\n";
     if (!in.gates.empty())
         out += "\n| gate | verdict | evidence |\n|---|---|---|\n";
     for (const auto& [gate, result] : in.gates)
@@ -160,10 +190,28 @@ std::string ComparisonReport::json(const Input& in) {
         gates.push_back({{"gate", gate.text},
                          {"verdict", Gate::name(result.verdict)},
                          {"evidence", result.reason}});
+    nlohmann::json shares = nlohmann::json::array();
+    for (const auto& share : in.shares) {
+        nlohmann::json j = {{"bottleneck", share.bottleneck}};
+        if (share.a)
+            j["a"] = *share.a;
+        if (share.b)
+            j["b"] = *share.b;
+        shares.push_back(j);
+    }
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& d : in.devices)
+        devices.push_back({{"kind", d.kind},
+                           {"name", d.name},
+                           {"attrs", nlohmann::json::parse(d.attrs, nullptr, false)}});
     return nlohmann::json{{"a", in.labelA},
                           {"b", in.labelB},
                           {"kpis", kpis},
                           {"gates", gates},
+                          {"bottleneck_shares", shares},
+                          {"hosts", in.hosts},
+                          {"devices", devices},
+                          {"plan", in.plan},
                           {"tool_version", in.toolVersion},
                           {"generated_utc", in.generatedUtc}}
                .dump(2) +
@@ -176,7 +224,8 @@ std::string ComparisonReport::html(const Input& in) {
         "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#eee}"
         "td:first-child{text-align:left}.pass{color:#070;font-weight:bold}.fail{color:#b00;"
-        "font-weight:bold}.inconclusive{color:#a60;font-weight:bold}</style></head><body>\n";
+        "font-weight:bold}.inconclusive{color:#a60;font-weight:bold}.chart{margin:1em 0}"
+        "pre{background:#f6f6f6;padding:8px;overflow:auto}</style></head><body>\n";
     out += "<h1>A/B comparison</h1>\n<p><b>A:</b> " + escapeHtml(in.labelA) + "<br><b>B:</b> " +
            escapeHtml(in.labelB) + "</p>\n";
     out += "<table><tr><th>KPI</th><th>A</th><th>B</th><th>B - A</th><th>change</th>"
@@ -199,10 +248,53 @@ std::string ComparisonReport::html(const Input& in) {
         }
         out += "</table>\n";
     }
+    if (!in.shares.empty()) {
+        out += "<h2>Bottleneck time shares</h2>\n<table><tr><th>bottleneck</th><th>A</th>"
+               "<th>B</th></tr>\n";
+        for (const auto& share : in.shares)
+            out += "<tr><td>" + escapeHtml(share.bottleneck) + "</td><td>" + percent(share.a) +
+                   "</td><td>" + percent(share.b) + "</td></tr>\n";
+        out += "</table>\n";
+    }
+    for (const auto& chart : in.charts)
+        out += "<h2>" + escapeHtml(chart.title) + "</h2>\n<div class=\"chart\" id=\"" +
+               escapeHtml(chart.name) + "\">\n" + chart.svg + "</div>\n";
+    if (!in.plan.empty())
+        out += "<h2>Plan</h2>\n<pre>" + escapeHtml(in.plan) + "</pre>\n";
+    if (!in.hosts.empty()) {
+        out += "<h2>Hosts</h2>\n<ul>\n";
+        for (const auto& h : in.hosts)
+            out += "<li>" + escapeHtml(h) + "</li>\n";
+        out += "</ul>\n";
+    }
+    if (!in.devices.empty()) {
+        out += "<h2>Devices</h2>\n<table><tr><th>kind</th><th>name</th><th>attributes</th></tr>\n";
+        for (const auto& d : in.devices)
+            out += "<tr><td>" + escapeHtml(d.kind) + "</td><td>" + escapeHtml(d.name) +
+                   "</td><td style=\"text-align:left\"><code>" + escapeHtml(d.attrs) +
+                   "</code></td></tr>\n";
+        out += "</table>\n";
+    }
     out += "<p><small>tierscope " + escapeHtml(in.toolVersion) + ", " +
            escapeHtml(in.generatedUtc) +
            "; intervals: seeded percentile bootstrap, 2,000 "
            "resamples</small></p>\n</body></html>\n";
+    return out;
+}
+
+std::string ComparisonReport::csv(const Input& in) {
+    std::string out = "kpi,unit,lower_is_better,a,b,difference,relative,ratio,ci95_lo,ci95_hi,"
+                      "n_a,n_b,n_of,a_label,b_label\r\n";
+    for (const auto& k : in.kpis) {
+        out += csvField(k.name) + "," + csvField(k.unit) + "," +
+               (k.lowerIsBetter ? "true" : "false") + "," + number(k.a) + "," + number(k.b) +
+               "," + number(k.difference()) + "," + (k.a != 0 ? number(k.relative()) : "") +
+               "," + (k.a != 0 ? number(k.ratio()) : "") + "," +
+               (k.interval ? number(k.interval->lo) : "") + "," +
+               (k.interval ? number(k.interval->hi) : "") + "," + std::to_string(k.countA) +
+               "," + std::to_string(k.countB) + "," + csvField(k.sampleKind) + "," +
+               csvField(in.labelA) + "," + csvField(in.labelB) + "\r\n";
+    }
     return out;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "core/DeviceRecord.h"
 #include "core/Gate.h"
 #include "core/KpiComparison.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,11 +15,25 @@ namespace tierscope {
 // that came from a user (labels, profiles) is escaped for the format.
 class ComparisonReport {
   public:
+    struct Share {
+        std::string bottleneck; // "storage-bound", ...
+        std::optional<double> a, b; // 0..1; absent: that side has no timeline
+    };
+    struct Chart {
+        std::string name; // "ttft-cdf", ...
+        std::string title;
+        std::string svg;
+    };
     struct Input {
         std::string labelA;
         std::string labelB;
         std::vector<KpiComparison> kpis;
         std::vector<std::pair<Gate, Gate::Result>> gates;
+        std::vector<Share> shares;
+        std::vector<Chart> charts;
+        std::string plan; // the experiment plan's TOML, when the runs came from one
+        std::vector<std::string> hosts;
+        std::vector<DeviceRecord> devices;
         std::string toolVersion;
         std::string generatedUtc;
     };
@@ -26,7 +42,9 @@ class ComparisonReport {
     static std::string markdown(const Input& in);
     static std::string json(const Input& in);
     static std::string html(const Input& in);
-    // "md", "json", "html", anything else: text.
+    // One row per KPI, RFC 4180 quoting.
+    static std::string csv(const Input& in);
+    // "md", "json", "html", "csv", anything else: text.
     static std::string render(const std::string& format, const Input& in);
 
     static std::string escapeHtml(const std::string& s);

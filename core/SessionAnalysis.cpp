@@ -36,13 +36,21 @@ bool endsWith(const std::string& s, const std::string& tail) {
 SessionAnalysis::Result SessionAnalysis::analyze(Store& store, std::int64_t sessionId,
                                                  std::int64_t windowNs,
                                                  const BottleneckClassifier::Thresholds& t) {
+    const auto info = store.session(sessionId);
+    if (!info)
+        return {windowNs, {}, {}};
+    return analyzeRange(store, sessionId, info->startNs,
+                        info->endNs.value_or(WallClock().nowNs()), windowNs, t);
+}
+
+SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t sessionId,
+                                                      std::int64_t t0, std::int64_t end,
+                                                      std::int64_t windowNs,
+                                                      const BottleneckClassifier::Thresholds& t) {
     Result result;
     result.windowNs = windowNs;
-    const auto info = store.session(sessionId);
-    if (!info || windowNs <= 0)
+    if (windowNs <= 0 || end <= t0)
         return result;
-    const std::int64_t t0 = info->startNs;
-    const std::int64_t end = info->endNs.value_or(WallClock().nowNs());
     const auto n =
         static_cast<std::size_t>(std::max<std::int64_t>(1, (end - t0 + windowNs - 1) / windowNs));
     const std::int64_t t1 = t0 + static_cast<std::int64_t>(n) * windowNs;
@@ -63,6 +71,8 @@ SessionAnalysis::Result SessionAnalysis::analyze(Store& store, std::int64_t sess
         const std::string& p = m.descriptor.path;
         if (p == "block/total/read_bytes_per_s" || p == "block/total/write_bytes_per_s")
             add("bandwidth", m.id, Fold::Sum);
+        else if (p == "workload/read_bytes_per_s" || p == "workload/write_bytes_per_s")
+            add("workload", m.id, Fold::Sum);
         else if (p.rfind("block/", 0) == 0 && endsWith(p, "/util_pct"))
             add("util", m.id, Fold::Max);
         else if (p.rfind("gpu/", 0) == 0 && endsWith(p, "/busy_pct"))
@@ -76,6 +86,9 @@ SessionAnalysis::Result SessionAnalysis::analyze(Store& store, std::int64_t sess
         else if (p.rfind("engine/", 0) == 0 && endsWith(p, "/preemptions_per_s"))
             add("preemptions", m.id, Fold::Sum);
     }
+    // A workload's own bandwidth sees what the block collector cannot (tmpfs, NFS).
+    if (series.count("workload"))
+        series["bandwidth"] = series["workload"];
     auto value = [&](const char* key, std::size_t w) -> std::optional<double> {
         const auto it = series.find(key);
         if (it == series.end() || !it->second.values[w])

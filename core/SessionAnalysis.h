@@ -27,6 +27,11 @@ class SessionAnalysis {
 
     static Result analyze(Store& store, std::int64_t sessionId, std::int64_t windowNs,
                           const BottleneckClassifier::Thresholds& thresholds = {});
+    // The same over [t0Ns, t1Ns) of the session, e.g. one run. The storage ceiling is the
+    // highest bandwidth seen in that span.
+    static Result analyzeRange(Store& store, std::int64_t sessionId, std::int64_t t0Ns,
+                               std::int64_t t1Ns, std::int64_t windowNs,
+                               const BottleneckClassifier::Thresholds& thresholds = {});
 };
 
 } // namespace tierscope

@@ -176,6 +176,15 @@ void Store::addEvent(std::int64_t sessionId, std::int64_t tNs, const std::string
         .run();
 }
 
+std::optional<std::string> Store::eventText(std::int64_t sessionId, const std::string& kind) {
+    auto q = m_db.prepare(
+        "SELECT text FROM event WHERE session_id = ? AND kind = ? ORDER BY t_ns, id LIMIT 1");
+    q.bind(1, sessionId).bind(2, kind);
+    if (!q.step())
+        return std::nullopt;
+    return q.columnText(0);
+}
+
 std::int64_t Store::createRun(std::int64_t sessionId, const std::string& workload,
                               const std::string& paramsJson, std::int64_t startNs,
                               const std::string& experiment, const std::string& arm,
@@ -291,6 +300,15 @@ std::vector<RunInfo> Store::runsOfArm(const std::string& experiment, const std::
         m_db.prepare(std::string(kRunColumns) + "WHERE experiment = ? AND arm = ? ORDER BY id");
     q.bind(1, experiment).bind(2, arm);
     return readRuns(q);
+}
+
+std::vector<std::pair<std::string, std::string>> Store::arms() {
+    auto q = m_db.prepare("SELECT experiment, arm FROM run WHERE experiment != '' "
+                          "GROUP BY experiment, arm ORDER BY MIN(id)");
+    std::vector<std::pair<std::string, std::string>> out;
+    while (q.step())
+        out.emplace_back(q.columnText(0), q.columnText(1));
+    return out;
 }
 
 std::vector<StoredRequest> Store::requests(std::int64_t runId) {

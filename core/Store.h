@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tierscope {
@@ -40,6 +41,8 @@ class Store {
     std::vector<DeviceRecord> devices(std::int64_t sessionId);
     void addEvent(std::int64_t sessionId, std::int64_t tNs, const std::string& kind,
                   const std::string& text);
+    // The text of the session's first event of this kind, e.g. "experiment-plan".
+    std::optional<std::string> eventText(std::int64_t sessionId, const std::string& kind);
 
     // A workload execution inside a session, and its load-generator requests.
     std::int64_t createRun(std::int64_t sessionId, const std::string& workload,
@@ -53,6 +56,8 @@ class Store {
     std::optional<RunInfo> run(std::int64_t runId);
     std::vector<RunInfo> runsOfSession(std::int64_t sessionId);
     std::vector<RunInfo> runsOfArm(const std::string& experiment, const std::string& arm);
+    // Every (experiment, arm) pair that has runs, in order of first run.
+    std::vector<std::pair<std::string, std::string>> arms();
     std::vector<StoredRequest> requests(std::int64_t runId);
 
     // Every committed sample of the metric with t in [t0, t1], sorted by time.

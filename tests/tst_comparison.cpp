@@ -185,7 +185,12 @@ class TestComparison : public QObject {
         QVERIFY(load.interval && load.interval->hi < 0);
         QCOMPARE(gate("model_load_time <= 0.5x").judge(load).verdict, Gate::Verdict::Pass);
 
-        ComparisonReport::Input in{s.label, "B", kpis, {}, "0.1.0", "now"};
+        ComparisonReport::Input in;
+        in.labelA = s.label;
+        in.labelB = "B";
+        in.kpis = kpis;
+        in.toolVersion = "0.1.0";
+        in.generatedUtc = "now";
         in.gates.emplace_back(gate("ttft_p50 <= -25%"),
                               gate("ttft_p50 <= -25%").judge(find("ttft_p50")));
         const std::string html = ComparisonReport::html(in);

@@ -137,7 +137,11 @@ files = 2
         p.start(TIERSCOPE_BINARY, {"run", writePlan("dry", ""), "--dry-run"});
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
-        QCOMPARE(p.readAllStandardOutput().count('\n'), 4);
+        const QByteArray out = p.readAllStandardOutput();
+        QCOMPARE(out.count('\n'), 6); // four runs, then the two setup commands the plan runs
+        QVERIFY2(out.contains("runs: disk setup: mkdir -p " + m_dir.path().toUtf8() +
+                              "/disk && echo setting up $TIERSCOPE_ARM"),
+                 out.constData());
     }
 };
 

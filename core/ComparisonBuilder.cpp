@@ -1,0 +1,179 @@
+#include "core/ComparisonBuilder.h"
+
+#include "core/ComparisonCharts.h"
+#include "core/GatePresets.h"
+#include "core/Store.h"
+#include "core/StoreError.h"
+#include "core/UnitFormat.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tierscope {
+
+namespace {
+
+using UsageError = ComparisonBuilder::UsageError;
+
+std::int64_t number(const std::string& text, const std::string& spec) {
+    try {
+        std::size_t used = 0;
+        const long long n = std::stoll(text, &used);
+        if (used == text.size() && n > 0)
+            return n;
+    } catch (...) {
+    }
+    throw UsageError("\"" + spec + "\" is not run:N, session:N or arm:EXPERIMENT/ARM");
+}
+
+std::string sessionLabel(Store& store, std::int64_t id) {
+    const auto s = store.session(id);
+    if (!s)
+        return "session " + std::to_string(id);
+    return "session " + std::to_string(id) + (s->label.empty() ? "" : " \"" + s->label + "\"") +
+           (s->storageProfile.empty() ? "" : " [" + s->storageProfile + "]");
+}
+
+std::set<std::int64_t> sessionsOf(const ComparisonSide& a, const ComparisonSide& b) {
+    std::set<std::int64_t> ids;
+    for (const auto* side : {&a, &b})
+        for (const auto& r : side->runs)
+            ids.insert(r.sessionId);
+    return ids;
+}
+
+void provenance(Store& store, const ComparisonSide& a, const ComparisonSide& b,
+                ComparisonReport::Input& in) {
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto id : sessionsOf(a, b)) {
+        const auto s = store.session(id);
+        if (!s)
+            continue;
+        in.hosts.push_back(sessionLabel(store, id) + " on " +
+                           (s->host.empty() ? "an unnamed host" : s->host) + ", started " +
+                           UnitFormat::utcTime(s->startNs) + ", recorded by tierscope " +
+                           (s->toolVersion.empty() ? "?" : s->toolVersion));
+        if (in.plan.empty())
+            in.plan = store.eventText(id, "experiment-plan").value_or("");
+        for (auto& d : store.devices(id))
+            if (seen.insert({d.kind, d.name}).second)
+                in.devices.push_back(std::move(d));
+    }
+}
+
+} // namespace
+
+void ComparisonBuilder::load(Store& store, ComparisonSide& side) {
+    for (const auto& r : side.runs) {
+        side.requests.push_back(store.requests(r.id));
+        side.timelines.push_back(RunTimeline::read(store, r));
+    }
+}
+
+ComparisonSide ComparisonBuilder::resolve(Store& store, const std::string& spec) {
+    ComparisonSide side;
+    const auto colon = spec.find(':');
+    const std::string kind = colon == std::string::npos ? "run" : spec.substr(0, colon);
+    const std::string rest = colon == std::string::npos ? spec : spec.substr(colon + 1);
+    if (kind == "run") {
+        const auto run = store.run(number(rest, spec));
+        if (!run)
+            throw StoreError(StoreError::Code::NotFound, "no run " + rest);
+        side.runs.push_back(*run);
+        side.label =
+            "run " + rest + " (" + run->workload + ") in " + sessionLabel(store, run->sessionId);
+    } else if (kind == "session") {
+        const std::int64_t id = number(rest, spec);
+        if (!store.session(id))
+            throw StoreError(StoreError::Code::NotFound, "no session " + rest);
+        side.runs = store.runsOfSession(id);
+        side.label = sessionLabel(store, id) + ", " + std::to_string(side.runs.size()) + " run(s)";
+    } else if (kind == "arm") {
+        const auto slash = rest.rfind('/'); // experiment names hold slashes, arm labels do not
+        if (slash == std::string::npos)
+            throw UsageError("an arm is arm:EXPERIMENT/ARM");
+        auto out = arm(store, rest.substr(0, slash), rest.substr(slash + 1), {});
+        out.label = "arm " + rest + ", " + std::to_string(out.runs.size()) + " run(s)";
+        if (out.runs.empty())
+            throw StoreError(StoreError::Code::NotFound, "no runs of " + out.label);
+        return out;
+    } else {
+        throw UsageError("\"" + spec + "\" is not run:N, session:N or arm:EXPERIMENT/ARM");
+    }
+    if (side.runs.empty())
+        throw StoreError(StoreError::Code::NotFound, side.label + ": nothing to compare");
+    load(store, side);
+    return side;
+}
+
+ComparisonSide ComparisonBuilder::arm(Store& store, const std::string& experiment,
+                                      const std::string& armLabel, const std::string& label) {
+    ComparisonSide side;
+    side.label = label;
+    side.runs = store.runsOfArm(experiment, armLabel);
+    load(store, side);
+    return side;
+}
+
+std::vector<Gate> ComparisonBuilder::gates(const std::vector<std::string>& texts,
+                                           const std::vector<std::string>& presets) {
+    std::vector<std::string> all = texts;
+    for (const auto& name : presets) {
+        const auto it = GatePresets::builtin().find(name);
+        if (it == GatePresets::builtin().end()) {
+            std::string names;
+            for (const auto& [n, g] : GatePresets::builtin())
+                names += (names.empty() ? "" : ", ") + n;
+            throw UsageError("no gate preset \"" + name + "\"; presets: " + names);
+        }
+        all.insert(all.end(), it->second.begin(), it->second.end());
+    }
+    std::vector<Gate> out;
+    for (const auto& text : all) {
+        std::string error;
+        auto gate = Gate::parse(text, error);
+        if (!gate)
+            throw UsageError(error);
+        out.push_back(*gate);
+    }
+    return out;
+}
+
+ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonSide& a,
+                                                 const ComparisonSide& b, const Options& o) {
+    ComparisonReport::Input in;
+    in.labelA = a.label;
+    in.labelB = b.label;
+    in.kpis = Comparison::compare(a, b, o.seed);
+    for (const auto& gate : o.gates) {
+        const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),
+                                    [&](const KpiComparison& c) { return c.name == gate.kpi; });
+        if (k != in.kpis.end())
+            in.gates.emplace_back(gate, gate.judge(*k));
+        else if (!o.dropUnmeasuredGates)
+            in.gates.emplace_back(gate, Gate::Result{Gate::Verdict::Inconclusive,
+                                                     gate.kpi + " was not measured on both sides"});
+    }
+    const auto sharesA = Comparison::shares(a), sharesB = Comparison::shares(b);
+    for (const auto c :
+         {BottleneckClassifier::Class::StorageBound, BottleneckClassifier::Class::GpuComputeBound,
+          BottleneckClassifier::Class::KvCapacityBound,
+          BottleneckClassifier::Class::EngineQueueing, BottleneckClassifier::Class::Idle}) {
+        ComparisonReport::Share s{BottleneckClassifier::name(c), {}, {}};
+        if (!sharesA.empty())
+            s.a = sharesA.count(c) ? sharesA.at(c) : 0.0;
+        if (!sharesB.empty())
+            s.b = sharesB.count(c) ? sharesB.at(c) : 0.0;
+        if (s.a.value_or(0) > 0 || s.b.value_or(0) > 0)
+            in.shares.push_back(s);
+    }
+    if (o.charts)
+        for (const auto kind : ComparisonCharts::all())
+            in.charts.push_back({ComparisonCharts::name(kind), ComparisonCharts::title(kind),
+                                 ComparisonCharts::render(kind, a, b, in.kpis, o.chartWidth,
+                                                          o.chartHeight)});
+    provenance(store, a, b, in);
+    return in;
+}
+
+} // namespace tierscope

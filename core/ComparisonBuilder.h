@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/Comparison.h"
+#include "core/ComparisonReport.h"
+#include "core/Gate.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+class Store;
+
+// Everything a comparison shows, built from the store in one place, so `compare`, `run`,
+// `export` and the GUI agree: the sides, the KPIs, gate verdicts, bottleneck shares, the four
+// charts, and the provenance (plan, hosts, devices).
+class ComparisonBuilder {
+  public:
+    // A malformed side or gate: the user's mistake, not the store's.
+    struct UsageError : std::invalid_argument {
+        using std::invalid_argument::invalid_argument;
+    };
+
+    struct Options {
+        std::vector<Gate> gates;
+        std::uint64_t seed = 1;
+        bool charts = true;
+        int chartWidth = 900;
+        int chartHeight = 480;
+        // true: a gate on a KPI neither side measured is left out (a plan's gate on another
+        // workload); false: it is inconclusive.
+        bool dropUnmeasuredGates = false;
+    };
+
+    // "run:N" (or "N"), "session:N" or "arm:EXPERIMENT/ARM", with requests and timelines.
+    // Throws UsageError or StoreError (NotFound).
+    static ComparisonSide resolve(Store& store, const std::string& spec);
+    // An arm with no runs (its experiment stopped first) is an empty side, not an error.
+    static ComparisonSide arm(Store& store, const std::string& experiment,
+                              const std::string& arm, const std::string& label);
+    // Gate texts and preset names to gates; throws UsageError naming the bad one.
+    static std::vector<Gate> gates(const std::vector<std::string>& texts,
+                                   const std::vector<std::string>& presets);
+
+    static ComparisonReport::Input build(Store& store, const ComparisonSide& a,
+                                         const ComparisonSide& b, const Options& options);
+
+  private:
+    static void load(Store& store, ComparisonSide& side);
+};
+
+} // namespace tierscope

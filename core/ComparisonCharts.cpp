@@ -1,0 +1,165 @@
+#include "core/ComparisonCharts.h"
+
+#include "core/SvgChart.h"
+
+#include <algorithm>
+
+namespace tierscope {
+
+namespace {
+
+constexpr const char* kColorA = "#1f77b4";
+constexpr const char* kColorB = "#e8710a";
+constexpr std::size_t kRunsPerSide = 6; // more lines than this is a tangle, not a chart
+
+const std::vector<BottleneckClassifier::Class>& classes() {
+    using C = BottleneckClassifier::Class;
+    static const std::vector<C> all = {C::StorageBound, C::GpuComputeBound, C::KvCapacityBound,
+                                       C::EngineQueueing, C::Idle};
+    return all;
+}
+
+SvgChart::Series cdf(const ComparisonSide& side, const std::string& name, const char* color,
+                     int width) {
+    std::vector<double> v;
+    for (const auto& run : side.requests)
+        for (const auto& r : run)
+            if (r.ok && r.ttftS)
+                v.push_back(*r.ttftS * 1e3);
+    std::sort(v.begin(), v.end());
+    SvgChart::Series s{name + " (" + std::to_string(v.size()) + " requests)", color, {}, false};
+    // At most two points per pixel column, whatever the number of requests.
+    const std::size_t step = std::max<std::size_t>(1, v.size() / (2 * std::max(width, 1)));
+    for (std::size_t i = 0; i < v.size(); i += step)
+        s.points.emplace_back(v[i], 100.0 * static_cast<double>(i + 1) / v.size());
+    if (!v.empty())
+        s.points.emplace_back(v.back(), 100.0);
+    return s;
+}
+
+std::string timelines(const ComparisonSide& a, const ComparisonSide& b, SvgChart& chart) {
+    std::vector<std::string> names;
+    std::vector<SvgChart::Panel> panels;
+    auto addSide = [&](const ComparisonSide& side, const char* tag, const char* color, bool dash) {
+        std::size_t used = 0;
+        for (std::size_t i = 0; i < side.runs.size() && i < side.timelines.size(); ++i) {
+            if (side.runs[i].status != "completed" || used == kRunsPerSide)
+                continue;
+            ++used;
+            for (const auto& l : side.timelines[i].lines) {
+                const auto it = std::find(names.begin(), names.end(), l.name);
+                if (it == names.end()) {
+                    names.push_back(l.name);
+                    panels.push_back({l.name + " (" + l.unit + ")", {}});
+                }
+                auto& panel = panels[static_cast<std::size_t>(
+                    std::find(names.begin(), names.end(), l.name) - names.begin())];
+                panel.series.push_back({std::string(tag) + " run " +
+                                            std::to_string(side.runs[i].id),
+                                        color, l.points, dash});
+            }
+        }
+    };
+    addSide(a, "A", kColorA, false);
+    addSide(b, "B", kColorB, true);
+    // A flat zero (no writes in a read workload) takes room and says nothing.
+    std::erase_if(panels, [](const SvgChart::Panel& p) {
+        for (const auto& s : p.series)
+            for (const auto& pt : s.points)
+                if (pt.second != 0)
+                    return false;
+        return true;
+    });
+    return chart.lines("seconds since run start", panels);
+}
+
+} // namespace
+
+std::vector<ComparisonCharts::Kind> ComparisonCharts::all() {
+    return {Kind::TtftCdf, Kind::KpiBars, Kind::Timelines, Kind::Bottlenecks};
+}
+
+const char* ComparisonCharts::name(Kind k) {
+    switch (k) {
+    case Kind::TtftCdf:
+        return "ttft-cdf";
+    case Kind::KpiBars:
+        return "kpi-bars";
+    case Kind::Timelines:
+        return "timelines";
+    case Kind::Bottlenecks:
+        break;
+    }
+    return "bottlenecks";
+}
+
+const char* ComparisonCharts::title(Kind k) {
+    switch (k) {
+    case Kind::TtftCdf:
+        return "TTFT distribution (CDF)";
+    case Kind::KpiBars:
+        return "Change of B against A, with 95 % intervals";
+    case Kind::Timelines:
+        return "Timelines, aligned at run start";
+    case Kind::Bottlenecks:
+        break;
+    }
+    return "Bottleneck time shares";
+}
+
+std::optional<ComparisonCharts::Kind> ComparisonCharts::parse(const std::string& text) {
+    for (const auto k : all())
+        if (text == name(k))
+            return k;
+    return std::nullopt;
+}
+
+std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const ComparisonSide& b,
+                                     const std::vector<KpiComparison>& kpis, int width,
+                                     int height) {
+    SvgChart chart(width, height, title(kind));
+    switch (kind) {
+    case Kind::TtftCdf: {
+        SvgChart::Panel p{"requests (%)", {}};
+        for (auto s : {cdf(a, "A", kColorA, width), cdf(b, "B", kColorB, width)})
+            if (!s.points.empty())
+                p.series.push_back(std::move(s));
+        return chart.lines("TTFT (ms)", p.series.empty() ? std::vector<SvgChart::Panel>{}
+                                                         : std::vector<SvgChart::Panel>{p});
+    }
+    case Kind::KpiBars: {
+        std::vector<SvgChart::Bar> bars;
+        for (const auto& k : kpis) {
+            if (k.a == 0)
+                continue; // no relative change from zero
+            SvgChart::Bar bar{k.name, k.relative() * 100, std::nullopt,
+                              k.improved() ? "#2ca02c" : k.a == k.b ? "#999999" : "#d62728"};
+            if (k.interval)
+                bar.error = {k.interval->lo / k.a * 100, k.interval->hi / k.a * 100};
+            bars.push_back(bar);
+        }
+        return chart.bars("B vs A (%)", bars);
+    }
+    case Kind::Timelines:
+        return timelines(a, b, chart);
+    case Kind::Bottlenecks:
+        break;
+    }
+    std::vector<SvgChart::Stack> stacks;
+    for (const auto& [tag, side] : {std::pair{"A", &a}, std::pair{"B", &b}}) {
+        const auto shares = Comparison::shares(*side);
+        if (shares.empty())
+            continue;
+        SvgChart::Stack s{tag, {}};
+        for (const auto c : classes())
+            if (const auto it = shares.find(c); it != shares.end() && it->second > 0)
+                s.parts.emplace_back(BottleneckClassifier::name(c), it->second);
+        stacks.push_back(std::move(s));
+    }
+    std::vector<std::pair<std::string, std::string>> colors;
+    for (const auto c : classes())
+        colors.emplace_back(BottleneckClassifier::name(c), BottleneckClassifier::color(c));
+    return chart.stacks(stacks, colors);
+}
+
+} // namespace tierscope

@@ -1,0 +1,103 @@
+#include "core/RunTimeline.h"
+
+#include "core/SessionAnalysis.h"
+#include "core/Store.h"
+
+#include <algorithm>
+
+namespace tierscope {
+
+namespace {
+
+bool startsWith(const std::string& s, const char* head) { return s.rfind(head, 0) == 0; }
+
+bool endsWith(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+struct Source {
+    std::vector<std::int64_t> metrics;
+};
+
+// Sums (bandwidth) or averages (GPUs, TTFT) the metrics' buckets slot by slot.
+RunTimeline::Line line(Store& store, const Source& source, const RunInfo& run, std::int64_t end,
+                       int points, double scale, bool average, const char* name,
+                       const char* unit) {
+    std::map<std::int64_t, std::pair<double, int>> slots;
+    for (const auto id : source.metrics)
+        for (const auto& b : store.readDecimated(id, run.startNs, end, points))
+            if (b.count > 0) {
+                auto& slot = slots[b.tNs];
+                slot.first += b.mean() * scale;
+                ++slot.second;
+            }
+    RunTimeline::Line out{name, unit, {}};
+    for (const auto& [t, v] : slots)
+        out.points.emplace_back(static_cast<double>(t - run.startNs) / 1e9,
+                                average ? v.first / v.second : v.first);
+    return out;
+}
+
+std::optional<double> peak(const RunTimeline::Line& l) {
+    if (l.points.empty())
+        return std::nullopt;
+    double m = 0;
+    for (const auto& p : l.points)
+        m = std::max(m, p.second);
+    return m;
+}
+
+} // namespace
+
+RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
+    RunTimeline out;
+    if (!run.endNs || *run.endNs <= run.startNs)
+        return out;
+    const std::int64_t end = *run.endNs;
+    Source workloadRead, workloadWrite, blockRead, blockWrite, gpu, ttft;
+    for (const auto& m : store.metrics(run.sessionId)) {
+        const std::string& p = m.descriptor.path;
+        if (p == "workload/read_bytes_per_s")
+            workloadRead.metrics.push_back(m.id);
+        else if (p == "workload/write_bytes_per_s")
+            workloadWrite.metrics.push_back(m.id);
+        else if (p == "block/total/read_bytes_per_s")
+            blockRead.metrics.push_back(m.id);
+        else if (p == "block/total/write_bytes_per_s")
+            blockWrite.metrics.push_back(m.id);
+        else if (startsWith(p, "gpu/") && endsWith(p, "/busy_pct"))
+            gpu.metrics.push_back(m.id);
+        else if (startsWith(p, "engine/") && endsWith(p, "/ttft_p50_s"))
+            ttft.metrics.push_back(m.id);
+    }
+    auto bandwidth = [&](const Source& workload, const Source& block, const char* name) {
+        auto l = line(store, workload, run, end, points, 1e-9, false, name, "GB/s");
+        if (l.points.empty())
+            l = line(store, block, run, end, points, 1e-9, false, name, "GB/s");
+        return l;
+    };
+    auto read = bandwidth(workloadRead, blockRead, "storage read");
+    auto write = bandwidth(workloadWrite, blockWrite, "storage write");
+    auto busy = line(store, gpu, run, end, points, 1.0, true, "GPU busy", "%");
+    auto firstToken = line(store, ttft, run, end, points, 1.0, true, "engine TTFT p50", "s");
+    out.readPeakGBps = peak(read);
+    out.writePeakGBps = peak(write);
+    if (!busy.points.empty()) {
+        double sum = 0;
+        for (const auto& p : busy.points)
+            sum += p.second;
+        out.gpuBusyMeanPct = sum / static_cast<double>(busy.points.size());
+    }
+    for (auto* l : {&read, &write, &busy, &firstToken})
+        if (!l->points.empty())
+            out.lines.push_back(std::move(*l));
+    // About a hundred windows per run, none shorter than the recorder's usual interval.
+    const std::int64_t window = std::max<std::int64_t>(250'000'000, (end - run.startNs) / 100);
+    const auto analysis =
+        SessionAnalysis::analyzeRange(store, run.sessionId, run.startNs, end, window);
+    if (!analysis.windows.empty())
+        out.shares = analysis.shares;
+    return out;
+}
+
+} // namespace tierscope

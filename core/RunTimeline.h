@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/BottleneckClassifier.h"
+#include "core/RunInfo.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tierscope {
+
+class Store;
+
+// What the recorded timeline says about one run: the means and peaks the comparison needs,
+// its bottleneck shares, and decimated lines for the aligned-timeline chart. Workload
+// bandwidth (workload/*) wins over the block collector's, which cannot see tmpfs or NFS.
+struct RunTimeline {
+    struct Line {
+        std::string name; // "storage read", "GPU busy", ...
+        std::string unit; // "GB/s", "%", "s"
+        std::vector<std::pair<double, double>> points; // seconds since run start, value
+    };
+
+    std::optional<double> gpuBusyMeanPct;
+    std::optional<double> readPeakGBps;
+    std::optional<double> writePeakGBps;
+    std::map<BottleneckClassifier::Class, double> shares; // 0..1; empty: no windows
+    std::vector<Line> lines;
+
+    // points: how many points each line may have (about twice the chart's pixel width).
+    static RunTimeline read(Store& store, const RunInfo& run, int points = 600);
+};
+
+} // namespace tierscope

@@ -1,0 +1,290 @@
+#include "core/SvgChart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace tierscope {
+
+namespace {
+
+constexpr int kLeft = 72;
+constexpr int kRight = 24;
+constexpr int kTop = 40;
+constexpr int kLegend = 22; // a row of legend above each panel
+
+std::string num(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f", v);
+    return buffer;
+}
+
+std::string tickText(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.4g", std::abs(v) < 1e-12 ? 0.0 : v);
+    return buffer;
+}
+
+std::string text(double x, double y, const std::string& s, const char* anchor = "start",
+                 const char* extra = "") {
+    return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\"" +
+           extra + ">" + SvgChart::escape(s) + "</text>\n";
+}
+
+std::string line(double x1, double y1, double x2, double y2, const char* style) {
+    return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" +
+           num(y2) + "\" " + style + "/>\n";
+}
+
+std::string rect(double x, double y, double w, double h, const std::string& fill,
+                 const std::string& title = {}) {
+    std::string r = "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" +
+                    num(std::max(0.0, w)) + "\" height=\"" + num(std::max(0.0, h)) +
+                    "\" fill=\"" + SvgChart::escape(fill) + "\"";
+    if (title.empty())
+        return r + "/>\n";
+    return r + "><title>" + SvgChart::escape(title) + "</title></rect>\n";
+}
+
+struct Range {
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -std::numeric_limits<double>::infinity();
+    void add(double v) {
+        if (std::isfinite(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    }
+    bool empty() const { return lo > hi; }
+    // Values start at zero when all are positive, and a flat line still gets a span.
+    Range padded(bool fromZero) const {
+        Range r = empty() ? Range{0, 1} : *this;
+        if (fromZero)
+            r.lo = std::min(r.lo, 0.0), r.hi = std::max(r.hi, 0.0);
+        if (r.hi - r.lo < 1e-12)
+            r.hi = r.lo + (r.lo == 0 ? 1 : std::abs(r.lo) * 0.1);
+        r.hi += (r.hi - r.lo) * 0.05;
+        return r;
+    }
+};
+
+} // namespace
+
+SvgChart::SvgChart(int width, int height, std::string title)
+    : m_width(std::max(width, 200)), m_height(std::max(height, 150)), m_title(std::move(title)) {}
+
+std::string SvgChart::escape(const std::string& s) {
+    std::string out;
+    for (const char c : s) {
+        switch (c) {
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '&':
+            out += "&amp;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&apos;";
+            break;
+        default:
+            // Control characters are not allowed in XML 1.0.
+            if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n')
+                out += c;
+        }
+    }
+    return out;
+}
+
+std::vector<double> SvgChart::ticks(double lo, double hi, int count) {
+    std::vector<double> out;
+    if (!(hi > lo) || count < 1)
+        return out;
+    const double raw = (hi - lo) / count;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = magnitude;
+    for (const double m : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= m * magnitude) {
+            step = m * magnitude;
+            break;
+        }
+    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
+        out.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
+    return out;
+}
+
+std::string SvgChart::open() const {
+    const std::string w = std::to_string(m_width), h = std::to_string(m_height);
+    return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" + h +
+           "\" viewBox=\"0 0 " + w + " " + h +
+           "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\" fill=\"#222\">\n" +
+           rect(0, 0, m_width, m_height, "#ffffff") +
+           text(m_width / 2.0, 22, m_title, "middle", " font-size=\"15\" font-weight=\"bold\"");
+}
+
+std::string SvgChart::panel(const Panel& p, double xlo, double xhi, int top, int height,
+                            bool xTicks) const {
+    const double plotTop = top + kLegend, plotBottom = top + height;
+    const double left = kLeft, right = m_width - kRight;
+    Range y;
+    for (const auto& s : p.series)
+        for (const auto& pt : s.points)
+            y.add(pt.second);
+    y = y.padded(y.empty() || y.lo >= 0);
+    auto px = [&](double x) { return left + (x - xlo) / (xhi - xlo) * (right - left); };
+    auto py = [&](double v) { return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - plotTop); };
+    std::string out = "<g class=\"panel\">\n";
+    for (const double t : ticks(y.lo, y.hi, std::max(2, static_cast<int>(height / 45)))) {
+        out += line(left, py(t), right, py(t), "stroke=\"#e4e4e4\"");
+        out += text(left - 6, py(t) + 4, tickText(t), "end");
+    }
+    if (xTicks)
+        for (const double t : ticks(xlo, xhi, std::max(2, (m_width - kLeft - kRight) / 90))) {
+            out += line(px(t), plotTop, px(t), plotBottom, "stroke=\"#f0f0f0\"");
+            out += text(px(t), plotBottom + 16, tickText(t), "middle");
+        }
+    out += line(left, plotBottom, right, plotBottom, "stroke=\"#888\"");
+    out += line(left, plotTop, left, plotBottom, "stroke=\"#888\"");
+    out += text(14, (plotTop + plotBottom) / 2, p.yLabel, "middle",
+                (" transform=\"rotate(-90 14 " + num((plotTop + plotBottom) / 2) + ")\"").c_str());
+    double legendX = left;
+    for (const auto& s : p.series) {
+        out += rect(legendX, top + 6, 14, 4, s.color);
+        out += text(legendX + 18, top + 12, s.name);
+        legendX += 30 + 7.0 * static_cast<double>(s.name.size());
+        if (s.points.empty())
+            continue;
+        if (s.points.size() == 1) { // a run shorter than one sample interval: a dot, not nothing
+            out += "<circle class=\"series\" data-name=\"" + escape(s.name) + "\" cx=\"" +
+                   num(px(s.points[0].first)) + "\" cy=\"" + num(py(s.points[0].second)) +
+                   "\" r=\"3.5\" fill=\"" + escape(s.color) + "\"/>\n";
+            continue;
+        }
+        std::string d;
+        for (const auto& pt : s.points)
+            d += (d.empty() ? "M" : " L") + num(px(pt.first)) + " " + num(py(pt.second));
+        out += "<path class=\"series\" data-name=\"" + escape(s.name) + "\" d=\"" + d +
+               "\" fill=\"none\" stroke=\"" + escape(s.color) + "\" stroke-width=\"1.6\"" +
+               (s.dashed ? " stroke-dasharray=\"6 3\"" : "") + "/>\n";
+    }
+    return out + "</g>\n";
+}
+
+std::string SvgChart::lines(const std::string& xLabel, const std::vector<Panel>& panels) const {
+    Range x;
+    for (const auto& p : panels)
+        for (const auto& s : p.series)
+            for (const auto& pt : s.points)
+                x.add(pt.first);
+    if (x.empty())
+        x = {0, 1};
+    x.lo = std::min(x.lo, 0.0); // time from run start and latency both begin at zero
+    if (x.hi - x.lo < 1e-12)
+        x.hi = x.lo + 1;
+    std::string out = open();
+    const int count = std::max<int>(1, static_cast<int>(panels.size()));
+    const int bottom = 44, gap = 12;
+    const int each = (m_height - kTop - bottom - gap * (count - 1)) / count;
+    for (int i = 0; i < static_cast<int>(panels.size()); ++i)
+        out += panel(panels[static_cast<std::size_t>(i)], x.lo, x.hi, kTop + i * (each + gap),
+                     each, i == count - 1);
+    if (panels.empty())
+        out += text(m_width / 2.0, m_height / 2.0, "no data", "middle");
+    out += text((kLeft + m_width - kRight) / 2.0, m_height - 8, xLabel, "middle");
+    return out + "</svg>\n";
+}
+
+std::string SvgChart::bars(const std::string& yLabel, const std::vector<Bar>& bars) const {
+    Range y;
+    for (const auto& b : bars) {
+        y.add(b.value);
+        if (b.error)
+            y.add(b.error->first), y.add(b.error->second);
+    }
+    y = y.padded(true);
+    y.lo -= (y.hi - y.lo) * 0.05 * (y.lo < 0);
+    const int bottom = 120;
+    const double top = kTop + 8, plotBottom = m_height - bottom;
+    const double left = kLeft, right = m_width - kRight;
+    auto py = [&](double v) { return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - top); };
+    std::string out = open();
+    for (const double t : ticks(y.lo, y.hi, 6)) {
+        out += line(left, py(t), right, py(t), "stroke=\"#e4e4e4\"");
+        out += text(left - 6, py(t) + 4, tickText(t), "end");
+    }
+    out += text(14, (top + plotBottom) / 2, yLabel, "middle",
+                (" transform=\"rotate(-90 14 " + num((top + plotBottom) / 2) + ")\"").c_str());
+    const double slot = (right - left) / std::max<std::size_t>(1, bars.size());
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const auto& b = bars[i];
+        const double cx = left + slot * (static_cast<double>(i) + 0.5);
+        const double w = std::min(60.0, slot * 0.6);
+        const double y0 = py(0), y1 = py(b.value);
+        out += "<g class=\"bar\" data-name=\"" + escape(b.label) + "\">\n";
+        out += rect(cx - w / 2, std::min(y0, y1), w, std::abs(y1 - y0), b.color,
+                    b.label + ": " + tickText(b.value));
+        if (b.error) {
+            const double lo = py(b.error->first), hi = py(b.error->second);
+            out += line(cx, lo, cx, hi, "stroke=\"#222\" stroke-width=\"1.4\"");
+            out += line(cx - w / 5, lo, cx + w / 5, lo, "stroke=\"#222\" stroke-width=\"1.4\"");
+            out += line(cx - w / 5, hi, cx + w / 5, hi, "stroke=\"#222\" stroke-width=\"1.4\"");
+        }
+        const std::string at = num(cx) + " " + num(plotBottom + 14);
+        out += text(cx, plotBottom + 14, b.label, "end",
+                    (" transform=\"rotate(-35 " + at + ")\"").c_str());
+        out += "</g>\n";
+    }
+    out += line(left, py(0), right, py(0), "stroke=\"#666\"");
+    if (bars.empty())
+        out += text(m_width / 2.0, m_height / 2.0, "no data", "middle");
+    return out + "</svg>\n";
+}
+
+std::string SvgChart::stacks(const std::vector<Stack>& stacks,
+                             const std::vector<std::pair<std::string, std::string>>& colors) const {
+    auto colorOf = [&](const std::string& name) {
+        for (const auto& [n, c] : colors)
+            if (n == name)
+                return c;
+        return std::string("#999999");
+    };
+    std::string out = open();
+    const double left = kLeft + 40, right = m_width - kRight;
+    const double top = kTop + 6, bottom = m_height - 40;
+    const double row = (bottom - top) / std::max<std::size_t>(1, stacks.size());
+    const double barHeight = std::min(48.0, row * 0.6);
+    for (std::size_t i = 0; i < stacks.size(); ++i) {
+        const double y = top + row * static_cast<double>(i) + (row - barHeight) / 2;
+        out += text(left - 8, y + barHeight / 2 + 4, stacks[i].label, "end",
+                    " font-weight=\"bold\"");
+        double x = left;
+        for (const auto& [name, share] : stacks[i].parts) {
+            const double w = std::clamp(share, 0.0, 1.0) * (right - left);
+            char pct[32];
+            std::snprintf(pct, sizeof pct, "%.0f %%", share * 100);
+            out += rect(x, y, w, barHeight, colorOf(name),
+                        stacks[i].label + ": " + pct + " " + name);
+            if (w > 44)
+                out += text(x + w / 2, y + barHeight / 2 + 4, pct, "middle",
+                            " fill=\"#fff\" font-weight=\"bold\"");
+            x += w;
+        }
+    }
+    double legendX = left;
+    for (const auto& [name, color] : colors) {
+        out += rect(legendX, m_height - 24, 12, 12, color);
+        out += text(legendX + 16, m_height - 14, name);
+        legendX += 34 + 7.0 * static_cast<double>(name.size());
+    }
+    if (stacks.empty())
+        out += text(m_width / 2.0, m_height / 2.0, "no data", "middle");
+    return out + "</svg>\n";
+}
+
+} // namespace tierscope

@@ -1,0 +1,337 @@
+#include "workloads/ExperimentRunner.h"
+
+#include "collectors/Datasets.h"
+#include "collectors/LoadGenerator.h"
+#include "collectors/Recorder.h"
+#include "collectors/ShellCommand.h"
+#include "core/ComparisonBuilder.h"
+#include "core/LoadSummary.h"
+#include "core/Reading.h"
+#include "core/RunSchedule.h"
+#include "core/SizeParser.h"
+#include "core/Store.h"
+#include "core/UnitFormat.h"
+#include "core/Version.h"
+#include "workloads/BandwidthSampler.h"
+#include "workloads/CheckpointSaveWorkload.h"
+#include "workloads/IoRunner.h"
+#include "workloads/KvGeometry.h"
+#include "workloads/KvRestoreWorkload.h"
+#include "workloads/ModelLoadWorkload.h"
+#include "workloads/StorageDataset.h"
+#include "workloads/StorageManifest.h"
+#include "workloads/WorkloadError.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace tierscope {
+
+namespace {
+
+using Params = std::map<std::string, std::string>;
+
+std::string param(const Params& p, const std::string& key, const std::string& fallback) {
+    const auto it = p.find(key);
+    return it == p.end() ? fallback : it->second;
+}
+
+int intParam(const Params& p, const std::string& key, int fallback) {
+    const auto it = p.find(key);
+    return it == p.end() ? fallback : std::stoi(it->second);
+}
+
+std::uint64_t sizeParam(const Params& p, const std::string& key, const std::string& fallback) {
+    const std::string text = param(p, key, fallback);
+    const auto size = SizeParser::parse(text);
+    if (!size || *size == 0)
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            key + " = \"" + text + "\" is not a size");
+    return *size;
+}
+
+std::string substitute(std::string text, const ExperimentPlan::Arm& arm) {
+    for (std::size_t at; (at = text.find("{path}")) != std::string::npos;)
+        text.replace(at, 6, arm.path);
+    return text;
+}
+
+// The data a read workload needs, written once per arm outside any measurement.
+void prepareData(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
+                 const std::atomic<bool>& cancel, const std::function<void(const std::string&)>& say) {
+    if (w.kind != "model-load" && w.kind != "kv-restore")
+        return;
+    std::filesystem::create_directories(arm.path);
+    auto manifest = StorageManifest::load(arm.path);
+    if (manifest.findDataset(w.kind))
+        return;
+    IoJob job;
+    if (w.kind == "model-load") {
+        job = StorageDataset::prepareModelLoad(manifest, sizeParam(w.params, "size", "1GiB"),
+                                               intParam(w.params, "files", 4));
+    } else {
+        StorageDataset::KvLayout layout;
+        const std::string name = param(w.params, "geometry", "Llama-3.1-8B");
+        const auto g = KvGeometry::findPreset(name);
+        if (!g)
+            throw WorkloadError(WorkloadError::Kind::NotFound, "no geometry preset " + name);
+        layout.geometry = *g;
+        layout.tokens = intParam(w.params, "tokens", 2048);
+        layout.prefixes = intParam(w.params, "prefixes", 8);
+        layout.chunkTokens = intParam(w.params, "chunk_tokens", 256);
+        job = StorageDataset::prepareKvRestore(manifest, layout);
+    }
+    say("preparing " + w.kind + " data in " + arm.path);
+    IoRunner(job).run(&cancel);
+}
+
+// The workload's own bandwidth goes on the timeline every 100 ms, beside the block collector,
+// which cannot see tmpfs or network filesystems.
+IoRunner::Result sampled(IoJob job, const std::atomic<bool>& cancel, Recorder& recorder) {
+    IoRunner runner(std::move(job));
+    // No per-arm labels: a series is one per session, and the runs say which arm was when.
+    const std::string labels = "{}";
+    BandwidthSampler sampler(runner, std::chrono::milliseconds(100),
+                             [&](const BandwidthSampler::Rates& r) {
+                                 const Reading readings[] = {
+                                     {{"workload/read_bytes_per_s", "bytes/s", "rate", labels},
+                                      r.readBytesPerS},
+                                     {{"workload/write_bytes_per_s", "bytes/s", "rate", labels},
+                                      r.writeBytesPerS}};
+                                 recorder.sink().write(recorder.clock().toWallNs(r.at), readings);
+                             });
+    auto result = runner.run(&cancel);
+    sampler.stop();
+    return result;
+}
+
+struct Outcome {
+    std::string workload;
+    nlohmann::json params;
+    nlohmann::json summary;
+    std::vector<RequestRecord> requests;
+    bool cancelled = false;
+};
+
+Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
+                   int concurrency, const std::atomic<bool>& cancel, Recorder& recorder) {
+    const auto block = static_cast<std::uint32_t>(sizeParam(w.params, "block_size", "1MiB"));
+    const int depth = intParam(w.params, "queue_depth", 4);
+    Outcome o;
+    o.workload = "storage/" + w.kind;
+    auto manifest = StorageManifest::load(arm.path);
+    IoRunner::Result result;
+    if (w.kind == "model-load") {
+        ModelLoadWorkload load({arm.path,
+                                concurrency > 0 ? concurrency : intParam(w.params, "parallel", 4),
+                                depth, block, true});
+        const IoJob job = load.job();
+        result = sampled(job, cancel, recorder);
+        o.params = load.params();
+        o.summary = load.summarize(job, result);
+    } else if (w.kind == "kv-restore") {
+        KvRestoreWorkload restore({arm.path, concurrency > 0 ? concurrency : 16,
+                                   intParam(w.params, "requests", 0),
+                                   intParam(w.params, "tokens", 0), depth, block, true},
+                                  manifest);
+        result = sampled(restore.job(), cancel, recorder);
+        o.params = restore.params();
+        o.summary = restore.summarize(result);
+    } else {
+        const int files = intParam(w.params, "files", 4);
+        CheckpointSaveWorkload save({arm.path, sizeParam(w.params, "size", "1GiB"), files,
+                                     concurrency > 0 ? concurrency : files, depth, block, true});
+        result = sampled(save.saveJob(manifest), cancel, recorder);
+        o.params = save.params();
+        o.summary = save.summarize(result, nullptr);
+        StorageDataset::remove(manifest, "checkpoint-save");
+    }
+    o.cancelled = result.cancelled;
+    return o;
+}
+
+Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm, int concurrency,
+                const WallClock& clock, const std::atomic<bool>& cancel) {
+    if (arm.engineUrl.empty())
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "arm \"" + arm.label + "\" has no engine_url for a load workload");
+    LoadGenerator::Options options;
+    options.url = arm.engineUrl;
+    options.model = param(w.params, "model", "tierscope-sim");
+    options.concurrency = concurrency > 0 ? concurrency : 8;
+    options.requests = intParam(w.params, "requests", 100);
+    options.warmup = intParam(w.params, "warmup_requests", 0);
+    const int input = intParam(w.params, "input_len", 512);
+    const int output = intParam(w.params, "output_len", 64);
+    const auto seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1));
+    // shared-prefix: LMCache's multi-round pattern, so the engine restores cached KV
+    const auto conversations =
+        param(w.params, "dataset", "synthetic") == "shared-prefix"
+            ? Datasets::sharedPrefix(intParam(w.params, "users", 8),
+                                     intParam(w.params, "system_tokens", 1000),
+                                     intParam(w.params, "rounds", 4),
+                                     intParam(w.params, "question_tokens", 64), output, seed)
+            : Datasets::synthetic(options.requests + options.warmup, input, input, output, seed);
+    LoadGenerator generator(options, conversations, clock);
+    Outcome o;
+    o.workload = "load";
+    o.requests = generator.run({}, &cancel);
+    o.cancelled = cancel;
+    o.summary =
+        LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
+    o.params = {{"url", arm.engineUrl},
+                {"model", options.model},
+                {"concurrency", options.concurrency},
+                {"requests", options.requests},
+                {"input_len", input},
+                {"output_len", output}};
+    return o;
+}
+
+} // namespace
+
+ExperimentRunner::ExperimentRunner(ExperimentPlan plan, Options options, Callbacks callbacks)
+    : m_plan(std::move(plan)), m_options(std::move(options)), m_callbacks(std::move(callbacks)) {}
+
+std::string ExperimentRunner::experimentName(const ExperimentPlan& plan,
+                                             const ExperimentPlan::Variant& v) {
+    const auto& w = plan.workloads[v.workload];
+    return plan.name + "/" + w.kind +
+           (v.concurrency > 0 ? "@c" + std::to_string(v.concurrency) : "");
+}
+
+std::vector<std::string> ExperimentRunner::commands(const ExperimentPlan& plan) {
+    std::vector<std::string> out;
+    for (const auto& arm : plan.arms) {
+        if (!arm.setup.empty())
+            out.push_back(arm.label + " setup: " + substitute(arm.setup, arm));
+        if (!arm.teardown.empty())
+            out.push_back(arm.label + " teardown: " + substitute(arm.teardown, arm));
+    }
+    return out;
+}
+
+ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) {
+    auto say = [this](const std::string& text) {
+        if (m_callbacks.message)
+            m_callbacks.message(text);
+    };
+    const auto schedule = RunSchedule::build(m_plan);
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(m_options.dbPath).parent_path(),
+                                        ec);
+    Recorder::Options ro;
+    ro.dbPath = m_options.dbPath;
+    ro.label = m_plan.name;
+    ro.storageProfile = "experiment";
+    ro.interval = m_options.interval;
+    Recorder recorder(ro);
+    Store store(m_options.dbPath, Store::Mode::ReadWrite);
+    recorder.start();
+    const WallClock& clock = recorder.clock();
+    Result result;
+    result.sessionId = recorder.sessionId();
+    result.runs = schedule.size();
+    if (!m_options.planText.empty())
+        store.addEvent(result.sessionId, clock.nowNs(), "experiment-plan", m_options.planText);
+    for (std::size_t i = 0; i < schedule.size() && !result.incomplete; ++i) {
+        const auto& s = schedule[i];
+        const auto& arm = m_plan.arms[s.arm];
+        const auto& w = m_plan.workloads[s.variant.workload];
+        const Step step{i, schedule.size(), arm.label, experimentName(m_plan, s.variant),
+                        s.warmup, s.repetition};
+        if (m_callbacks.started)
+            m_callbacks.started(step);
+        auto report = [&](const StepResult& r) {
+            if (m_callbacks.finished)
+                m_callbacks.finished(step, r);
+        };
+        auto env = arm.env;
+        env["TIERSCOPE_ARM"] = arm.label;
+        env["TIERSCOPE_PATH"] = arm.path;
+        env["TIERSCOPE"] = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+        const std::int64_t start = clock.nowNs();
+        auto fail = [&](const std::string& status, const nlohmann::json& why) {
+            const auto run = store.createRun(result.sessionId, "storage/" + w.kind, "{}", start,
+                                             step.experiment, arm.label, s.repetition);
+            store.finishRun(run, clock.nowNs(), status, why.dump());
+            report({status, why.value("error", ""), run});
+            ++result.failed;
+            result.incomplete =
+                result.incomplete || m_plan.stopOnFailure || status == "cancelled";
+        };
+        if (cancel) {
+            fail("cancelled", {{"error", "cancelled before it started"}});
+            break;
+        }
+        if (!arm.setup.empty()) {
+            const auto setup = ShellCommand::run(substitute(arm.setup, arm), env, arm.timeout);
+            if (!setup.ok()) {
+                fail("failed", {{"error", "setup " + setup.describe()}, {"output", setup.output}});
+                continue;
+            }
+        }
+        try {
+            prepareData(w, arm, cancel, say);
+            const std::int64_t runStart = clock.nowNs();
+            Outcome out = w.kind == "load"
+                              ? loadRun(w, arm, s.variant.concurrency, clock, cancel)
+                              : storageRun(w, arm, s.variant.concurrency, cancel, recorder);
+            const auto run = store.createRun(result.sessionId, out.workload, out.params.dump(),
+                                             runStart, step.experiment, arm.label, s.repetition);
+            if (!out.requests.empty())
+                store.addRequests(run, out.requests);
+            const std::string status = out.cancelled ? "cancelled"
+                                       : s.warmup    ? "warmup"
+                                                     : "completed";
+            store.finishRun(run, clock.nowNs(), status, out.summary.dump());
+            report({status, UnitFormat::seconds(static_cast<double>(clock.nowNs() - runStart) / 1e9),
+                    run});
+            result.incomplete = result.incomplete || out.cancelled;
+        } catch (const std::exception& e) {
+            fail(cancel ? "cancelled" : "failed", {{"error", e.what()}});
+        }
+        if (!arm.teardown.empty()) {
+            const auto teardown =
+                ShellCommand::run(substitute(arm.teardown, arm), env, arm.timeout);
+            if (!teardown.ok())
+                say(arm.label + " teardown " + teardown.describe() + ": " + teardown.output);
+        }
+    }
+    store.addEvent(result.sessionId, clock.nowNs(),
+                   result.incomplete ? "experiment-incomplete" : "experiment-end", m_plan.name);
+    recorder.stop();
+    return result;
+}
+
+std::vector<ComparisonReport::Input> ExperimentRunner::compare(Store& store,
+                                                               const ExperimentPlan& plan,
+                                                               bool charts) {
+    ComparisonBuilder::Options options;
+    options.seed = plan.seed;
+    options.charts = charts;
+    options.dropUnmeasuredGates = true;
+    for (const auto& text : plan.gates) {
+        std::string unused; // ExperimentPlan::parse has checked every gate
+        options.gates.push_back(*Gate::parse(text, unused));
+    }
+    std::vector<ComparisonReport::Input> out;
+    for (const auto& variant : plan.variants()) {
+        const std::string experiment = experimentName(plan, variant);
+        auto side = [&](const ExperimentPlan::Arm& arm) {
+            return ComparisonBuilder::arm(
+                store, experiment, arm.label,
+                arm.label + (arm.storageProfile.empty() ? "" : " [" + arm.storageProfile + "]") +
+                    ", " + experiment);
+        };
+        const auto a = side(plan.arms[0]);
+        for (std::size_t b = 1; b < plan.arms.size(); ++b) {
+            auto in = ComparisonBuilder::build(store, a, side(plan.arms[b]), options);
+            in.toolVersion = kToolVersion;
+            out.push_back(std::move(in));
+        }
+    }
+    return out;
+}
+
+} // namespace tierscope

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "core/ComparisonReport.h"
+#include "core/ExperimentPlan.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+class Store;
+
+// Runs an experiment plan: the arms interleaved as RunSchedule orders them, each run framed by
+// its arm's setup and teardown commands, the machine recorded throughout into one session, and
+// every run stored with its status. The CLI (`tierscope run`) and the GUI share it.
+class ExperimentRunner {
+  public:
+    struct Step {
+        std::size_t index = 0; // 0-based position in the schedule
+        std::size_t total = 0;
+        std::string arm;
+        std::string experiment; // "<plan>/<workload>[@cN]"
+        bool warmup = false;
+        int repetition = 0;
+    };
+    struct StepResult {
+        std::string status; // completed | warmup | failed | cancelled
+        std::string detail; // the error, or a short summary
+        std::int64_t runId = 0;
+    };
+    struct Callbacks {
+        std::function<void(const Step&)> started;
+        std::function<void(const Step&, const StepResult&)> finished;
+        std::function<void(const std::string&)> message; // "preparing data ...", teardown errors
+    };
+    struct Options {
+        std::string dbPath;
+        std::string planText; // stored with the session, for the report
+        std::chrono::milliseconds interval{200};
+    };
+    struct Result {
+        std::int64_t sessionId = 0;
+        std::size_t runs = 0;
+        int failed = 0;
+        bool incomplete = false; // cancelled, or stopped on a failure
+    };
+
+    ExperimentRunner(ExperimentPlan plan, Options options, Callbacks callbacks);
+
+    Result run(const std::atomic<bool>& cancel);
+
+    static std::string experimentName(const ExperimentPlan& plan,
+                                      const ExperimentPlan::Variant& v);
+    // Every setup and teardown command, as it will run, for the user to see before anything
+    // runs.
+    static std::vector<std::string> commands(const ExperimentPlan& plan);
+    // The first arm against each further arm, for each variant; gates on another workload's
+    // KPI are left out.
+    static std::vector<ComparisonReport::Input> compare(Store& store, const ExperimentPlan& plan,
+                                                        bool charts);
+
+  private:
+    ExperimentPlan m_plan;
+    Options m_options;
+    Callbacks m_callbacks;
+};
+
+} // namespace tierscope
