@@ -14,7 +14,6 @@
 
 namespace tierscope {
 
-
 CLI::App* CompareCommand::attach(CLI::App& parent, Options& o) {
     auto* cmd = parent.add_subcommand(
         "compare", "Compare B against A: TTFT, ITL, throughput and storage KPIs with 95 % "

@@ -14,7 +14,6 @@
 
 #include <QGuiApplication>
 #include <QString>
-
 #include <fstream>
 #include <iostream>
 
@@ -59,14 +58,14 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
     const bool chart = o.what == "chart";
     const auto kind = ComparisonCharts::parse(o.chart);
     const auto size = sizeOf(o.size);
-    const std::string format =
-        !o.format.empty() ? o.format
-        : chart ? (o.out.empty() ? "svg" : o.out.substr(o.out.rfind('.') + 1))
-                : "html";
+    const std::string format = !o.format.empty() ? o.format
+                               : chart
+                                   ? (o.out.empty() ? "svg" : o.out.substr(o.out.rfind('.') + 1))
+                                   : "html";
     const auto chartFormat = ChartRenderer::formatOf(QString::fromStdString(format));
     if (chart && (!kind || !size || !chartFormat)) {
         std::cerr << "tierscope export chart: "
-                  << (!kind ? "--chart is ttft-cdf, kpi-bars, timelines or bottlenecks"
+                  << (!kind   ? "--chart is ttft-cdf, kpi-bars, timelines or bottlenecks"
                       : !size ? "--size is WIDTHxHEIGHT, from 200x150 to 10000x10000"
                               : "the format is svg, png or pdf (from --format or --out)")
                   << "\n";
@@ -99,15 +98,16 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
             return kExitOk;
         }
         // Text needs fonts, and fonts need a QGuiApplication; no display is needed for that.
-        if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        if (qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
         static int argc = 1;
         static char name[] = "tierscope";
         static char* argv[] = {name, nullptr};
         QGuiApplication app(argc, argv);
-        const QString error = ChartRenderer::write(QByteArray::fromStdString(svg),
-                                                   QString::fromStdString(o.out), *chartFormat,
-                                                   QSize(size->first, size->second));
+        const QString error =
+            ChartRenderer::write(QByteArray::fromStdString(svg), QString::fromStdString(o.out),
+                                 *chartFormat, QSize(size->first, size->second));
         if (!error.isEmpty()) {
             std::cerr << "tierscope export chart: " << error.toStdString() << "\n";
             return kExitCannotWrite;

@@ -98,8 +98,8 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
     }
     std::fprintf(stderr, "experiment \"%s\": %zu runs, %d failed%s; session %lld in %s\n",
                  plan.name.c_str(), result.runs, result.failed,
-                 result.incomplete ? ", INCOMPLETE" : "",
-                 static_cast<long long>(result.sessionId), global.dbPath().c_str());
+                 result.incomplete ? ", INCOMPLETE" : "", static_cast<long long>(result.sessionId),
+                 global.dbPath().c_str());
     if (result.incomplete)
         return kExitFailure;
     return gateFailed ? kExitGateFailed : gateInconclusive ? kExitGateInconclusive : kExitOk;

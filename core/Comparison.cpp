@@ -144,13 +144,13 @@ std::vector<TimelineKpi> timelineKpis(const ComparisonSide& a, const ComparisonS
     };
     const auto sharesA = Comparison::shares(a);
     const auto sharesB = Comparison::shares(b);
-    for (const auto c : {BottleneckClassifier::Class::StorageBound,
-                         BottleneckClassifier::Class::GpuComputeBound,
-                         BottleneckClassifier::Class::KvCapacityBound,
-                         BottleneckClassifier::Class::EngineQueueing,
-                         BottleneckClassifier::Class::Idle}) {
+    for (const auto c :
+         {BottleneckClassifier::Class::StorageBound, BottleneckClassifier::Class::GpuComputeBound,
+          BottleneckClassifier::Class::KvCapacityBound, BottleneckClassifier::Class::EngineQueueing,
+          BottleneckClassifier::Class::Idle}) {
         const auto inA = sharesA.find(c), inB = sharesB.find(c);
-        if ((inA == sharesA.end() || inA->second == 0) && (inB == sharesB.end() || inB->second == 0))
+        if ((inA == sharesA.end() || inA->second == 0) &&
+            (inB == sharesB.end() || inB->second == 0))
             continue; // neither side spent time there: a row of zeros says nothing
         // Less time storage-, KV- or queue-bound is better; GPU-bound time is the goal.
         const bool lower = c != BottleneckClassifier::Class::GpuComputeBound;
@@ -165,9 +165,9 @@ std::vector<TimelineKpi> timelineKpis(const ComparisonSide& a, const ComparisonS
     return kpis;
 }
 
-KpiComparison make(const std::string& name, const char* unit, bool lowerIsBetter, std::vector<double> a,
-                   std::vector<double> b, const Bootstrap::Statistic& statistic, const char* kind,
-                   std::uint64_t seed) {
+KpiComparison make(const std::string& name, const char* unit, bool lowerIsBetter,
+                   std::vector<double> a, std::vector<double> b,
+                   const Bootstrap::Statistic& statistic, const char* kind, std::uint64_t seed) {
     KpiComparison k;
     k.name = name;
     k.unit = unit;

@@ -157,8 +157,8 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
     const auto sharesA = Comparison::shares(a), sharesB = Comparison::shares(b);
     for (const auto c :
          {BottleneckClassifier::Class::StorageBound, BottleneckClassifier::Class::GpuComputeBound,
-          BottleneckClassifier::Class::KvCapacityBound,
-          BottleneckClassifier::Class::EngineQueueing, BottleneckClassifier::Class::Idle}) {
+          BottleneckClassifier::Class::KvCapacityBound, BottleneckClassifier::Class::EngineQueueing,
+          BottleneckClassifier::Class::Idle}) {
         ComparisonReport::Share s{BottleneckClassifier::name(c), {}, {}};
         if (!sharesA.empty())
             s.a = sharesA.count(c) ? sharesA.at(c) : 0.0;
@@ -169,9 +169,9 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
     }
     if (o.charts)
         for (const auto kind : ComparisonCharts::all())
-            in.charts.push_back({ComparisonCharts::name(kind), ComparisonCharts::title(kind),
-                                 ComparisonCharts::render(kind, a, b, in.kpis, o.chartWidth,
-                                                          o.chartHeight)});
+            in.charts.push_back(
+                {ComparisonCharts::name(kind), ComparisonCharts::title(kind),
+                 ComparisonCharts::render(kind, a, b, in.kpis, o.chartWidth, o.chartHeight)});
     provenance(store, a, b, in);
     return in;
 }

@@ -37,8 +37,8 @@ class ComparisonBuilder {
     // Throws UsageError or StoreError (NotFound).
     static ComparisonSide resolve(Store& store, const std::string& spec);
     // An arm with no runs (its experiment stopped first) is an empty side, not an error.
-    static ComparisonSide arm(Store& store, const std::string& experiment,
-                              const std::string& arm, const std::string& label);
+    static ComparisonSide arm(Store& store, const std::string& experiment, const std::string& arm,
+                              const std::string& label);
     // Gate texts and preset names to gates; throws UsageError naming the bad one.
     static std::vector<Gate> gates(const std::vector<std::string>& texts,
                                    const std::vector<std::string>& presets);

@@ -54,9 +54,9 @@ std::string timelines(const ComparisonSide& a, const ComparisonSide& b, SvgChart
                 }
                 auto& panel = panels[static_cast<std::size_t>(
                     std::find(names.begin(), names.end(), l.name) - names.begin())];
-                panel.series.push_back({std::string(tag) + " run " +
-                                            std::to_string(side.runs[i].id),
-                                        color, l.points, dash});
+                panel.series.push_back(
+                    {std::string(tag) + " run " + std::to_string(side.runs[i].id), color, l.points,
+                     dash});
             }
         }
     };
@@ -133,7 +133,9 @@ std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const C
             if (k.a == 0)
                 continue; // no relative change from zero
             SvgChart::Bar bar{k.name, k.relative() * 100, std::nullopt,
-                              k.improved() ? "#2ca02c" : k.a == k.b ? "#999999" : "#d62728"};
+                              k.improved() ? "#2ca02c"
+                              : k.a == k.b ? "#999999"
+                                           : "#d62728"};
             if (k.interval)
                 bar.error = {k.interval->lo / k.a * 100, k.interval->hi / k.a * 100};
             bars.push_back(bar);

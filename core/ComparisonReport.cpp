@@ -287,13 +287,13 @@ std::string ComparisonReport::csv(const Input& in) {
                       "n_a,n_b,n_of,a_label,b_label\r\n";
     for (const auto& k : in.kpis) {
         out += csvField(k.name) + "," + csvField(k.unit) + "," +
-               (k.lowerIsBetter ? "true" : "false") + "," + number(k.a) + "," + number(k.b) +
-               "," + number(k.difference()) + "," + (k.a != 0 ? number(k.relative()) : "") +
-               "," + (k.a != 0 ? number(k.ratio()) : "") + "," +
+               (k.lowerIsBetter ? "true" : "false") + "," + number(k.a) + "," + number(k.b) + "," +
+               number(k.difference()) + "," + (k.a != 0 ? number(k.relative()) : "") + "," +
+               (k.a != 0 ? number(k.ratio()) : "") + "," +
                (k.interval ? number(k.interval->lo) : "") + "," +
-               (k.interval ? number(k.interval->hi) : "") + "," + std::to_string(k.countA) +
-               "," + std::to_string(k.countB) + "," + csvField(k.sampleKind) + "," +
-               csvField(in.labelA) + "," + csvField(in.labelB) + "\r\n";
+               (k.interval ? number(k.interval->hi) : "") + "," + std::to_string(k.countA) + "," +
+               std::to_string(k.countB) + "," + csvField(k.sampleKind) + "," + csvField(in.labelA) +
+               "," + csvField(in.labelB) + "\r\n";
     }
     return out;
 }

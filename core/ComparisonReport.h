@@ -16,7 +16,7 @@ namespace tierscope {
 class ComparisonReport {
   public:
     struct Share {
-        std::string bottleneck; // "storage-bound", ...
+        std::string bottleneck;     // "storage-bound", ...
         std::optional<double> a, b; // 0..1; absent: that side has no timeline
     };
     struct Chart {

@@ -9,7 +9,9 @@ namespace tierscope {
 
 namespace {
 
-bool startsWith(const std::string& s, const char* head) { return s.rfind(head, 0) == 0; }
+bool startsWith(const std::string& s, const char* head) {
+    return s.rfind(head, 0) == 0;
+}
 
 bool endsWith(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -21,8 +23,7 @@ struct Source {
 
 // Sums (bandwidth) or averages (GPUs, TTFT) the metrics' buckets slot by slot.
 RunTimeline::Line line(Store& store, const Source& source, const RunInfo& run, std::int64_t end,
-                       int points, double scale, bool average, const char* name,
-                       const char* unit) {
+                       int points, double scale, bool average, const char* name, const char* unit) {
     std::map<std::int64_t, std::pair<double, int>> slots;
     for (const auto id : source.metrics)
         for (const auto& b : store.readDecimated(id, run.startNs, end, points))

@@ -18,8 +18,8 @@ class Store;
 // bandwidth (workload/*) wins over the block collector's, which cannot see tmpfs or NFS.
 struct RunTimeline {
     struct Line {
-        std::string name; // "storage read", "GPU busy", ...
-        std::string unit; // "GB/s", "%", "s"
+        std::string name;                              // "storage read", "GPU busy", ...
+        std::string unit;                              // "GB/s", "%", "s"
         std::vector<std::pair<double, double>> points; // seconds since run start, value
     };
 

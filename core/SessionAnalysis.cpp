@@ -11,9 +11,10 @@ namespace {
 
 enum class Fold { Sum, Max, Mean };
 
+// Metrics of one kind (every GPU, read and write) folded together, window by window.
 struct Series {
     std::vector<std::optional<double>> values; // per window
-    std::vector<int> counts;
+    std::vector<int> counts;                   // metrics that reported in the window
 };
 
 void fold(Series& s, std::size_t window, double v, Fold how) {
@@ -39,8 +40,8 @@ SessionAnalysis::Result SessionAnalysis::analyze(Store& store, std::int64_t sess
     const auto info = store.session(sessionId);
     if (!info)
         return {windowNs, {}, {}};
-    return analyzeRange(store, sessionId, info->startNs,
-                        info->endNs.value_or(WallClock().nowNs()), windowNs, t);
+    return analyzeRange(store, sessionId, info->startNs, info->endNs.value_or(WallClock().nowNs()),
+                        windowNs, t);
 }
 
 SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t sessionId,
@@ -59,13 +60,19 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
         auto& s = series[key];
         s.values.resize(n);
         s.counts.resize(n);
-        // Ten buckets per window: decimated buckets need not line up with window edges.
+        // Twenty buckets per window: decimated buckets need not line up with window edges.
+        // First the metric's own mean over each window, then folded with the kind's others:
+        // summing buckets would count the samples, not the bandwidth.
         const int points = static_cast<int>(std::min<std::size_t>(20 * n, 400000));
+        std::vector<Bucket> windows(n);
         for (const auto& b : store.readDecimated(metric, t0, t1, points)) {
             const auto w = static_cast<std::size_t>((b.tNs + b.widthNs / 2 - t0) / windowNs);
             if (w < n && b.count > 0)
-                fold(s, w, b.mean(), how);
+                windows[w].merge(b.min, b.max, b.sum, b.count);
         }
+        for (std::size_t w = 0; w < n; ++w)
+            if (windows[w].count > 0)
+                fold(s, w, windows[w].mean(), how);
     };
     for (const auto& m : store.metrics(sessionId)) {
         const std::string& p = m.descriptor.path;

@@ -40,8 +40,8 @@ std::string line(double x1, double y1, double x2, double y2, const char* style) 
 std::string rect(double x, double y, double w, double h, const std::string& fill,
                  const std::string& title = {}) {
     std::string r = "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" +
-                    num(std::max(0.0, w)) + "\" height=\"" + num(std::max(0.0, h)) +
-                    "\" fill=\"" + SvgChart::escape(fill) + "\"";
+                    num(std::max(0.0, w)) + "\" height=\"" + num(std::max(0.0, h)) + "\" fill=\"" +
+                    SvgChart::escape(fill) + "\"";
     if (title.empty())
         return r + "/>\n";
     return r + "><title>" + SvgChart::escape(title) + "</title></rect>\n";
@@ -108,12 +108,10 @@ std::vector<double> SvgChart::ticks(double lo, double hi, int count) {
         return out;
     const double raw = (hi - lo) / count;
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = magnitude;
-    for (const double m : {1.0, 2.0, 5.0, 10.0})
-        if (raw <= m * magnitude) {
+    double step = magnitude; // the 1-2-5 step nearest to the raw one, on a log scale
+    for (const double m : {2.0, 5.0, 10.0})
+        if (std::abs(std::log(m * magnitude / raw)) < std::abs(std::log(step / raw)))
             step = m * magnitude;
-            break;
-        }
     for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
         out.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
     return out;
@@ -138,7 +136,9 @@ std::string SvgChart::panel(const Panel& p, double xlo, double xhi, int top, int
             y.add(pt.second);
     y = y.padded(y.empty() || y.lo >= 0);
     auto px = [&](double x) { return left + (x - xlo) / (xhi - xlo) * (right - left); };
-    auto py = [&](double v) { return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - plotTop); };
+    auto py = [&](double v) {
+        return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - plotTop);
+    };
     std::string out = "<g class=\"panel\">\n";
     for (const double t : ticks(y.lo, y.hi, std::max(2, static_cast<int>(height / 45)))) {
         out += line(left, py(t), right, py(t), "stroke=\"#e4e4e4\"");
@@ -192,8 +192,8 @@ std::string SvgChart::lines(const std::string& xLabel, const std::vector<Panel>&
     const int bottom = 44, gap = 12;
     const int each = (m_height - kTop - bottom - gap * (count - 1)) / count;
     for (int i = 0; i < static_cast<int>(panels.size()); ++i)
-        out += panel(panels[static_cast<std::size_t>(i)], x.lo, x.hi, kTop + i * (each + gap),
-                     each, i == count - 1);
+        out += panel(panels[static_cast<std::size_t>(i)], x.lo, x.hi, kTop + i * (each + gap), each,
+                     i == count - 1);
     if (panels.empty())
         out += text(m_width / 2.0, m_height / 2.0, "no data", "middle");
     out += text((kLeft + m_width - kRight) / 2.0, m_height - 8, xLabel, "middle");
@@ -212,7 +212,9 @@ std::string SvgChart::bars(const std::string& yLabel, const std::vector<Bar>& ba
     const int bottom = 120;
     const double top = kTop + 8, plotBottom = m_height - bottom;
     const double left = kLeft, right = m_width - kRight;
-    auto py = [&](double v) { return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - top); };
+    auto py = [&](double v) {
+        return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - top);
+    };
     std::string out = open();
     for (const double t : ticks(y.lo, y.hi, 6)) {
         out += line(left, py(t), right, py(t), "stroke=\"#e4e4e4\"");
@@ -261,15 +263,15 @@ std::string SvgChart::stacks(const std::vector<Stack>& stacks,
     const double barHeight = std::min(48.0, row * 0.6);
     for (std::size_t i = 0; i < stacks.size(); ++i) {
         const double y = top + row * static_cast<double>(i) + (row - barHeight) / 2;
-        out += text(left - 8, y + barHeight / 2 + 4, stacks[i].label, "end",
-                    " font-weight=\"bold\"");
+        out +=
+            text(left - 8, y + barHeight / 2 + 4, stacks[i].label, "end", " font-weight=\"bold\"");
         double x = left;
         for (const auto& [name, share] : stacks[i].parts) {
             const double w = std::clamp(share, 0.0, 1.0) * (right - left);
             char pct[32];
             std::snprintf(pct, sizeof pct, "%.0f %%", share * 100);
-            out += rect(x, y, w, barHeight, colorOf(name),
-                        stacks[i].label + ": " + pct + " " + name);
+            out +=
+                rect(x, y, w, barHeight, colorOf(name), stacks[i].label + ": " + pct + " " + name);
             if (w > 44)
                 out += text(x + w / 2, y + barHeight / 2 + 4, pct, "middle",
                             " fill=\"#fff\" font-weight=\"bold\"");

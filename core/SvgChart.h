@@ -29,7 +29,7 @@ class SvgChart {
         std::string color;
     };
     struct Stack {
-        std::string label;                               // e.g. "A"
+        std::string label;                                 // e.g. "A"
         std::vector<std::pair<std::string, double>> parts; // name, share 0..1
     };
 
@@ -46,8 +46,7 @@ class SvgChart {
 
   private:
     std::string open() const;
-    std::string panel(const Panel& p, double lo, double hi, int top, int height,
-                      bool xTicks) const;
+    std::string panel(const Panel& p, double lo, double hi, int top, int height, bool xTicks) const;
 
     int m_width;
     int m_height;

@@ -11,8 +11,8 @@
 namespace tierscope {
 
 std::optional<ChartRenderer::Format> ChartRenderer::formatOf(const QString& nameOrPath) {
-    const QString suffix = nameOrPath.contains('.') ? QFileInfo(nameOrPath).suffix().toLower()
-                                                    : nameOrPath.toLower();
+    const QString suffix =
+        nameOrPath.contains('.') ? QFileInfo(nameOrPath).suffix().toLower() : nameOrPath.toLower();
     if (suffix == "svg")
         return Format::Svg;
     if (suffix == "png")

@@ -58,7 +58,8 @@ std::string substitute(std::string text, const ExperimentPlan::Arm& arm) {
 
 // The data a read workload needs, written once per arm outside any measurement.
 void prepareData(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
-                 const std::atomic<bool>& cancel, const std::function<void(const std::string&)>& say) {
+                 const std::atomic<bool>& cancel,
+                 const std::function<void(const std::string&)>& say) {
     if (w.kind != "model-load" && w.kind != "kv-restore")
         return;
     std::filesystem::create_directories(arm.path);
@@ -91,15 +92,13 @@ IoRunner::Result sampled(IoJob job, const std::atomic<bool>& cancel, Recorder& r
     IoRunner runner(std::move(job));
     // No per-arm labels: a series is one per session, and the runs say which arm was when.
     const std::string labels = "{}";
-    BandwidthSampler sampler(runner, std::chrono::milliseconds(100),
-                             [&](const BandwidthSampler::Rates& r) {
-                                 const Reading readings[] = {
-                                     {{"workload/read_bytes_per_s", "bytes/s", "rate", labels},
-                                      r.readBytesPerS},
-                                     {{"workload/write_bytes_per_s", "bytes/s", "rate", labels},
-                                      r.writeBytesPerS}};
-                                 recorder.sink().write(recorder.clock().toWallNs(r.at), readings);
-                             });
+    BandwidthSampler sampler(
+        runner, std::chrono::milliseconds(100), [&](const BandwidthSampler::Rates& r) {
+            const Reading readings[] = {
+                {{"workload/read_bytes_per_s", "bytes/s", "rate", labels}, r.readBytesPerS},
+                {{"workload/write_bytes_per_s", "bytes/s", "rate", labels}, r.writeBytesPerS}};
+            recorder.sink().write(recorder.clock().toWallNs(r.at), readings);
+        });
     auto result = runner.run(&cancel);
     sampler.stop();
     return result;
@@ -218,8 +217,7 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
     };
     const auto schedule = RunSchedule::build(m_plan);
     std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(m_options.dbPath).parent_path(),
-                                        ec);
+    std::filesystem::create_directories(std::filesystem::path(m_options.dbPath).parent_path(), ec);
     Recorder::Options ro;
     ro.dbPath = m_options.dbPath;
     ro.label = m_plan.name;
@@ -238,7 +236,7 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
         const auto& s = schedule[i];
         const auto& arm = m_plan.arms[s.arm];
         const auto& w = m_plan.workloads[s.variant.workload];
-        const Step step{i, schedule.size(), arm.label, experimentName(m_plan, s.variant),
+        const Step step{i,        schedule.size(), arm.label, experimentName(m_plan, s.variant),
                         s.warmup, s.repetition};
         if (m_callbacks.started)
             m_callbacks.started(step);
@@ -257,8 +255,7 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
             store.finishRun(run, clock.nowNs(), status, why.dump());
             report({status, why.value("error", ""), run});
             ++result.failed;
-            result.incomplete =
-                result.incomplete || m_plan.stopOnFailure || status == "cancelled";
+            result.incomplete = result.incomplete || m_plan.stopOnFailure || status == "cancelled";
         };
         if (cancel) {
             fail("cancelled", {{"error", "cancelled before it started"}});
@@ -285,8 +282,8 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
                                        : s.warmup    ? "warmup"
                                                      : "completed";
             store.finishRun(run, clock.nowNs(), status, out.summary.dump());
-            report({status, UnitFormat::seconds(static_cast<double>(clock.nowNs() - runStart) / 1e9),
-                    run});
+            report({status,
+                    UnitFormat::seconds(static_cast<double>(clock.nowNs() - runStart) / 1e9), run});
             result.incomplete = result.incomplete || out.cancelled;
         } catch (const std::exception& e) {
             fail(cancel ? "cancelled" : "failed", {{"error", e.what()}});
@@ -304,9 +301,8 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
     return result;
 }
 
-std::vector<ComparisonReport::Input> ExperimentRunner::compare(Store& store,
-                                                               const ExperimentPlan& plan,
-                                                               bool charts) {
+std::vector<ComparisonReport::Input>
+ExperimentRunner::compare(Store& store, const ExperimentPlan& plan, bool charts) {
     ComparisonBuilder::Options options;
     options.seed = plan.seed;
     options.charts = charts;

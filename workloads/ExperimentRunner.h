@@ -53,8 +53,7 @@ class ExperimentRunner {
 
     Result run(const std::atomic<bool>& cancel);
 
-    static std::string experimentName(const ExperimentPlan& plan,
-                                      const ExperimentPlan::Variant& v);
+    static std::string experimentName(const ExperimentPlan& plan, const ExperimentPlan::Variant& v);
     // Every setup and teardown command, as it will run, for the user to see before anything
     // runs.
     static std::vector<std::string> commands(const ExperimentPlan& plan);
