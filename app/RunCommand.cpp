@@ -80,16 +80,16 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
     }
 
     Store store(global.dbPath(), Store::Mode::ReadOnly);
-    std::string report;
     bool gateFailed = false, gateInconclusive = false;
-    for (auto& in : ExperimentRunner::compare(store, plan, o.format == "html")) {
+    auto comparisons = ExperimentRunner::compare(store, plan, o.format == "html");
+    for (auto& in : comparisons) {
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
         for (const auto& [gate, verdict] : in.gates) {
             gateFailed = gateFailed || verdict.verdict == Gate::Verdict::Fail;
             gateInconclusive = gateInconclusive || verdict.verdict == Gate::Verdict::Inconclusive;
         }
-        report += ComparisonReport::render(o.format, in) + "\n";
     }
+    const std::string report = ComparisonReport::render(o.format, comparisons);
     if (o.report.empty()) {
         std::cout << report;
     } else if (!(std::ofstream(o.report) << report)) {

@@ -109,6 +109,25 @@ std::string ComparisonReport::escapeHtml(const std::string& s) {
     return out;
 }
 
+std::string ComparisonReport::render(const std::string& format, const std::vector<Input>& all) {
+    if (format == "html")
+        return html(all);
+    if (format == "json") {
+        nlohmann::json array = nlohmann::json::array();
+        for (const auto& in : all)
+            array.push_back(nlohmann::json::parse(json(in)));
+        return array.dump(2) + "\n";
+    }
+    std::string out;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        std::string one = render(format, all[i]);
+        if (format == "csv" && i > 0)
+            one.erase(0, one.find("\r\n") + 2); // one header
+        out += one + (format == "csv" || i + 1 == all.size() ? "" : "\n");
+    }
+    return out;
+}
+
 std::string ComparisonReport::render(const std::string& format, const Input& in) {
     if (format == "md")
         return markdown(in);
@@ -219,6 +238,10 @@ std::string ComparisonReport::json(const Input& in) {
 }
 
 std::string ComparisonReport::html(const Input& in) {
+    return html(std::vector<Input>{in});
+}
+
+std::string ComparisonReport::html(const std::vector<Input>& all) {
     std::string out =
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tierscope comparison</title>"
         "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
@@ -226,6 +249,19 @@ std::string ComparisonReport::html(const Input& in) {
         "td:first-child{text-align:left}.pass{color:#070;font-weight:bold}.fail{color:#b00;"
         "font-weight:bold}.inconclusive{color:#a60;font-weight:bold}.chart{margin:1em 0}"
         "pre{background:#f6f6f6;padding:8px;overflow:auto}</style></head><body>\n";
+    for (std::size_t i = 0; i < all.size(); ++i)
+        out += htmlSection(all[i], i + 1 == all.size());
+    if (!all.empty())
+        out += "<p><small>tierscope " + escapeHtml(all.back().toolVersion) + ", " +
+               escapeHtml(all.back().generatedUtc) +
+               "; intervals: seeded percentile bootstrap, 2,000 resamples</small></p>\n";
+    return out + "</body></html>\n";
+}
+
+// One comparison; the plan, hosts and devices only once per page (they are the same for
+// every comparison of an experiment).
+std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
+    std::string out;
     out += "<h1>A/B comparison</h1>\n<p><b>A:</b> " + escapeHtml(in.labelA) + "<br><b>B:</b> " +
            escapeHtml(in.labelB) + "</p>\n";
     out += "<table><tr><th>KPI</th><th>A</th><th>B</th><th>B - A</th><th>change</th>"
@@ -259,6 +295,8 @@ std::string ComparisonReport::html(const Input& in) {
     for (const auto& chart : in.charts)
         out += "<h2>" + escapeHtml(chart.title) + "</h2>\n<div class=\"chart\" id=\"" +
                escapeHtml(chart.name) + "\">\n" + chart.svg + "</div>\n";
+    if (!provenance)
+        return out;
     if (!in.plan.empty())
         out += "<h2>Plan</h2>\n<pre>" + escapeHtml(in.plan) + "</pre>\n";
     if (!in.hosts.empty()) {
@@ -275,10 +313,6 @@ std::string ComparisonReport::html(const Input& in) {
                    "</code></td></tr>\n";
         out += "</table>\n";
     }
-    out += "<p><small>tierscope " + escapeHtml(in.toolVersion) + ", " +
-           escapeHtml(in.generatedUtc) +
-           "; intervals: seeded percentile bootstrap, 2,000 "
-           "resamples</small></p>\n</body></html>\n";
     return out;
 }
 

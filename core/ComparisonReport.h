@@ -42,13 +42,20 @@ class ComparisonReport {
     static std::string markdown(const Input& in);
     static std::string json(const Input& in);
     static std::string html(const Input& in);
+    // Several comparisons (an experiment's variants) on one page.
+    static std::string html(const std::vector<Input>& all);
     // One row per KPI, RFC 4180 quoting.
     static std::string csv(const Input& in);
     // "md", "json", "html", "csv", anything else: text.
     static std::string render(const std::string& format, const Input& in);
+    // Several comparisons as one document: a JSON array, one HTML page, one CSV table.
+    static std::string render(const std::string& format, const std::vector<Input>& all);
 
     static std::string escapeHtml(const std::string& s);
     static std::string formatValue(double value, const std::string& unit);
+
+  private:
+    static std::string htmlSection(const Input& in, bool provenance);
 };
 
 } // namespace tierscope

@@ -4,7 +4,11 @@
 #include <QFile>
 #include <QString>
 #include <QtTest>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace tierscope::test {
 
@@ -25,6 +29,21 @@ inline void writeFile(const QString& path, const QByteArray& content) {
 
 inline void writeFileBytes(const std::string& path, const std::string& content) {
     writeFile(QString::fromStdString(path), QByteArray::fromStdString(content));
+}
+
+// A loopback port nobody listens on now: the kernel picks it, we let it go. A server started
+// right after gets it unless another process races for the same port, which is rare.
+inline int freePort() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof a;
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) != 0)
+        qFatal("no free loopback port");
+    ::close(fd);
+    return ntohs(a.sin_port);
 }
 
 } // namespace tierscope::test

@@ -73,16 +73,16 @@ files = 2
                 return f.readAll().toStdString();
             }(),
             nullptr, false);
-        QVERIFY(report.is_object());
+        QVERIFY(report.is_array() && report.size() == 1); // one variant, two arms
         bool named = false;
-        for (const auto& k : report["kpis"])
+        for (const auto& k : report[0]["kpis"])
             if (k["kpi"] == "model_load_time") {
                 QVERIFY(k["b"].get<double>() < k["a"].get<double>());
                 QCOMPARE(k["n_a"].get<int>(), 2);
                 named = true;
             }
         QVERIFY(named);
-        QCOMPARE(report["gates"][0]["verdict"].get<std::string>(), std::string("pass"));
+        QCOMPARE(report[0]["gates"][0]["verdict"].get<std::string>(), std::string("pass"));
 
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         const auto runs = store.runsOfSession(1);
@@ -130,6 +130,61 @@ files = 2
             completed += r.status == "completed";
         QVERIFY(completed >= 2);
         QVERIFY(store.session(1)->endNs); // the recording was closed cleanly
+    }
+
+    // resources/plans/disk-vs-shm.toml as shipped, only smaller, on free paths and a free port.
+    void theExamplePlanNamesTheFasterArm() {
+        QFile f(QStringLiteral(TIERSCOPE_FIXTURES) + "/../../resources/plans/disk-vs-shm.toml");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QString plan = QString::fromUtf8(f.readAll());
+        const QString port = QString::number(test::freePort());
+        const QList<QPair<QString, QString>> edits = {
+            {"repetitions = 3", "repetitions = 2"},
+            {"warmup = 1", "warmup = 0"},
+            {"size = \"256MiB\"", "size = \"64MiB\""},
+            {"concurrency = [4, 8]", "concurrency = [4]"},
+            {"requests = 48", "requests = 16"},
+            {"18431", port},
+            {"/var/tmp/tierscope-plan/disk", m_dir.filePath("example/disk")},
+            {"/dev/shm/tierscope-plan/shm", m_shm + "/example"}};
+        for (const auto& [from, to] : edits) {
+            QVERIFY2(plan.contains(from), qPrintable(from)); // the example still has it
+            plan.replace(from, to);
+        }
+        const QString path = m_dir.filePath("example.toml");
+        test::writeFile(path, plan.toUtf8());
+        const QString db = m_dir.filePath("example.db");
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", db, "run", path, "--format", "json", "--report",
+                                   m_dir.filePath("example.json")});
+        QVERIFY(p.waitForFinished(280000));
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(p.exitCode() == 0 || p.exitCode() == 11 || p.exitCode() == 12, err.constData());
+        QVERIFY2(err.contains("12 runs, 0 failed"), err.constData());
+        QFile r(m_dir.filePath("example.json"));
+        QVERIFY(r.open(QIODevice::ReadOnly));
+        const auto report = nlohmann::json::parse(r.readAll().toStdString(), nullptr, false);
+        QVERIFY(report.is_array());
+        QCOMPARE(report.size(), std::size_t(3)); // model-load, kv-restore@c4, load
+        auto kpi = [&](std::size_t i, const char* name) -> nlohmann::json {
+            for (const auto& k : report[i]["kpis"])
+                if (k["kpi"] == name)
+                    return k;
+            return {};
+        };
+        // RAM beats the disk: shorter model loads and KV restores, read faster.
+        QVERIFY(kpi(0, "model_load_time")["b"].get<double>() <
+                kpi(0, "model_load_time")["a"].get<double>());
+        QVERIFY(kpi(1, "kv_restore_p50")["b"].get<double>() <
+                kpi(1, "kv_restore_p50")["a"].get<double>());
+        QVERIFY(kpi(0, "read_gb_per_s_peak")["b"].get<double>() >
+                kpi(0, "read_gb_per_s_peak")["a"].get<double>());
+        // The TTFT A/B through the simulator measured every request on both arms.
+        const auto ttft = kpi(2, "ttft_p50");
+        QVERIFY2(!ttft.is_null(), report[2].dump().c_str());
+        QCOMPARE(ttft["n_a"].get<int>(), 32);
+        QCOMPARE(ttft["n_b"].get<int>(), 32);
+        QVERIFY(report[2]["plan"].get<std::string>().find("disk-vs-shm") != std::string::npos);
     }
 
     void dryRunPrintsTheOrder() {
