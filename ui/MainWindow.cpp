@@ -3,7 +3,9 @@
 #include "core/ChartCatalog.h"
 #include "core/UnitFormat.h"
 #include "core/WallClock.h"
+#include "ui/CompareDialog.h"
 #include "ui/DevicesView.h"
+#include "ui/ExperimentDialog.h"
 #include "ui/LiveRecording.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
@@ -14,6 +16,8 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
@@ -194,6 +198,19 @@ void MainWindow::buildToolbar() {
     m_liveAction->setToolTip(tr("Back to the live view of this machine"));
     connect(m_liveAction, &QAction::triggered, this, &MainWindow::showLive);
     bar->addSeparator();
+    auto* compare =
+        bar->addAction(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("Compare"));
+    compare->setToolTip(tr("Compare two sessions, runs or experiment arms (Ctrl+K)"));
+    compare->setShortcut(QKeySequence("Ctrl+K"));
+    connect(compare, &QAction::triggered, this, [this] { openCompare(); });
+    auto* plan = bar->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Run plan"));
+    plan->setToolTip(tr("Open an experiment plan (TOML), review it and run it"));
+    connect(plan, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open experiment plan"), QString(), tr("Experiment plans (*.toml)"));
+        if (!path.isEmpty())
+            openPlan(path);
+    });
     auto* settings =
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Settings"));
     connect(settings, &QAction::triggered, this, [this] {
@@ -203,6 +220,55 @@ void MainWindow::buildToolbar() {
         m_settings = dialog.settings();
         m_settings.save();
         applySettings();
+    });
+}
+
+CompareDialog* MainWindow::openCompare(const QString& a, const QString& b) {
+    auto* dialog = new CompareDialog(m_db, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!a.isEmpty())
+        dialog->setSides(a, b);
+    dialog->show();
+    if (!a.isEmpty())
+        connect(
+            dialog, &CompareDialog::choicesLoaded, dialog,
+            [dialog, a, b] {
+                dialog->setSides(a, b);
+                dialog->compare();
+            },
+            Qt::SingleShotConnection);
+    return dialog;
+}
+
+void MainWindow::openPlan(const QString& path) {
+    QMetaObject::invokeMethod(m_reader, [this, path] {
+        QFile file(path);
+        const bool ok = file.open(QIODevice::ReadOnly);
+        const QString text = ok ? QString::fromUtf8(file.readAll()) : QString();
+        const QString error = ok ? QString() : file.errorString();
+        QMetaObject::invokeMethod(this, [this, path, text, error] {
+            if (!error.isEmpty()) {
+                statusBar()->showMessage(tr("Cannot read %1: %2").arg(path, error), 10000);
+                return;
+            }
+            auto* dialog = new ExperimentDialog(m_db, QFileInfo(path).fileName(), text, this);
+            dialog->setAttribute(Qt::WA_DeleteOnClose);
+            // One recorder at a time: the experiment records the machine itself.
+            connect(dialog, &ExperimentDialog::aboutToRun, this, [this] {
+                if (m_liveSession != 0)
+                    stopRecording();
+            });
+            connect(dialog, &ExperimentDialog::experimentFinished, this,
+                    [this](qint64 sessionId, bool) {
+                        refreshSessions();
+                        if (sessionId > 0)
+                            openSession(sessionId);
+                    });
+            connect(dialog, &ExperimentDialog::compareRequested, this,
+                    [this](const QString& a, const QString& b) { openCompare(a, b); });
+            dialog->show();
+            emit planOpened(dialog);
+        });
     });
 }
 

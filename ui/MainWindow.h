@@ -18,7 +18,9 @@ class QTreeView;
 
 namespace tierscope {
 
+class CompareDialog;
 class DevicesView;
+class ExperimentDialog;
 class LiveRecording;
 class SessionListModel;
 class TimelineView;
@@ -54,6 +56,10 @@ class MainWindow : public QMainWindow {
     void showLive();
     void addMarker();
     void refreshSessions();
+    // The compare view, optionally with A and B filled in.
+    CompareDialog* openCompare(const QString& a = {}, const QString& b = {});
+    // Reads the plan off the GUI thread, then shows it (planOpened) for the user to start.
+    void openPlan(const QString& path);
 
   signals:
     void sessionShown(qint64 sessionId); // a recorded session is drawn
@@ -61,6 +67,7 @@ class MainWindow : public QMainWindow {
     void recordingStarted(qint64 sessionId);
     void recordingStopped(qint64 sessionId);
     void sessionsRefreshed();
+    void planOpened(tierscope::ExperimentDialog* dialog);
 
   private:
     void buildToolbar();

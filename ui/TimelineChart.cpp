@@ -114,8 +114,8 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::i
     for (const auto& buckets : data)
         peak = std::max(peak, ChartPoints::peak(buckets));
     const UnitScale scale = UnitScale::choose(m_spec.unit, peak);
-    const bool percent = m_spec.unit == ChartCatalog::Unit::Percent ||
-                         m_spec.unit == ChartCatalog::Unit::Ratio;
+    const bool percent =
+        m_spec.unit == ChartCatalog::Unit::Percent || m_spec.unit == ChartCatalog::Unit::Ratio;
     const double top = percent ? std::max(100.0, peak / scale.divisor)
                                : ChartPoints::niceTop(peak / scale.divisor);
     // Axes first, and only when they change: every range change re-maps every point of every

@@ -93,8 +93,8 @@ void TimelineView::applyToVisible() {
                          m_scroll->viewport()->size());
     for (auto* chart : m_charts) {
         // Not laid out yet (just created, or the view hidden): draw it now rather than never.
-        const bool visible = !isVisible() || chart->geometry().isEmpty() ||
-                             viewport.intersects(chart->geometry());
+        const bool visible =
+            !isVisible() || chart->geometry().isEmpty() || viewport.intersects(chart->geometry());
         if (m_stale[chart] && visible)
             applyData(chart);
     }

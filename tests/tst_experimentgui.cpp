@@ -1,0 +1,202 @@
+#include "TestSupport.h"
+#include "core/Store.h"
+#include "ui/CompareDialog.h"
+#include "ui/ExperimentDialog.h"
+#include "ui/MainWindow.h"
+
+#include <QApplication>
+#include <QImage>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tierscope;
+
+// The GUI's experiment runner and compare view, offscreen, against real runs on this machine:
+// a directory on the build disk (A) against /dev/shm (B).
+class TestExperimentGui : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_shm;
+
+    QString writePlan(const QString& name, int repetitions, const QString& size) {
+        const QString plan = QString(R"(name = "%1"
+repetitions = %2
+gates = ["model_load_time <= 0.9x"]
+
+[[arm]]
+label = "disk"
+storage_profile = "build-disk"
+path = "%3/%1/disk"
+setup = "mkdir -p {path}"
+
+[[arm]]
+label = "shm"
+storage_profile = "tmpfs"
+path = "%4/%1"
+setup = "mkdir -p {path}"
+
+[[workload]]
+kind = "model-load"
+size = "%5"
+files = 2
+)")
+                                 .arg(name)
+                                 .arg(repetitions)
+                                 .arg(m_dir.path(), m_shm, size);
+        const QString path = m_dir.filePath(name + ".toml");
+        test::writeFile(path, plan.toUtf8());
+        return path;
+    }
+
+    static QString status(ExperimentDialog* d, int row) {
+        const auto* item = d->runTable()->item(row, 4);
+        return item ? item->text() : QString();
+    }
+
+    ExperimentDialog* open(MainWindow& w, const QString& plan) {
+        QSignalSpy opened(&w, &MainWindow::planOpened);
+        w.openPlan(plan);
+        if (!opened.wait(10000))
+            return nullptr;
+        return opened.takeFirst().at(0).value<ExperimentDialog*>();
+    }
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_shm = "/dev/shm/tierscope-gui-" + QString::number(QCoreApplication::applicationPid());
+        qRegisterMetaType<tierscope::ExperimentDialog*>();
+    }
+    void cleanupTestCase() { QDir(m_shm).removeRecursively(); }
+
+    void runsAPlanThenComparesItsArms() {
+        MainWindow::Options o;
+        o.db = m_dir.filePath("gui.db");
+        o.record = false;
+        MainWindow w(o);
+        w.show();
+        auto* d = open(w, writePlan("gui", 2, "32MiB"));
+        QVERIFY(d);
+        QVERIFY(d->planValid());
+        // Before anything runs, the user sees each command the plan would run.
+        QVERIFY2(d->commandsText().contains("disk setup: mkdir -p " + m_dir.path() + "/gui/disk"),
+                 qPrintable(d->commandsText()));
+        QVERIFY(d->commandsText().contains("shm setup: mkdir -p " + m_shm + "/gui"));
+        QCOMPARE(d->runTable()->rowCount(), 4);
+        QCOMPARE(status(d, 0), QString("pending"));
+        QCOMPARE(d->runTable()->item(1, 1)->text(), QString("shm")); // A B A B
+
+        QSignalSpy finished(d, &ExperimentDialog::experimentFinished);
+        d->start();
+        QVERIFY(finished.wait(120000));
+        QVERIFY(finished.at(0).at(0).toLongLong() > 0);
+        QCOMPARE(finished.at(0).at(1).toBool(), false); // complete
+        QCOMPARE(d->progress()->value(), 4);
+        for (int row = 0; row < 4; ++row)
+            QCOMPARE(status(d, row), QString("completed"));
+        QVERIFY2(d->statusText().contains("4 runs, 0 failed"), qPrintable(d->statusText()));
+        QTRY_COMPARE_WITH_TIMEOUT(w.shownSessionId(), finished.at(0).at(0).toLongLong(), 10000);
+
+        const auto [a, b] = d->firstComparison();
+        QCOMPARE(a, QString("arm:gui/model-load/disk"));
+        auto* compare = w.openCompare(a, b);
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        QVERIFY(shown.wait(60000));
+        const auto* kpis = compare->kpiTable();
+        int loadRow = -1;
+        for (int row = 0; row < kpis->rowCount(); ++row)
+            if (kpis->item(row, 0)->text() == "model_load_time")
+                loadRow = row;
+        QVERIFY(loadRow >= 0);
+        QVERIFY(kpis->item(loadRow, 4)->text().startsWith("-")); // RAM loads faster
+        QCOMPARE(kpis->item(loadRow, 7)->text(), QString("2 / 2 runs"));
+        QCOMPARE(compare->gateTable()->rowCount(), 0); // no gates typed yet
+        QCOMPARE(compare->chartTabs()->count(), 4);
+        QVERIFY(compare->result().plan.find("name = \"gui\"") != std::string::npos);
+
+        // Every chart and the report export from the view.
+        QSignalSpy exported(compare, &CompareDialog::exported);
+        compare->exportChartTo(0, m_dir.filePath("cdf.png"), QSize(900, 500));
+        QVERIFY(exported.wait(30000));
+        QCOMPARE(exported.takeFirst().at(1).toString(), QString());
+        QCOMPARE(QImage(m_dir.filePath("cdf.png")).size(), QSize(900, 500));
+        compare->exportChartTo(2, m_dir.filePath("timelines.svg"));
+        QVERIFY(exported.wait(30000));
+        QVERIFY(QFile(m_dir.filePath("timelines.svg")).size() > 1000);
+        compare->exportChartTo(3, m_dir.filePath("shares.pdf"));
+        QVERIFY(exported.wait(30000));
+        QVERIFY(QFile(m_dir.filePath("shares.pdf")).size() > 500);
+        compare->exportReportTo(m_dir.filePath("report.html"));
+        QVERIFY(exported.wait(30000));
+        QFile html(m_dir.filePath("report.html"));
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        QCOMPARE(html.readAll().count("<svg"), 4);
+        compare->exportChartTo(0, m_dir.filePath("cdf.jpg"));
+        QVERIFY(exported.wait(30000));
+        QVERIFY(exported.takeLast().at(1).toString().contains(".svg, .png or .pdf"));
+
+        // Gates typed into the view get badges in the KPI table.
+        compare->setGates("model_load_time <= 0.9x; ttft_p50 <= -25%");
+        compare->compare();
+        QVERIFY(shown.wait(60000));
+        QCOMPARE(compare->gateTable()->rowCount(), 2);
+        QCOMPARE(compare->gateTable()->item(1, 1)->text(), QString("inconclusive"));
+        QVERIFY(!kpis->item(loadRow, 8)->text().isEmpty());
+        if (!qEnvironmentVariableIsEmpty("TIERSCOPE_SCREENSHOTS")) {
+            compare->resize(1400, 950);
+            compare->chartTabs()->setCurrentIndex(2);
+            QTest::qWait(200);
+            compare->grab().save(qEnvironmentVariable("TIERSCOPE_SCREENSHOTS") + "/compare.png");
+            d->grab().save(qEnvironmentVariable("TIERSCOPE_SCREENSHOTS") + "/experiment.png");
+        }
+
+        // A side that does not exist says so instead of showing stale numbers.
+        QSignalSpy failed(compare, &CompareDialog::comparisonFailed);
+        compare->setSides("run:9999", b);
+        compare->compare();
+        QVERIFY(failed.wait(30000));
+        QVERIFY(compare->statusText().contains("no run 9999"));
+    }
+
+    void cancelKeepsCompletedRunsAndMarksTheExperimentIncomplete() {
+        MainWindow::Options o;
+        o.db = m_dir.filePath("cancel.db");
+        o.record = false;
+        MainWindow w(o);
+        auto* d = open(w, writePlan("cancel", 40, "96MiB"));
+        QVERIFY(d);
+        QSignalSpy finished(d, &ExperimentDialog::experimentFinished);
+        d->start();
+        QTRY_VERIFY_WITH_TIMEOUT(d->progress()->value() >= 2, 120000);
+        d->cancel();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.at(0).at(1).toBool(), true); // incomplete
+        QVERIFY(d->statusText().contains("INCOMPLETE"));
+        QCOMPARE(status(d, 0), QString("completed"));
+        QCOMPARE(status(d, 79), QString("pending")); // never started
+        Store store(o.db.toStdString(), Store::Mode::ReadOnly);
+        const auto runs = store.runsOfSession(finished.at(0).at(0).toLongLong());
+        int completed = 0, cancelled = 0;
+        for (const auto& r : runs) {
+            completed += r.status == "completed";
+            cancelled += r.status == "cancelled";
+        }
+        QVERIFY(completed >= 2);
+        QCOMPARE(cancelled, 1);
+        QVERIFY(store.eventText(finished.at(0).at(0).toLongLong(), "experiment-incomplete"));
+    }
+
+    void aBrokenPlanSaysWhyAndCannotRun() {
+        ExperimentDialog d(m_dir.filePath("x.db"), "broken.toml", "name = \"x\"\n[[arm]]\n");
+        QVERIFY(!d.planValid());
+        QCOMPARE(d.runTable()->rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestExperimentGui)
+#include "tst_experimentgui.moc"

@@ -1,0 +1,341 @@
+#include "ui/CompareDialog.h"
+
+#include "core/GatePresets.h"
+#include "ui/ComparisonWorker.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QSvgRenderer>
+#include <QSvgWidget>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace tierscope {
+
+namespace {
+
+QColor verdictColor(Gate::Verdict v) {
+    switch (v) {
+    case Gate::Verdict::Pass:
+        return QColor("#2e7d32");
+    case Gate::Verdict::Fail:
+        return QColor("#c62828");
+    case Gate::Verdict::Inconclusive:
+        break;
+    }
+    return QColor("#b26a00");
+}
+
+QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight) {
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(align | Qt::AlignVCenter);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    return item;
+}
+
+QTableWidgetItem* badge(const QString& text, const QColor& color) {
+    auto* item = cell(text, Qt::AlignCenter);
+    item->setBackground(color);
+    item->setForeground(Qt::white);
+    QFont bold = item->font();
+    bold.setBold(true);
+    item->setFont(bold);
+    return item;
+}
+
+QString interval(const KpiComparison& k) {
+    if (!k.interval)
+        return QObject::tr("n/a");
+    return QString("[%1, %2]")
+        .arg(QString::fromStdString(ComparisonReport::formatValue(k.interval->lo, k.unit)),
+             QString::fromStdString(ComparisonReport::formatValue(k.interval->hi, k.unit)));
+}
+
+QComboBox* sideBox(QWidget* parent) {
+    auto* box = new QComboBox(parent);
+    box->setEditable(true); // a spec can be typed: run:12, session:3, arm:EXP/ARM
+    box->setInsertPolicy(QComboBox::NoInsert);
+    box->setMinimumContentsLength(36);
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    return box;
+}
+
+// The spec of the chosen entry, or what the user typed.
+QString specOf(const QComboBox* box) {
+    const int i = box->findText(box->currentText());
+    return i >= 0 && box->itemData(i).isValid() ? box->itemData(i).toString()
+                                                : box->currentText().trimmed();
+}
+
+} // namespace
+
+CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_db(std::move(db)) {
+    setWindowTitle(tr("Compare A/B"));
+    resize(1280, 900);
+    m_worker = new ComparisonWorker;
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    m_thread.start();
+
+    m_a = sideBox(this);
+    m_b = sideBox(this);
+    m_gateText = new QLineEdit(this);
+    m_gateText->setPlaceholderText(tr("ttft_p50 <= -25%; output_throughput >= +29%"));
+    m_preset = new QComboBox(this);
+    m_preset->addItem(tr("no preset"), QString());
+    for (const auto& [name, gates] : GatePresets::builtin())
+        m_preset->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    m_run = new QPushButton(tr("Compare"), this);
+    m_run->setDefault(true);
+    auto* form = new QFormLayout;
+    form->addRow(tr("A (baseline)"), m_a);
+    form->addRow(tr("B (candidate)"), m_b);
+    auto* gateRow = new QHBoxLayout;
+    gateRow->addWidget(m_gateText, 1);
+    gateRow->addWidget(m_preset);
+    gateRow->addWidget(m_run);
+    form->addRow(tr("Gates"), gateRow);
+
+    m_kpis = new QTableWidget(0, 9, this);
+    m_kpis->setHorizontalHeaderLabels({tr("KPI"), tr("A"), tr("B"), tr("B - A"), tr("change"),
+                                       tr("ratio"), tr("95 % CI of B - A"), tr("n (A / B)"),
+                                       tr("gate")});
+    m_kpis->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_kpis->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_kpis->horizontalHeader()->setMinimumSectionSize(90);
+    m_kpis->verticalHeader()->hide();
+    m_gates = new QTableWidget(0, 3, this);
+    m_gates->setHorizontalHeaderLabels({tr("gate"), tr("verdict"), tr("evidence")});
+    m_gates->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_gates->horizontalHeader()->setStretchLastSection(true);
+    m_gates->verticalHeader()->hide();
+    m_gates->setMaximumHeight(120);
+    m_shares = new QLabel(this);
+    m_shares->setWordWrap(true);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setMinimumHeight(320);
+
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_kpis, 3);
+    topLayout->addWidget(m_shares);
+    topLayout->addWidget(m_gates, 1);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(top);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({340, 520});
+
+    m_status = new QLabel(tr("Pick A and B."), this);
+    m_exportChart = new QPushButton(tr("Export chart…"), this);
+    m_exportReport = new QPushButton(tr("Export report…"), this);
+    m_exportChart->setEnabled(false);
+    m_exportReport->setEnabled(false);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_status, 1);
+    buttons->addWidget(m_exportChart);
+    buttons->addWidget(m_exportReport);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(split, 1);
+    layout->addLayout(buttons);
+
+    connect(m_run, &QPushButton::clicked, this, &CompareDialog::compare);
+    connect(m_exportReport, &QPushButton::clicked, this, &CompareDialog::askExportReport);
+    connect(m_exportChart, &QPushButton::clicked, this, &CompareDialog::askExportChart);
+    connect(m_worker, &ComparisonWorker::choicesListed, this,
+            [this](const QList<ComparisonChoice>& choices) {
+                for (auto* box : {m_a, m_b}) {
+                    const QString typed = box->currentText();
+                    box->clear();
+                    for (const auto& c : choices)
+                        box->addItem(c.text, c.spec);
+                    box->setEditText(typed.isEmpty() && box->count() ? box->itemText(0) : typed);
+                }
+                if (m_b->count() > 1 && m_b->currentText() == m_a->currentText())
+                    m_b->setCurrentIndex(1);
+                emit choicesLoaded();
+            });
+    connect(m_worker, &ComparisonWorker::compared, this,
+            [this](quint64 request, const ComparisonReport::Input& in) {
+                if (request == m_request)
+                    showResult(in);
+            });
+    connect(m_worker, &ComparisonWorker::failed, this,
+            [this](quint64 request, const QString& message) {
+                if (request != m_request)
+                    return;
+                m_run->setEnabled(true);
+                m_status->setText(tr("Cannot compare: %1").arg(message));
+                emit comparisonFailed(message);
+            });
+    connect(m_worker, &ComparisonWorker::exported, this,
+            [this](const QString& path, const QString& error) {
+                m_status->setText(error.isEmpty() ? tr("Wrote %1").arg(path) : error);
+                emit exported(path, error);
+            });
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, db = m_db] { w->listChoices(db); });
+}
+
+CompareDialog::~CompareDialog() {
+    m_thread.quit();
+    m_thread.wait();
+}
+
+QString CompareDialog::statusText() const {
+    return m_status->text();
+}
+
+void CompareDialog::setSides(const QString& a, const QString& b) {
+    m_a->setEditText(a);
+    m_b->setEditText(b);
+}
+
+void CompareDialog::setGates(const QString& gates, const QString& preset) {
+    m_gateText->setText(gates);
+    m_preset->setCurrentIndex(std::max(0, m_preset->findData(preset)));
+}
+
+void CompareDialog::compare() {
+    const QString a = specOf(m_a), b = specOf(m_b);
+    if (a.isEmpty() || b.isEmpty()) {
+        m_status->setText(tr("Pick A and B."));
+        return;
+    }
+    m_run->setEnabled(false);
+    m_status->setText(tr("Comparing %1 with %2…").arg(b, a));
+    const QStringList gates = m_gateText->text().split(';', Qt::SkipEmptyParts);
+    const QStringList presets = m_preset->currentData().toString().isEmpty()
+                                    ? QStringList()
+                                    : QStringList{m_preset->currentData().toString()};
+    const quint64 request = ++m_request;
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, db = m_db, a, b, gates, presets, request] {
+        w->compare(db, a, b, gates, presets, request);
+    });
+}
+
+void CompareDialog::showResult(const ComparisonReport::Input& in) {
+    m_result = in;
+    fillKpis(in);
+    fillGates(in);
+    QStringList shares;
+    auto pct = [](const std::optional<double>& v) {
+        return v ? QString("%1 %").arg(*v * 100, 0, 'f', 0) : QString("n/a");
+    };
+    for (const auto& s : in.shares)
+        shares << QString("%1: A %2 → B %3")
+                      .arg(QString::fromStdString(s.bottleneck), pct(s.a), pct(s.b));
+    m_shares->setText(shares.isEmpty() ? tr("No timeline to name bottlenecks from.")
+                                       : tr("Bottleneck time shares — ") + shares.join(";  "));
+    const int current = m_tabs->currentIndex();
+    while (m_tabs->count() > 0) {
+        QWidget* page = m_tabs->widget(0);
+        m_tabs->removeTab(0);
+        delete page;
+    }
+    for (const auto& chart : in.charts) {
+        auto* svg = new QSvgWidget(m_tabs);
+        svg->load(QByteArray::fromStdString(chart.svg));
+        svg->renderer()->setAspectRatioMode(Qt::KeepAspectRatio);
+        m_tabs->addTab(svg, QString::fromStdString(chart.title));
+    }
+    m_tabs->setCurrentIndex(std::max(0, current));
+    m_run->setEnabled(true);
+    m_exportChart->setEnabled(!in.charts.empty());
+    m_exportReport->setEnabled(true);
+    m_status->setText(
+        tr("A: %1    B: %2")
+            .arg(QString::fromStdString(in.labelA), QString::fromStdString(in.labelB)));
+    emit comparisonShown();
+}
+
+void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
+    m_kpis->setRowCount(static_cast<int>(in.kpis.size()));
+    for (int row = 0; row < static_cast<int>(in.kpis.size()); ++row) {
+        const auto& k = in.kpis[static_cast<std::size_t>(row)];
+        auto value = [&](double v) {
+            return QString::fromStdString(ComparisonReport::formatValue(v, k.unit));
+        };
+        m_kpis->setItem(row, 0, cell(QString::fromStdString(k.name), Qt::AlignLeft));
+        m_kpis->setItem(row, 1, cell(value(k.a)));
+        m_kpis->setItem(row, 2, cell(value(k.b)));
+        m_kpis->setItem(row, 3, cell(value(k.difference())));
+        auto* change = cell(k.a != 0 ? QString("%1%2 %")
+                                           .arg(k.relative() >= 0 ? "+" : "")
+                                           .arg(k.relative() * 100, 0, 'f', 1)
+                                     : tr("n/a"));
+        if (k.a != k.b)
+            change->setForeground(k.improved() ? QColor("#2e7d32") : QColor("#c62828"));
+        m_kpis->setItem(row, 4, change);
+        m_kpis->setItem(row, 5,
+                        cell(k.a != 0 ? QString("%1x").arg(k.ratio(), 0, 'f', 3) : tr("n/a")));
+        m_kpis->setItem(row, 6, cell(interval(k)));
+        m_kpis->setItem(row, 7,
+                        cell(QString("%1 / %2 %3")
+                                 .arg(k.countA)
+                                 .arg(k.countB)
+                                 .arg(QString::fromStdString(k.sampleKind))));
+        m_kpis->setItem(row, 8, cell(QString(), Qt::AlignCenter));
+        for (const auto& [gate, verdict] : in.gates)
+            if (gate.kpi == k.name) // the last gate on a KPI shows; the gate table has all
+                m_kpis->setItem(row, 8,
+                                badge(Gate::name(verdict.verdict), verdictColor(verdict.verdict)));
+    }
+}
+
+void CompareDialog::fillGates(const ComparisonReport::Input& in) {
+    m_gates->setRowCount(static_cast<int>(in.gates.size()));
+    for (int row = 0; row < static_cast<int>(in.gates.size()); ++row) {
+        const auto& [gate, verdict] = in.gates[static_cast<std::size_t>(row)];
+        m_gates->setItem(row, 0, cell(QString::fromStdString(gate.text), Qt::AlignLeft));
+        m_gates->setItem(row, 1, badge(Gate::name(verdict.verdict), verdictColor(verdict.verdict)));
+        m_gates->setItem(row, 2, cell(QString::fromStdString(verdict.reason), Qt::AlignLeft));
+    }
+    m_gates->setVisible(!in.gates.empty());
+}
+
+void CompareDialog::exportReportTo(const QString& path) {
+    QMetaObject::invokeMethod(m_worker,
+                              [w = m_worker, in = m_result, path] { w->exportReport(in, path); });
+}
+
+void CompareDialog::exportChartTo(int chart, const QString& path, QSize size) {
+    if (chart < 0 || chart >= static_cast<int>(m_result.charts.size()))
+        return;
+    const QByteArray svg =
+        QByteArray::fromStdString(m_result.charts[static_cast<std::size_t>(chart)].svg);
+    QMetaObject::invokeMethod(m_worker,
+                              [w = m_worker, svg, path, size] { w->exportChart(svg, path, size); });
+}
+
+void CompareDialog::askExportReport() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export comparison"), "comparison.html",
+        tr("HTML report (*.html);;CSV (*.csv);;JSON (*.json);;Markdown (*.md)"));
+    if (!path.isEmpty())
+        exportReportTo(path);
+}
+
+void CompareDialog::askExportChart() {
+    const int index = m_tabs->currentIndex();
+    if (index < 0 || index >= static_cast<int>(m_result.charts.size()))
+        return;
+    const QString name =
+        QString::fromStdString(m_result.charts[static_cast<std::size_t>(index)].name);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), name + ".png",
+                                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    if (!path.isEmpty())
+        exportChartTo(index, path);
+}
+
+} // namespace tierscope

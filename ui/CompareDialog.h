@@ -1,0 +1,73 @@
+#pragma once
+
+#include "core/ComparisonReport.h"
+
+#include <QDialog>
+#include <QThread>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTabWidget;
+class QTableWidget;
+
+namespace tierscope {
+
+class ComparisonWorker;
+
+// The A/B compare view: pick two sessions, runs or experiment arms, and see the KPI table
+// with deltas, 95 % intervals and gate badges, the bottleneck shares and the four charts.
+// Each chart exports as PNG, SVG or PDF; the whole comparison as HTML, CSV, JSON or Markdown.
+class CompareDialog : public QDialog {
+    Q_OBJECT
+  public:
+    explicit CompareDialog(QString db, QWidget* parent = nullptr);
+    ~CompareDialog() override;
+
+    void setSides(const QString& a, const QString& b);
+    void setGates(const QString& gates, const QString& preset = {});
+    void compare();
+    void exportReportTo(const QString& path);
+    void exportChartTo(int chart, const QString& path, QSize size = {1200, 700});
+
+    const ComparisonReport::Input& result() const { return m_result; }
+    QTableWidget* kpiTable() const { return m_kpis; }
+    QTableWidget* gateTable() const { return m_gates; }
+    QTabWidget* chartTabs() const { return m_tabs; }
+    QString statusText() const;
+
+  signals:
+    void choicesLoaded();
+    void comparisonShown();
+    void comparisonFailed(const QString& message);
+    void exported(const QString& path, const QString& error);
+
+  private:
+    void showResult(const ComparisonReport::Input& in);
+    void fillKpis(const ComparisonReport::Input& in);
+    void fillGates(const ComparisonReport::Input& in);
+    void askExportReport();
+    void askExportChart();
+
+    QString m_db;
+    QThread m_thread;
+    ComparisonWorker* m_worker = nullptr;
+    ComparisonReport::Input m_result;
+    quint64 m_request = 0;
+
+    QComboBox* m_a = nullptr;
+    QComboBox* m_b = nullptr;
+    QLineEdit* m_gateText = nullptr;
+    QComboBox* m_preset = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_exportReport = nullptr;
+    QPushButton* m_exportChart = nullptr;
+    QLabel* m_status = nullptr;
+    QLabel* m_shares = nullptr;
+    QTableWidget* m_kpis = nullptr;
+    QTableWidget* m_gates = nullptr;
+    QTabWidget* m_tabs = nullptr;
+};
+
+} // namespace tierscope

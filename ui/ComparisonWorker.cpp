@@ -1,0 +1,112 @@
+#include "ui/ComparisonWorker.h"
+
+#include "core/ComparisonBuilder.h"
+#include "core/Store.h"
+#include "core/UnitFormat.h"
+#include "core/Version.h"
+#include "core/WallClock.h"
+#include "ui/ChartRenderer.h"
+
+#include <QFileInfo>
+#include <QSaveFile>
+
+namespace tierscope {
+
+namespace {
+
+std::vector<std::string> strings(const QStringList& list) {
+    std::vector<std::string> out;
+    for (const auto& s : list)
+        if (!s.trimmed().isEmpty())
+            out.push_back(s.trimmed().toStdString());
+    return out;
+}
+
+} // namespace
+
+ComparisonWorker::ComparisonWorker(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<tierscope::ComparisonChoice>();
+    qRegisterMetaType<QList<tierscope::ComparisonChoice>>();
+    qRegisterMetaType<tierscope::ComparisonReport::Input>();
+}
+
+void ComparisonWorker::listChoices(const QString& db) {
+    QList<ComparisonChoice> out;
+    if (!QFileInfo::exists(db)) {
+        emit choicesListed(out);
+        return;
+    }
+    try {
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        for (const auto& [experiment, arm] : store.arms()) {
+            const QString spec = QString::fromStdString("arm:" + experiment + "/" + arm);
+            out.push_back({spec, spec});
+        }
+        const auto sessions = store.sessions();
+        for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) {
+            const auto runs = store.runsOfSession(it->id);
+            if (runs.empty())
+                continue; // nothing was measured in it: nothing to compare
+            out.push_back({QString("session:%1").arg(it->id),
+                           QString("session:%1  %2 [%3], %4 run(s)")
+                               .arg(it->id)
+                               .arg(QString::fromStdString(it->label),
+                                    QString::fromStdString(it->storageProfile))
+                               .arg(runs.size())});
+            for (const auto& r : runs)
+                out.push_back(
+                    {QString("run:%1").arg(r.id),
+                     QString("run:%1  %2 %3 %4")
+                         .arg(r.id)
+                         .arg(QString::fromStdString(r.workload), QString::fromStdString(r.arm),
+                              QString::fromStdString(r.status))});
+        }
+    } catch (const std::exception& e) {
+        emit failed(0, QString::fromStdString(e.what()));
+    }
+    emit choicesListed(out);
+}
+
+void ComparisonWorker::compare(const QString& db, const QString& a, const QString& b,
+                               const QStringList& gates, const QStringList& presets,
+                               quint64 request) {
+    try {
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        ComparisonBuilder::Options options;
+        options.gates = ComparisonBuilder::gates(strings(gates), strings(presets));
+        const auto sideA = ComparisonBuilder::resolve(store, a.trimmed().toStdString());
+        const auto sideB = ComparisonBuilder::resolve(store, b.trimmed().toStdString());
+        auto in = ComparisonBuilder::build(store, sideA, sideB, options);
+        in.toolVersion = kToolVersion;
+        in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
+        emit compared(request, in);
+    } catch (const std::exception& e) {
+        emit failed(request, QString::fromStdString(e.what()));
+    }
+}
+
+void ComparisonWorker::exportReport(const ComparisonReport::Input& in, const QString& path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const std::string format = suffix == "htm" ? "html" : suffix.toStdString();
+    const std::string text = ComparisonReport::render(format, in);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(text.data(), static_cast<qint64>(text.size())) !=
+            static_cast<qint64>(text.size()) ||
+        !file.commit()) {
+        emit exported(path, tr("cannot write %1: %2").arg(path, file.errorString()));
+        return;
+    }
+    emit exported(path, {});
+}
+
+void ComparisonWorker::exportChart(const QByteArray& svg, const QString& path, QSize size) {
+    const auto format = ChartRenderer::formatOf(path);
+    if (!format) {
+        emit exported(path, tr("%1: charts export as .svg, .png or .pdf").arg(path));
+        return;
+    }
+    emit exported(path, ChartRenderer::write(svg, path, *format, size));
+}
+
+} // namespace tierscope

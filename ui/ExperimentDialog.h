@@ -1,0 +1,70 @@
+#pragma once
+
+#include "core/ExperimentPlan.h"
+#include "core/RunSchedule.h"
+
+#include <QDialog>
+#include <QThread>
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace tierscope {
+
+class ExperimentWorker;
+
+// Runs an experiment plan from the GUI. Before anything runs it shows the plan and every shell
+// command the plan would run on this machine; the user starts it. Then a progress bar, the
+// status of each run, and cancel: completed runs stay and the experiment is marked incomplete.
+class ExperimentDialog : public QDialog {
+    Q_OBJECT
+  public:
+    // planText: the TOML the user opened; a plan that does not parse shows its error.
+    ExperimentDialog(QString db, QString planName, QString planText, QWidget* parent = nullptr);
+    ~ExperimentDialog() override;
+
+    bool planValid() const { return m_valid; }
+    QString commandsText() const;
+    QTableWidget* runTable() const { return m_runs; }
+    QProgressBar* progress() const { return m_progress; }
+    QString statusText() const;
+    // The first arm and the second of the first variant, as compare specs.
+    QPair<QString, QString> firstComparison() const;
+
+  public slots:
+    void start();
+    void cancel();
+
+  signals:
+    void aboutToRun();
+    void experimentFinished(qint64 sessionId, bool incomplete);
+    void compareRequested(const QString& a, const QString& b);
+
+  private:
+    void describe();
+    void onFinished(qint64 sessionId, int failed, bool incomplete, const QString& error);
+
+    QString m_db;
+    QString m_planText;
+    ExperimentPlan m_plan;
+    std::vector<ScheduledRun> m_schedule;
+    bool m_valid = false;
+    bool m_running = false;
+    QThread m_thread;
+    ExperimentWorker* m_worker = nullptr;
+
+    QLabel* m_summary = nullptr;
+    QPlainTextEdit* m_commands = nullptr;
+    QTableWidget* m_runs = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    QPushButton* m_start = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QPushButton* m_compare = nullptr;
+};
+
+} // namespace tierscope
+Q_DECLARE_METATYPE(tierscope::ExperimentDialog*)
