@@ -48,6 +48,18 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
                                                       std::int64_t t0, std::int64_t end,
                                                       std::int64_t windowNs,
                                                       const BottleneckClassifier::Thresholds& t) {
+    return analyzeSeries(
+        store.metrics(sessionId),
+        [&store](std::int64_t metric, std::int64_t from, std::int64_t to, int points) {
+            return store.readDecimated(metric, from, to, points);
+        },
+        t0, end, windowNs, t);
+}
+
+SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricInfo>& metrics,
+                                                       const Reader& read, std::int64_t t0,
+                                                       std::int64_t end, std::int64_t windowNs,
+                                                       const BottleneckClassifier::Thresholds& t) {
     Result result;
     result.windowNs = windowNs;
     if (windowNs <= 0 || end <= t0)
@@ -65,7 +77,7 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
         // summing buckets would count the samples, not the bandwidth.
         const int points = static_cast<int>(std::min<std::size_t>(20 * n, 400000));
         std::vector<Bucket> windows(n);
-        for (const auto& b : store.readDecimated(metric, t0, t1, points)) {
+        for (const auto& b : read(metric, t0, t1, points)) {
             const auto w = static_cast<std::size_t>((b.tNs + b.widthNs / 2 - t0) / windowNs);
             if (w < n && b.count > 0)
                 windows[w].merge(b.min, b.max, b.sum, b.count);
@@ -74,7 +86,7 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
             if (windows[w].count > 0)
                 fold(s, w, windows[w].mean(), how);
     };
-    for (const auto& m : store.metrics(sessionId)) {
+    for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
         if (p == "block/total/read_bytes_per_s" || p == "block/total/write_bytes_per_s")
             add("bandwidth", m.id, Fold::Sum);

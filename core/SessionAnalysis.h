@@ -1,8 +1,11 @@
 #pragma once
 
 #include "core/BottleneckClassifier.h"
+#include "core/Bucket.h"
+#include "core/MetricInfo.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +35,12 @@ class SessionAnalysis {
     static Result analyzeRange(Store& store, std::int64_t sessionId, std::int64_t t0Ns,
                                std::int64_t t1Ns, std::int64_t windowNs,
                                const BottleneckClassifier::Thresholds& thresholds = {});
+    // The same from any source of decimated series: the store, or the live view's buffer.
+    using Reader = std::function<std::vector<Bucket>(std::int64_t metricId, std::int64_t t0Ns,
+                                                     std::int64_t t1Ns, int points)>;
+    static Result analyzeSeries(const std::vector<MetricInfo>& metrics, const Reader& read,
+                                std::int64_t t0Ns, std::int64_t t1Ns, std::int64_t windowNs,
+                                const BottleneckClassifier::Thresholds& thresholds = {});
 };
 
 } // namespace tierscope

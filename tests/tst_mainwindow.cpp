@@ -1,5 +1,6 @@
 #include "core/Store.h"
 #include "core/StoreWriter.h"
+#include "ui/BottleneckBand.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
 #include "ui/SessionListModel.h"
@@ -48,6 +49,33 @@ std::int64_t writeSession(const std::string& db) {
         writer.append(cpu, t, i / 6.0);
         writer.append(read, t, 2e9 + 1e8 * std::sin(i / 10.0));
         writer.append(ttft, t, 0.25);
+    }
+    writer.stop();
+    return id;
+}
+
+// A minute: storage at its ceiling with idle GPUs and slow first tokens, then busy GPUs.
+std::int64_t writeBottleneckSession(const std::string& db) {
+    std::int64_t id = 0;
+    const std::int64_t start = kStart + 3600 * kSecond;
+    {
+        Store store(db, Store::Mode::ReadWrite);
+        SessionInfo info;
+        info.label = "bottlenecks";
+        info.startNs = start;
+        id = store.createSession(info);
+        store.finishSession(id, start + 60 * kSecond);
+    }
+    StoreWriter writer(db, {});
+    const int bw =
+        writer.defineMetric(id, {"block/total/read_bytes_per_s", "bytes/s", "rate", "{}"});
+    const int gpu = writer.defineMetric(id, {"gpu/0/busy_pct", "percent", "gauge", "{}"});
+    const int ttft = writer.defineMetric(id, {"engine/e/ttft_p50_s", "s", "gauge", "{}"});
+    for (int i = 0; i < 600; ++i) {
+        const std::int64_t t = start + i * kSecond / 10;
+        writer.append(bw, t, i < 300 ? 5e9 : 1e9);
+        writer.append(gpu, t, i < 300 ? 20 : 95);
+        writer.append(ttft, t, i < 300 ? 4.0 : 0.3);
     }
     writer.stop();
     return id;
@@ -131,6 +159,33 @@ class TestMainWindow : public QObject {
         QVERIFY(cpu->seriesVisible(0));
     }
 
+    void bottleneckBandsOverARecordedSession() {
+        const auto id = writeBottleneckSession(m_db.toStdString());
+        MainWindow window({m_db, id, false, 300});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        const auto* band = window.timeline()->bottleneckBand();
+        QVERIFY(band->isVisible());
+        const auto& spans = band->spans();
+        QCOMPARE(spans.size(), std::size_t(2));
+        QCOMPARE(spans[0].cls, BottleneckClassifier::Class::StorageBound);
+        QCOMPARE(spans[1].cls, BottleneckClassifier::Class::GpuComputeBound);
+        QVERIFY(std::abs(spans[0].x1 - 30.0) < 1.0); // the change, half-way through
+        QVERIFY(band->textAt(10).startsWith("storage-bound: storage at 100 %"));
+        QVERIFY(band->textAt(50).startsWith("gpu-compute-bound: GPU busy 95 %"));
+        // The lane lines up with the first plot below it.
+        const auto* first = window.timeline()->charts().front();
+        QVERIFY(!first->isAbsent());
+        QTRY_COMPARE_WITH_TIMEOUT(first->plotRectIn(window.timeline()).left(),
+                                  band->mapTo(window.timeline(), QPoint(0, 0)).x() +
+                                      band->plotLeft(),
+                                  5000);
+        QCOMPARE(band->plotWidth(), first->plotRectIn(window.timeline()).width());
+        if (!qEnvironmentVariableIsEmpty("TIERSCOPE_SCREENSHOTS"))
+            window.grab().save(qEnvironmentVariable("TIERSCOPE_SCREENSHOTS") + "/bands.png");
+    }
+
     void liveViewRecordsThisMachine() {
         const QString db = m_dir.filePath("live.db");
         MainWindow window({db, 0, true, 60});
@@ -143,6 +198,9 @@ class TestMainWindow : public QObject {
                                  10000);
         QVERIFY(refreshed.count() > 0);
         QVERIFY(window.isLive());
+        // The live band classifies what the buffer holds; x is seconds ago.
+        QTRY_VERIFY_WITH_TIMEOUT(!window.timeline()->bottleneckBand()->spans().empty(), 10000);
+        QVERIFY(window.timeline()->bottleneckBand()->spans().back().x1 <= 2.0);
         const qint64 id = started.first().first().toLongLong();
 
         QSignalSpy stopped(&window, &MainWindow::recordingStopped);

@@ -3,6 +3,7 @@
 #include "core/ChartCatalog.h"
 #include "core/UnitFormat.h"
 #include "core/WallClock.h"
+#include "ui/BottleneckBand.h"
 #include "ui/CompareDialog.h"
 #include "ui/DevicesView.h"
 #include "ui/ExperimentDialog.h"
@@ -365,7 +366,25 @@ void MainWindow::refreshLive() {
             data[s.metricId] = m_buffer.decimated(s.metricId, t0, t1, columns);
     m_timeline->setTimeRange(static_cast<double>(t0 - t1) / 1e9, 0, tr("seconds ago"));
     m_timeline->setData(data, t1);
+    refreshLiveBand(t0, t1);
     emit liveRefreshed();
+}
+
+// Classified from the in-memory buffer, at most once a second: a window is seconds long.
+void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
+    if (t1 - m_bandAt < kSecond && m_bandAt != 0)
+        return;
+    m_bandAt = t1;
+    const std::int64_t window = std::max<std::int64_t>(2 * kSecond, (t1 - t0) / 120);
+    // Windows on fixed boundaries, so the bands do not shift as the view scrolls.
+    const std::int64_t start = t0 / window * window;
+    const auto analysis = SessionAnalysis::analyzeSeries(
+        m_buffer.metrics(),
+        [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+            return m_buffer.decimated(id, from, to, points);
+        },
+        start, t1, window);
+    m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(analysis, t1));
 }
 
 void MainWindow::openSession(qint64 sessionId) {
@@ -387,6 +406,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
         0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9,
         tr("seconds since %1").arg(QString::fromStdString(UnitFormat::utcTime(view.t0Ns))));
     m_timeline->setData(view.data, view.t0Ns);
+    m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
     m_devices->setDevices(view.devices);
     m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
     statusBar()->clearMessage();
@@ -409,6 +429,7 @@ void MainWindow::requestRange(double x0, double x1) {
 void MainWindow::showLive() {
     m_shownSession = 0;
     m_drawnVersion = 0;
+    m_bandAt = 0;
     m_chartedSeries = 0; // the session view replaced the charts
     m_timeline->setInteractive(false);
     m_devices->setDevices(m_liveDevices);

@@ -76,6 +76,7 @@ class MainWindow : public QMainWindow {
     void applySettings();
     void requestRange(double x0, double x1);
     void setStatus();
+    void refreshLiveBand(std::int64_t t0Ns, std::int64_t t1Ns);
     void onSessionOpened(const SessionView& view);
     qint64 windowNs() const;
 
@@ -108,6 +109,7 @@ class MainWindow : public QMainWindow {
     qint64 m_shownSession = 0;
     std::int64_t m_shownOrigin = 0;
     std::uint64_t m_drawnVersion = 0;
+    std::int64_t m_bandAt = 0;       // when the live band was last classified
     std::size_t m_chartedSeries = 0; // live series the charts were built for; 0: rebuild
     quint64 m_rangeRequest = 0;
     double m_pendingX0 = 0;

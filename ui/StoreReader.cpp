@@ -49,6 +49,10 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
             for (const auto& s : chart.series)
                 view.data[s.metricId] =
                     store.readDecimated(s.metricId, view.t0Ns, view.t1Ns, 2 * columns);
+        // About two hundred windows across the session, none shorter than a second.
+        view.bottlenecks = SessionAnalysis::analyzeRange(
+            store, sessionId, view.t0Ns, view.t1Ns,
+            std::max<std::int64_t>(1000000000LL, (view.t1Ns - view.t0Ns) / 200));
         emit sessionOpened(view);
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));

@@ -3,6 +3,7 @@
 #include "core/Bucket.h"
 #include "core/ChartCatalog.h"
 #include "core/DeviceRecord.h"
+#include "core/SessionAnalysis.h"
 #include "core/SessionInfo.h"
 
 #include <QMetaType>
@@ -21,6 +22,7 @@ struct SessionView {
     std::vector<DeviceRecord> devices;
     std::vector<ChartCatalog::Chart> charts;
     SeriesMap data;
+    SessionAnalysis::Result bottlenecks; // the band above the charts
     std::int64_t t0Ns = 0;
     std::int64_t t1Ns = 0;
 };

@@ -138,6 +138,11 @@ void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle)
         m_x->setTitleText(axisTitle);
 }
 
+QRect TimelineChart::plotRectIn(const QWidget* ancestor) const {
+    const QRect plot = m_chart->plotArea().toRect();
+    return QRect(m_view->viewport()->mapTo(ancestor, plot.topLeft()), plot.size());
+}
+
 int TimelineChart::plotWidth() const {
     const int w = static_cast<int>(m_chart->plotArea().width());
     return w > 10 ? w : std::max(200, width() - 260);

@@ -32,6 +32,8 @@ class TimelineChart : public QWidget {
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setCrosshair(double x); // NaN hides it
     int plotWidth() const;
+    // The plot area in `ancestor`'s coordinates.
+    QRect plotRectIn(const QWidget* ancestor) const;
     bool isAbsent() const { return m_spec.series.empty(); }
     QStringList legendNames() const;
     int pointCount() const; // points now plotted, over all series

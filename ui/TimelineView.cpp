@@ -1,7 +1,9 @@
 #include "ui/TimelineView.h"
 
+#include "ui/BottleneckBand.h"
 #include "ui/TimelineChart.h"
 
+#include <QChart>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QVBoxLayout>
@@ -32,6 +34,9 @@ bool sameLayout(const std::vector<ChartCatalog::Chart>& a,
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+    m_band = new BottleneckBand(this);
+    outer->addWidget(m_band);
     auto* scroll = m_scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
@@ -71,6 +76,7 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
                 c->setCrosshair(x);
         });
         connect(chart, &TimelineChart::zoomed, this, &TimelineView::zoom);
+        connect(chart->chart(), &QChart::plotAreaChanged, this, &TimelineView::alignBand);
         connect(chart, &TimelineChart::panned, this, &TimelineView::pan);
         chart->setTimeRange(m_x0, m_x1, m_axisTitle);
         m_charts.push_back(chart);
@@ -84,6 +90,7 @@ void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& da
     for (auto* chart : m_charts)
         m_stale[chart] = true;
     applyToVisible();
+    alignBand();
 }
 
 // Charts scrolled out of view keep their old data until they come back: replacing a series
@@ -103,6 +110,7 @@ void TimelineView::applyToVisible() {
 void TimelineView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     applyToVisible();
+    alignBand();
 }
 
 void TimelineView::applyData(TimelineChart* chart) {
@@ -123,6 +131,18 @@ void TimelineView::setTimeRange(double x0, double x1, const QString& axisTitle) 
     m_axisTitle = axisTitle;
     for (auto* c : m_charts)
         c->setTimeRange(x0, x1, axisTitle);
+    m_band->setTimeRange(x0, x1);
+    alignBand();
+}
+
+// The band's lane spans exactly the plots' width, so a window sits above its samples.
+void TimelineView::alignBand() {
+    for (auto* chart : m_charts)
+        if (!chart->isAbsent() && chart->chart()->plotArea().width() > 10) {
+            const QRect plot = chart->plotRectIn(this);
+            m_band->setPlotArea(plot.left(), plot.width());
+            return;
+        }
 }
 
 void TimelineView::setDark(bool dark) {

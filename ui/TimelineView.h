@@ -12,6 +12,7 @@ class QVBoxLayout;
 
 namespace tierscope {
 
+class BottleneckBand;
 class TimelineChart;
 
 // The stack of charts that share one time axis: they scroll together, show one crosshair,
@@ -35,6 +36,7 @@ class TimelineView : public QWidget {
     int plotWidth() const;
     const std::vector<TimelineChart*>& charts() const { return m_charts; }
     TimelineChart* chart(const std::string& id) const;
+    BottleneckBand* bottleneckBand() const { return m_band; }
 
   signals:
     void rangeChanged(double x0, double x1); // after a zoom or pan by the user
@@ -47,6 +49,7 @@ class TimelineView : public QWidget {
     void applyToVisible();
     void zoom(double factor, double anchor);
     void pan(double dx);
+    void alignBand();
 
     QVBoxLayout* m_layout = nullptr;
     std::vector<TimelineChart*> m_charts;
@@ -58,6 +61,7 @@ class TimelineView : public QWidget {
     bool m_dark = false;
     bool m_interactive = false;
     QScrollArea* m_scroll = nullptr;
+    BottleneckBand* m_band = nullptr;
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
     std::map<TimelineChart*, bool> m_stale;

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "core/BottleneckClassifier.h"
+#include "core/SessionAnalysis.h"
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+namespace tierscope {
+
+// A lane above the timeline's charts, coloured by the bottleneck class of each window and
+// aligned with the charts' plot area. Hovering names the class and its evidence.
+class BottleneckBand : public QWidget {
+    Q_OBJECT
+  public:
+    struct Span {
+        double x0 = 0; // in the timeline's seconds
+        double x1 = 0;
+        BottleneckClassifier::Class cls = BottleneckClassifier::Class::Idle;
+        QString evidence;
+    };
+
+    explicit BottleneckBand(QWidget* parent = nullptr);
+
+    // Windows to spans with x measured from originNs; neighbours of one class merge.
+    static std::vector<Span> spansOf(const SessionAnalysis::Result& analysis,
+                                     std::int64_t originNs);
+    void setSpans(std::vector<Span> spans);
+    void setTimeRange(double x0, double x1);
+    void setPlotArea(int left, int width); // in this widget's pixels
+    const std::vector<Span>& spans() const { return m_spans; }
+    int plotLeft() const { return m_left; }
+    int plotWidth() const { return m_width; }
+    // "storage-bound: <evidence>" at x, empty where no window is.
+    QString textAt(double x) const;
+
+  protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+
+  private:
+    double xAt(int pixel) const;
+
+    std::vector<Span> m_spans;
+    double m_x0 = 0;
+    double m_x1 = 1;
+    int m_left = 0;
+    int m_width = 0;
+};
+
+} // namespace tierscope
