@@ -2,6 +2,7 @@
 
 #include "app/ExitCode.h"
 #include "core/DurationParser.h"
+#include "ui/CompareDialog.h"
 #include "ui/MainWindow.h"
 
 #include <QApplication>
@@ -23,6 +24,9 @@ CLI::App* GuiCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--engine", o.engines,
                     "Engine /metrics URL to scrape while recording (repeatable; default: the "
                     "URLs in Settings)");
+    cmd->add_option("--compare", o.compare,
+                    "Open the compare view on A and B (run:N, session:N or arm:EXPERIMENT/ARM)")
+        ->expected(2);
     cmd->add_option("--screenshot", o.screenshot,
                     "Save a PNG of the window after --after, then quit (for docs and checks)");
     cmd->add_option("--after", o.after, "Delay before --screenshot")->capture_default_str();
@@ -66,11 +70,15 @@ int GuiCommand::run(const char* argv0, const GlobalOptions& global, const Option
         options.engines << QString::fromStdString(url);
     MainWindow window(options);
     window.show();
+    QWidget* shown = &window;
+    if (o.compare.size() == 2)
+        shown = window.openCompare(QString::fromStdString(o.compare[0]),
+                                   QString::fromStdString(o.compare[1]));
     int rc = kExitOk;
     if (!o.screenshot.empty()) {
         QTimer::singleShot(
             std::chrono::duration_cast<std::chrono::milliseconds>(*delay), &window, [&] {
-                if (!window.grab().save(QString::fromStdString(o.screenshot))) {
+                if (!shown->grab().save(QString::fromStdString(o.screenshot))) {
                     std::cerr << "tierscope gui: cannot write " << o.screenshot << "\n";
                     rc = kExitCannotWrite;
                 }

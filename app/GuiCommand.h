@@ -17,6 +17,7 @@ class GuiCommand {
         std::string screenshot; // save a PNG of the window after `after`, then quit
         std::string after = "5s";
         std::vector<std::string> engines;
+        std::vector<std::string> compare; // A and B: open the compare view on them
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const char* argv0, const GlobalOptions& global, const Options& options);

@@ -34,3 +34,17 @@ session=$(sqlite3 "$db" "SELECT max(id) FROM session")
 xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --db "$db" gui --session "$session" \
   --screenshot docs/images/session.png --after 4s
 echo "wrote docs/images/live.png and docs/images/session.png"
+
+# The compare view over a small disk-vs-/dev/shm experiment (model load), on the timelines tab.
+plan="$work/plan.toml"
+sed -e 's|repetitions = 3|repetitions = 3|' -e 's|warmup = 1|warmup = 0|' \
+  -e "s|/var/tmp/tierscope-plan/disk|$work/plan-disk|" -e "s|/dev/shm/tierscope-plan/shm|/dev/shm/tierscope-shots-$$|" \
+  -e 's|concurrency = \[4, 8\]|concurrency = [8]|' resources/plans/disk-vs-shm.toml > "$plan"
+"$bin" --db "$work/plan.db" run "$plan" >/dev/null 2>&1 || true
+rm -rf "/dev/shm/tierscope-shots-$$"
+xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --db "$work/plan.db" gui --no-record \
+  --compare arm:disk-vs-shm/kv-restore@c8/disk arm:disk-vs-shm/kv-restore@c8/shm \
+  --screenshot docs/images/compare.png --after 6s
+"$bin" --db "$work/plan.db" export chart arm:disk-vs-shm/kv-restore@c8/disk \
+  arm:disk-vs-shm/kv-restore@c8/shm --chart timelines --size 1200x520 --out docs/images/timelines.png
+echo "wrote docs/images/compare.png and docs/images/timelines.png"

@@ -249,7 +249,10 @@ void CompareDialog::showResult(const ComparisonReport::Input& in) {
         svg->renderer()->setAspectRatioMode(Qt::KeepAspectRatio);
         m_tabs->addTab(svg, QString::fromStdString(chart.title));
     }
-    m_tabs->setCurrentIndex(std::max(0, current));
+    // Storage-only sides have no TTFT: open on the KPI bars instead of an empty CDF.
+    const bool ttft = std::any_of(in.kpis.begin(), in.kpis.end(),
+                                  [](const KpiComparison& k) { return k.name == "ttft_p50"; });
+    m_tabs->setCurrentIndex(current > 0 ? current : (ttft || m_tabs->count() < 2 ? 0 : 1));
     m_run->setEnabled(true);
     m_exportChart->setEnabled(!in.charts.empty());
     m_exportReport->setEnabled(true);
