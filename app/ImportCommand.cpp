@@ -22,10 +22,32 @@ CLI::App* ImportCommand::attach(CLI::App& parent, Options& options) {
     vllm->add_option("FILE", options.file, "The result JSON")->required();
     vllm->add_option("--storage-profile", options.storageProfile,
                      "Storage configuration the run used");
+    vllm->callback([&options] { options.what = "vllm-bench"; });
+    auto& p = options.prometheus;
+    auto* prom = cmd->add_subcommand(
+        "prometheus", "A time range from a Prometheus server (query_range), through the metric "
+                      "templates of resources/prometheus-templates.toml: tierscope agent, "
+                      "node_exporter, AMD device-metrics-exporter, dcgm-exporter, vLLM, LMCache");
+    prom->add_option("--url", p.url, "The server, e.g. http://127.0.0.1:9090")->required();
+    prom->add_option("--start", p.start, "now, -15m, unix seconds or 2026-11-30T11:00:00Z")
+        ->required();
+    prom->add_option("--end", p.end, "Same forms")->capture_default_str();
+    prom->add_option("--step", p.step, "Resolution")->capture_default_str();
+    prom->add_option("--nodes", p.nodes, "Regex on the instance label")->capture_default_str();
+    prom->add_option("--templates", p.templates,
+                     "TOML file of extra or replacement templates (same format)");
+    prom->add_option("--label", p.label, "Session label");
+    prom->add_option("--storage-profile", p.storageProfile, "Storage configuration");
+    prom->add_flag("-q,--quiet", p.quiet, "No progress and no summary");
+    prom->footer("Ranges are split to stay under Prometheus' 11,000 points per series. A query "
+                 "that fails is reported and the other series are kept.");
+    prom->callback([&options] { options.what = "prometheus"; });
     return cmd;
 }
 
 int ImportCommand::run(const GlobalOptions& global, const Options& options) {
+    if (options.what == "prometheus")
+        return PrometheusSource::importRange(global, options.prometheus);
     std::ifstream in(options.file);
     if (!in) {
         std::cerr << "tierscope import vllm-bench: cannot read " << options.file << "\n";

@@ -1,6 +1,7 @@
 #include "app/RecordCommand.h"
 
 #include "app/ExitCode.h"
+#include "app/PrometheusSource.h"
 #include "app/SummaryPrinter.h"
 #include "collectors/Recorder.h"
 #include "core/DurationParser.h"
@@ -70,6 +71,13 @@ CLI::App* RecordCommand::attach(CLI::App& parent, Options& options) {
         ->capture_default_str();
     cmd->add_flag("--engine-raw", options.engineRaw,
                   "Also record every numeric series of each engine");
+    cmd->add_option("--prometheus", options.prometheus,
+                    "Record from this Prometheus server (its nodes' tierscope agents, "
+                    "node_exporters, GPU exporters and engines) instead of this machine");
+    cmd->add_option("--nodes", options.nodes, "With --prometheus: regex on the instance label")
+        ->capture_default_str();
+    cmd->add_option("--templates", options.templates,
+                    "With --prometheus: TOML file of extra metric templates");
     cmd->add_flag("--insecure", options.insecure,
                   "Do not verify engines' TLS certificates (warns)");
     return cmd;
@@ -92,6 +100,18 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
                       << options.duration << "\")\n";
             return kExitUsage;
         }
+    }
+
+    if (!options.prometheus.empty()) {
+        PrometheusSource::Options p;
+        p.url = options.prometheus;
+        p.nodes = options.nodes;
+        p.templates = options.templates;
+        p.step = options.interval;
+        p.label = options.label;
+        p.storageProfile = options.storageProfile;
+        p.quiet = options.quiet;
+        return PrometheusSource::record(global, p, duration);
     }
 
     const auto engineInterval = DurationParser::parse(options.engineInterval);

@@ -21,6 +21,9 @@ class RecordCommand {
         std::string engineInterval = "1s";
         bool engineRaw = false;
         bool insecure = false;
+        std::string prometheus; // record from this server instead of this machine
+        std::string nodes = ".+";
+        std::string templates;
     };
 
     static CLI::App* attach(CLI::App& parent, Options& options);

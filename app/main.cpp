@@ -1,3 +1,4 @@
+#include "app/AgentCommand.h"
 #include "app/AnalyzeCommand.h"
 #include "app/CompareCommand.h"
 #include "app/DevicesCommand.h"
@@ -111,6 +112,8 @@ int main(int argc, char** argv) {
     RunCommand::attach(app, runPlan);
     AnalyzeCommand::Options analyze;
     AnalyzeCommand::attach(app, analyze);
+    AgentCommand::Options agent;
+    AgentCommand::attach(app, agent);
 
     try {
         app.parse(argc, argv);
@@ -121,6 +124,8 @@ int main(int argc, char** argv) {
     Logging::toStderr(global.logLevel);
 
     try {
+        if (app.got_subcommand("agent"))
+            return AgentCommand::run(agent);
         return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports,
                         storage, gui, compare, runPlan, analyze, argv[0]);
     } catch (const StoreError& e) {

@@ -1,0 +1,185 @@
+#include "app/PrometheusSource.h"
+
+#include "app/CancelOnSignal.h"
+#include "app/ExitCode.h"
+#include "collectors/PrometheusImport.h"
+#include "core/DurationParser.h"
+#include "core/SessionRecorder.h"
+#include "core/Store.h"
+#include "core/StoreWriter.h"
+#include "core/TimeSpec.h"
+#include "core/Version.h"
+#include "core/WallClock.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+PrometheusImport::Options importOptions(const PrometheusSource::Options& o) {
+    PrometheusImport::Options out;
+    out.url = o.url;
+    out.nodes = o.nodes;
+    if (o.url.rfind("http://", 0) != 0 && o.url.rfind("https://", 0) != 0)
+        throw UsageError("--prometheus/--url must be an http:// or https:// URL");
+    try {
+        std::regex check(o.nodes); // Prometheus uses RE2; a regex std::regex rejects is wrong
+    } catch (const std::regex_error&) {
+        throw UsageError("--nodes \"" + o.nodes + "\" is not a regular expression");
+    }
+    const auto step = DurationParser::parse(o.step);
+    if (!step || *step < std::chrono::milliseconds(100))
+        throw UsageError("--step must be a duration of at least 100ms");
+    out.stepS = std::chrono::duration<double>(*step).count();
+    if (!o.templates.empty()) {
+        std::ifstream in(o.templates);
+        if (!in)
+            throw UsageError("cannot read --templates " + o.templates);
+        std::stringstream text;
+        text << in.rdbuf();
+        try {
+            out.templates = PrometheusTemplate::merged(PrometheusTemplate::parse(text.str()));
+        } catch (const std::exception& e) {
+            throw UsageError(o.templates + ": " + e.what());
+        }
+    }
+    return out;
+}
+
+// A session and the writer that feeds it, closed on destruction.
+struct Target {
+    Store store;
+    std::int64_t session = 0;
+    StoreWriter writer;
+    SessionRecorder sink;
+
+    Target(const std::string& db, const PrometheusSource::Options& o, std::int64_t startNs)
+        : store(db, Store::Mode::ReadWrite),
+          session(store.createSession({0, o.label.empty() ? "prometheus " + o.url : o.label,
+                                       o.storageProfile, o.url, startNs, std::nullopt,
+                                       "from Prometheus " + o.url + ", nodes " + o.nodes,
+                                       "prometheus", kToolVersion})),
+          writer(db), sink(writer, session) {}
+};
+
+void report(const PrometheusImport::Summary& s, bool quiet) {
+    for (const auto& e : s.errors)
+        std::cerr << "tierscope: query failed, kept the rest: " << e << "\n";
+    for (const auto& w : s.warnings)
+        std::cerr << "tierscope: Prometheus warns: " << w << "\n";
+    if (quiet)
+        return;
+    std::string nodes;
+    for (const auto& n : s.nodes)
+        nodes += (nodes.empty() ? "" : ", ") + n;
+    std::cerr << s.series << " series, " << s.points << " points from " << s.nodes.size()
+              << " node(s)" << (nodes.empty() ? "" : ": " + nodes) << "\n";
+}
+
+} // namespace
+
+int PrometheusSource::importRange(const GlobalOptions& global, const Options& o) {
+    PrometheusImport::Options options;
+    double start = 0, end = 0;
+    try {
+        options = importOptions(o);
+        const double now = static_cast<double>(WallClock::systemNowNs()) / 1e9;
+        const auto s = TimeSpec::parse(o.start, now);
+        const auto e = TimeSpec::parse(o.end, now);
+        if (!s || !e)
+            throw UsageError("--start and --end are now, -15m, unix seconds or "
+                             "2026-11-30T11:00:00Z");
+        if (*e <= *s)
+            throw UsageError("--end must be after --start");
+        start = *s;
+        end = *e;
+    } catch (const UsageError& e) {
+        std::cerr << "tierscope import prometheus: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(global.dbPath()).parent_path(), ec);
+    Target target(global.dbPath(), o, static_cast<std::int64_t>(start * 1e9));
+    const bool progress = !o.quiet && ::isatty(2);
+    const auto summary = PrometheusImport::run(
+        options, start, end, target.sink, [&](std::size_t done, std::size_t total) {
+            if (progress)
+                std::cerr << "\rquery " << done << "/" << total << std::flush;
+        });
+    if (progress)
+        std::cerr << "\n";
+    target.writer.stop();
+    target.store.finishSession(target.session, static_cast<std::int64_t>(end * 1e9));
+    report(summary, o.quiet);
+    std::cout << "imported " << o.url << " as session " << target.session << "\n";
+    if (summary.series == 0) {
+        std::cerr << "tierscope import prometheus: no series matched; check --url, --nodes and "
+                     "the time range\n";
+        return summary.errors.empty() ? kExitNotFound : kExitFailure;
+    }
+    return kExitOk;
+}
+
+int PrometheusSource::record(const GlobalOptions& global, const Options& o,
+                             std::optional<std::chrono::nanoseconds> duration) {
+    PrometheusImport::Options options;
+    try {
+        options = importOptions(o);
+    } catch (const UsageError& e) {
+        std::cerr << "tierscope record: " << e.what() << "\n";
+        return kExitUsage;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(global.dbPath()).parent_path(), ec);
+    const double started = static_cast<double>(WallClock::systemNowNs()) / 1e9;
+    Target target(global.dbPath(), o, static_cast<std::int64_t>(started * 1e9));
+    CancelOnSignal cancel;
+    // Prometheus holds a scrape back until it is written: stay two steps behind now.
+    const double step = options.stepS;
+    const double lag = 2 * step;
+    const double period = std::max(1.0, step);
+    // Evaluate on multiples of the step, so consecutive ranges neither overlap nor skip.
+    double from = std::ceil(started / step) * step;
+    PrometheusImport::Summary total;
+    std::string lastError;
+    while (!CancelOnSignal::flag()) {
+        const double now = static_cast<double>(WallClock::systemNowNs()) / 1e9;
+        const bool last =
+            duration && now - started >= std::chrono::duration<double>(*duration).count();
+        const double to = std::floor((last ? now : now - lag) / step) * step;
+        if (to >= from) {
+            const auto s = PrometheusImport::run(options, from, to, target.sink);
+            total.series = std::max(total.series, s.series);
+            total.points += s.points;
+            total.nodes.insert(s.nodes.begin(), s.nodes.end());
+            const std::string error = s.errors.empty() ? "" : s.errors.front();
+            if (!error.empty() && error != lastError)
+                std::cerr << "tierscope record: " << error << " (retrying)\n";
+            lastError = error;
+            from = to + step;
+        }
+        if (last)
+            break;
+        for (int i = 0; i < static_cast<int>(period * 10) && !CancelOnSignal::flag(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    target.writer.stop();
+    target.store.finishSession(target.session, WallClock::systemNowNs());
+    report(total, o.quiet);
+    std::cout << "recorded " << o.url << " as session " << target.session << "\n";
+    return kExitOk;
+}
+
+} // namespace tierscope
