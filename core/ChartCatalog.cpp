@@ -75,6 +75,11 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
         series.name = "CPU busy";
         return true;
     }
+    if (p.size() == 3 && p[0] == "node" && p[2] == "cpu_busy_pct") { // through Prometheus
+        chart = "host-cpu";
+        series.name = p[1] + " CPU busy";
+        return true;
+    }
     static const std::map<std::string, std::string> memory = {
         {"host/mem/page_cache_bytes", "page cache"},
         {"host/mem/dirty_bytes", "dirty"},
@@ -149,6 +154,7 @@ std::vector<ChartCatalog::Chart> ChartCatalog::build(const std::vector<MetricInf
         Series series;
         if (!place(m, id, series))
             continue;
+        series.node = label(m, "node");
         for (auto& c : charts)
             if (c.id == id)
                 c.series.push_back(series);

@@ -18,6 +18,7 @@ class ChartCatalog {
         std::int64_t metricId = 0;
         std::string name;       // legend text
         bool reference = false; // a limit drawn for comparison (VRAM total), not a reading
+        std::string node;       // the machine it came from, when read through Prometheus
     };
     struct Chart {
         std::string id;

@@ -40,6 +40,14 @@ std::vector<MetricInfo> LiveBuffer::metrics() const {
     return out;
 }
 
+void LiveBuffer::clear() {
+    std::lock_guard lock(m_mutex);
+    m_series.clear();
+    m_index.clear();
+    m_newest = m_oldest = 0;
+    ++m_version;
+}
+
 std::size_t LiveBuffer::seriesCount() const {
     std::lock_guard lock(m_mutex);
     return m_series.size();

@@ -24,7 +24,10 @@ class LiveBuffer : public SampleSink {
 
     // Series seen so far; ids are this buffer's own (1, 2, ...), stable while it lives.
     std::vector<MetricInfo> metrics() const;
-    std::size_t seriesCount() const; // grows only: series are never dropped
+    std::size_t seriesCount() const; // grows only, until clear()
+    // Forgets every series, e.g. when the view switches from this machine to a Prometheus
+    // server; the version changes.
+    void clear();
     // min/max per slot over [t0, t1], at most `slots` buckets.
     std::vector<Bucket> decimated(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
                                   int slots) const;

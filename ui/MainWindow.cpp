@@ -8,6 +8,8 @@
 #include "ui/DevicesView.h"
 #include "ui/ExperimentDialog.h"
 #include "ui/LiveRecording.h"
+#include "ui/PrometheusDialog.h"
+#include "ui/PrometheusFeed.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
 #include "ui/TimelineChart.h"
@@ -28,6 +30,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
+#include <limits>
 
 namespace tierscope {
 
@@ -54,6 +57,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(&m_readerThread, &QThread::finished, m_reader, &QObject::deleteLater);
     m_live = new LiveRecording(m_buffer);
     m_live->moveToThread(&m_liveThread);
+    m_feed = new PrometheusFeed(m_buffer);
+    m_feed->moveToThread(&m_liveThread);
     m_readerThread.start();
     m_liveThread.start();
 
@@ -98,6 +103,17 @@ MainWindow::MainWindow(Options options, QWidget* parent)
                 refreshSessions();
                 emit recordingStarted(id);
             });
+    connect(m_feed, &PrometheusFeed::started, this, [this](qint64 id) {
+        m_feedSession = id;
+        statusBar()->showMessage(
+            tr("Live from Prometheus %1, recorded as session %2").arg(m_feedUrl).arg(id));
+        refreshSessions();
+        emit prometheusConnected(id);
+    });
+    connect(m_feed, &PrometheusFeed::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Prometheus: %1 (partial data kept; retrying)").arg(message),
+                                 15000);
+    });
     connect(m_live, &LiveRecording::stopped, this, [this](qint64 id, const QString& error) {
         m_liveSession = 0;
         m_record->setChecked(false);
@@ -149,6 +165,8 @@ MainWindow::~MainWindow() {
         m_live, [this] { m_live->stop(); }, Qt::BlockingQueuedConnection);
     QMetaObject::invokeMethod(
         m_live, [this] { delete m_live; }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        m_feed, [this] { delete m_feed; }, Qt::BlockingQueuedConnection);
     m_liveThread.quit();
     m_readerThread.quit();
     m_liveThread.wait();
@@ -212,6 +230,14 @@ void MainWindow::buildToolbar() {
         if (!path.isEmpty())
             openPlan(path);
     });
+    auto* prometheus =
+        bar->addAction(style()->standardIcon(QStyle::SP_DriveNetIcon), tr("Prometheus"));
+    prometheus->setToolTip(tr("Watch the nodes of a Prometheus server instead of this machine"));
+    connect(prometheus, &QAction::triggered, this, [this] {
+        PrometheusDialog dialog(m_feed, m_feedUrl, this);
+        if (dialog.exec() == QDialog::Accepted)
+            connectPrometheus(dialog.url(), dialog.nodes(), dialog.stepS());
+    });
     auto* settings =
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Settings"));
     connect(settings, &QAction::triggered, this, [this] {
@@ -222,6 +248,29 @@ void MainWindow::buildToolbar() {
         m_settings.save();
         applySettings();
     });
+}
+
+void MainWindow::connectPrometheus(const QString& url, const QString& nodes, double stepS) {
+    if (m_liveSession != 0)
+        stopRecording();
+    PrometheusFeed::Request r;
+    r.db = m_db;
+    r.url = url;
+    r.nodes = nodes;
+    r.stepS = stepS;
+    r.label = m_label->text().trimmed();
+    m_feedUrl = url;
+    m_liveDevices.clear();
+    m_chartedSeries = std::numeric_limits<std::size_t>::max(); // rebuild the charts
+    showLive();
+    QMetaObject::invokeMethod(m_feed, [feed = m_feed, r] { feed->start(r); });
+}
+
+void MainWindow::disconnectPrometheus() {
+    if (m_feedSession == 0)
+        return;
+    m_feedSession = 0;
+    QMetaObject::invokeMethod(m_feed, [feed = m_feed] { feed->stop(); });
 }
 
 CompareDialog* MainWindow::openCompare(const QString& a, const QString& b) {
@@ -311,6 +360,7 @@ void MainWindow::refreshSessions() {
 }
 
 void MainWindow::startRecording() {
+    disconnectPrometheus();      // one live source at a time
     m_record->setEnabled(false); // until the worker says it started or failed
     LiveRecording::Request r;
     r.db = m_db;

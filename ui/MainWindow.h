@@ -22,6 +22,7 @@ class CompareDialog;
 class DevicesView;
 class ExperimentDialog;
 class LiveRecording;
+class PrometheusFeed;
 class SessionListModel;
 class TimelineView;
 
@@ -60,6 +61,12 @@ class MainWindow : public QMainWindow {
     CompareDialog* openCompare(const QString& a = {}, const QString& b = {});
     // Reads the plan off the GUI thread, then shows it (planOpened) for the user to start.
     void openPlan(const QString& path);
+    // The live view (and a new session) from a Prometheus server's nodes instead of this
+    // machine; local recording stops.
+    void connectPrometheus(const QString& url, const QString& nodes, double stepS);
+    void disconnectPrometheus();
+    qint64 prometheusSessionId() const { return m_feedSession; }
+    PrometheusFeed* prometheusFeed() const { return m_feed; }
 
   signals:
     void sessionShown(qint64 sessionId); // a recorded session is drawn
@@ -68,6 +75,7 @@ class MainWindow : public QMainWindow {
     void recordingStopped(qint64 sessionId);
     void sessionsRefreshed();
     void planOpened(tierscope::ExperimentDialog* dialog);
+    void prometheusConnected(qint64 sessionId);
 
   private:
     void buildToolbar();
@@ -88,6 +96,9 @@ class MainWindow : public QMainWindow {
     QThread m_liveThread;
     StoreReader* m_reader = nullptr;
     LiveRecording* m_live = nullptr;
+    PrometheusFeed* m_feed = nullptr;
+    qint64 m_feedSession = 0;
+    QString m_feedUrl;
 
     TimelineView* m_timeline = nullptr;
     SessionListModel* m_sessions = nullptr;

@@ -4,8 +4,10 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -91,7 +93,43 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, bool openGl, bool 
                  QString::fromStdString(spec.absentReason).toHtmlEscaped().replace("\n", "<br>")));
     m_stack->addWidget(m_absent);
     m_stack->setCurrentWidget(isAbsent() ? static_cast<QWidget*>(m_absent) : m_view);
-    setFixedHeight(isAbsent() ? kAbsentHeight : kChartHeight);
+    int height = isAbsent() ? kAbsentHeight : kChartHeight;
+    if (const QStringList all = nodes(); all.size() > 1) {
+        // Many machines on one chart are a tangle: pick one, or all.
+        m_node = new QComboBox(this);
+        m_node->addItem(tr("all nodes"), QString());
+        for (const auto& n : all)
+            m_node->addItem(n, n);
+        auto* row = new QHBoxLayout;
+        row->addStretch(1);
+        row->addWidget(new QLabel(tr("node:"), this));
+        row->addWidget(m_node);
+        layout->insertLayout(0, row);
+        connect(m_node, &QComboBox::currentIndexChanged, this,
+                [this] { selectNode(m_node->currentData().toString()); });
+        height += m_node->sizeHint().height() + 2;
+    }
+    setFixedHeight(height);
+}
+
+QStringList TimelineChart::nodes() const {
+    QStringList out;
+    for (const auto& s : m_spec.series)
+        if (!s.node.empty() && !out.contains(QString::fromStdString(s.node)))
+            out << QString::fromStdString(s.node);
+    out.sort();
+    return out;
+}
+
+void TimelineChart::selectNode(const QString& node) {
+    if (m_node && m_node->currentData().toString() != node)
+        m_node->setCurrentIndex(std::max(0, m_node->findData(node)));
+    for (std::size_t i = 0; i < m_series.size(); ++i) {
+        const bool shown = node.isEmpty() || m_spec.series[i].node == node.toStdString();
+        m_series[i]->setVisible(shown);
+        for (auto* marker : m_chart->legend()->markers(m_series[i]))
+            marker->setVisible(shown);
+    }
 }
 
 void TimelineChart::toggle(QLineSeries* series) {

@@ -14,6 +14,7 @@ class QLineSeries;
 class QValueAxis;
 class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;
+class QComboBox;
 class QStackedWidget;
 
 namespace tierscope {
@@ -44,6 +45,10 @@ class TimelineChart : public QWidget {
     // Zoom (wheel) and pan (drag) for a recorded session; off in the live view, where the
     // wheel scrolls the timeline.
     void setInteractive(bool on) { m_interactive = on; }
+    // The machines its series come from (read through Prometheus); empty for one machine.
+    QStringList nodes() const;
+    // Shows only that node's series; empty: all nodes.
+    void selectNode(const QString& node);
 
   signals:
     void hovered(double x); // NaN when the pointer leaves
@@ -58,6 +63,7 @@ class TimelineChart : public QWidget {
 
     ChartCatalog::Chart m_spec;
     QStackedWidget* m_stack = nullptr;
+    QComboBox* m_node = nullptr;
     QLabel* m_absent = nullptr;
     QChartView* m_view = nullptr;
     QChart* m_chart = nullptr;
