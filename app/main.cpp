@@ -17,6 +17,7 @@
 #include "core/StoreError.h"
 #include "core/Version.h"
 
+#include <csignal>
 #include <iostream>
 using namespace tierscope;
 
@@ -70,6 +71,9 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
 } // namespace
 
 int main(int argc, char** argv) {
+    // A file-size limit (RLIMIT_FSIZE) must fail the write, not kill the process: the writer
+    // then stops with a clear error and everything committed stays.
+    std::signal(SIGXFSZ, SIG_IGN);
     CLI::App app{"tierscope: a performance observatory for LLM inference storage tiers.\n"
                  "Records GPU, NVMe/NVMe-oF, host and engine metrics into an SQLite workspace.",
                  "tierscope"};

@@ -13,7 +13,10 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <QStatusBar>
 #include <cmath>
+#include <csignal>
+#include <sys/resource.h>
 
 using namespace tierscope;
 
@@ -184,6 +187,38 @@ class TestMainWindow : public QObject {
         QCOMPARE(band->plotWidth(), first->plotRectIn(window.timeline()).width());
         if (!qEnvironmentVariableIsEmpty("TIERSCOPE_SCREENSHOTS"))
             window.grab().save(qEnvironmentVariable("TIERSCOPE_SCREENSHOTS") + "/bands.png");
+    }
+
+    // The workspace's filesystem fills up (a file-size limit here): the recording stops, the
+    // window says why, and what was committed stays readable.
+    void aFullDiskStopsTheRecordingAndSaysSo() {
+        const QString db = m_dir.filePath("full.db");
+        std::signal(SIGXFSZ, SIG_IGN); // a failed write, not a killed process
+        rlimit old{};
+        QVERIFY(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+        rlimit capped = old;
+        capped.rlim_cur = 200 * 1024;
+        QVERIFY(::setrlimit(RLIMIT_FSIZE, &capped) == 0);
+        qint64 id = 0;
+        {
+            MainWindow window({db, 0, true, 60});
+            QSignalSpy started(&window, &MainWindow::recordingStarted);
+            QSignalSpy stopped(&window, &MainWindow::recordingStopped);
+            window.show();
+            QVERIFY(started.wait(15000));
+            id = started.first().first().toLongLong();
+            QVERIFY(stopped.wait(60000));
+            QVERIFY2(window.statusBar()->currentMessage().contains("Recording stopped:"),
+                     qPrintable(window.statusBar()->currentMessage()));
+            QVERIFY(window.statusBar()->currentMessage().contains(
+                QString("kept in session %1").arg(id)));
+        }
+        QVERIFY(::setrlimit(RLIMIT_FSIZE, &old) == 0);
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        auto check = store.db().prepare("PRAGMA integrity_check");
+        QVERIFY(check.step());
+        QCOMPARE(check.columnText(0), std::string("ok"));
+        QVERIFY(store.sampleCount(id) > 0);
     }
 
     void liveViewRecordsThisMachine() {

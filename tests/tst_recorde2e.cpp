@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <random>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <thread>
@@ -110,6 +111,34 @@ class TestRecordE2E : public QObject {
         QVERIFY(counted <=
                 1.5 * static_cast<double>(bytesRead) + 200e6);     // other tenants of the disk
         QVERIFY(peak >= static_cast<double>(bytesRead) / 2.5 / 2); // sustained for 2.5 s
+    }
+
+    // The workspace's filesystem fills up mid-recording (RLIMIT_FSIZE stands in for a full
+    // disk): the recorder stops with a clear error and exit 5, and what it committed stays.
+    void aFullDiskStopsTheRecordingCleanly() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("full.db");
+        QProcess p;
+        p.setChildProcessModifier([] {
+            rlimit capped{};
+            ::getrlimit(RLIMIT_FSIZE, &capped);
+            capped.rlim_cur = 200 * 1024;
+            ::setrlimit(RLIMIT_FSIZE, &capped);
+        });
+        p.start(TIERSCOPE_BINARY,
+                {"--db", db, "record", "--interval", "100ms", "--duration", "60s", "-q"});
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit); // not killed by SIGXFSZ
+        QCOMPARE(p.exitCode(), 5);
+        QVERIFY2(err.contains("recording stopped early") &&
+                     err.contains("committed before the error are kept in session 1"),
+                 err.constData());
+        tierscope::Store store(db.toStdString(), tierscope::Store::Mode::ReadOnly);
+        auto check = store.db().prepare("PRAGMA integrity_check");
+        QVERIFY(check.step());
+        QCOMPARE(check.columnText(0), std::string("ok"));
+        QVERIFY(store.sampleCount(1) > 0);
     }
 };
 

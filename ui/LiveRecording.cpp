@@ -1,9 +1,11 @@
 #include "ui/LiveRecording.h"
 
+
 #include "core/LiveBuffer.h"
 #include "core/Store.h"
 #include "core/WallClock.h"
 
+#include <QTimer>
 #include <filesystem>
 
 namespace tierscope {
@@ -37,6 +39,16 @@ void LiveRecording::start(const Request& request) {
         m_recorder = std::make_unique<Recorder>(o);
         m_recorder->start();
         m_db = request.db;
+        // A write that fails (disk full, file-size limit) stops the writer; stop the recording
+        // too and say why, instead of sampling into nothing.
+        if (!m_watchdog) {
+            m_watchdog = new QTimer(this);
+            connect(m_watchdog, &QTimer::timeout, this, [this] {
+                if (m_recorder && m_recorder->error())
+                    stop();
+            });
+        }
+        m_watchdog->start(500);
         emit started(m_recorder->sessionId(), m_recorder->devices());
     } catch (const std::exception& e) {
         m_recorder.reset();
@@ -48,6 +60,8 @@ void LiveRecording::stop() {
     if (!m_recorder)
         return;
     const qint64 id = m_recorder->sessionId();
+    if (m_watchdog)
+        m_watchdog->stop();
     m_recorder->stop();
     const auto error = m_recorder->error();
     m_recorder.reset();

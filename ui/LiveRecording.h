@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+class QTimer;
+
 namespace tierscope {
 
 class LiveBuffer;
@@ -44,6 +46,7 @@ class LiveRecording : public QObject {
     LiveBuffer& m_buffer;
     std::unique_ptr<Recorder> m_recorder;
     QString m_db;
+    QTimer* m_watchdog = nullptr;
 };
 
 } // namespace tierscope

@@ -121,7 +121,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_record->setText(tr("Record"));
         m_record->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
         if (!error.isEmpty())
-            statusBar()->showMessage(tr("Recording stopped: %1").arg(error));
+            statusBar()->showMessage(
+                tr("Recording stopped: %1. Everything recorded before it is kept in session %2.")
+                    .arg(error)
+                    .arg(id));
         setStatus();
         refreshSessions();
         emit recordingStopped(id);
