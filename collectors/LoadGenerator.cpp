@@ -2,6 +2,7 @@
 
 #include "collectors/BearerToken.h"
 #include "collectors/SseParser.h"
+#include "core/Utf8.h"
 
 #include <curl/curl.h>
 #include <deque>
@@ -120,6 +121,11 @@ void onContent(Transfer& t, const std::string& text, Clock::time_point now) {
 void onEvent(Transfer& t, std::string_view data) {
     if (data == "[DONE]") {
         t.done = true;
+        return;
+    }
+    if (!Utf8::valid(data)) { // a broken stream: its text must not be stored as an answer
+        if (t.record.error.empty())
+            t.record.error = "invalid UTF-8 in the event stream";
         return;
     }
     const auto now = *t.readyAt;

@@ -11,9 +11,9 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <QStatusBar>
 #include <cmath>
 #include <csignal>
 #include <sys/resource.h>
@@ -180,10 +180,9 @@ class TestMainWindow : public QObject {
         // The lane lines up with the first plot below it.
         const auto* first = window.timeline()->charts().front();
         QVERIFY(!first->isAbsent());
-        QTRY_COMPARE_WITH_TIMEOUT(first->plotRectIn(window.timeline()).left(),
-                                  band->mapTo(window.timeline(), QPoint(0, 0)).x() +
-                                      band->plotLeft(),
-                                  5000);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            first->plotRectIn(window.timeline()).left(),
+            band->mapTo(window.timeline(), QPoint(0, 0)).x() + band->plotLeft(), 5000);
         QCOMPARE(band->plotWidth(), first->plotRectIn(window.timeline()).width());
         if (!qEnvironmentVariableIsEmpty("TIERSCOPE_SCREENSHOTS"))
             window.grab().save(qEnvironmentVariable("TIERSCOPE_SCREENSHOTS") + "/bands.png");

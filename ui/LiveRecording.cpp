@@ -1,6 +1,5 @@
 #include "ui/LiveRecording.h"
 
-
 #include "core/LiveBuffer.h"
 #include "core/Store.h"
 #include "core/WallClock.h"
