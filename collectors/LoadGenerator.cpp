@@ -146,7 +146,10 @@ void onEvent(Transfer& t, std::string_view data) {
     }
     if (chunk.contains("error") && t.record.error.empty()) {
         const auto& e = chunk["error"];
-        t.record.error = e.is_object() ? e.value("message", e.dump()) : e.dump();
+        // json::value() would throw on {"message": 42}, inside curl's callback.
+        const auto message = e.is_object() ? e.find("message") : e.end();
+        t.record.error =
+            message != e.end() && message->is_string() ? message->get<std::string>() : e.dump();
     }
     if (t.record.responseId.empty() && chunk.contains("id") && chunk["id"].is_string())
         t.record.responseId = chunk["id"].get<std::string>();

@@ -39,6 +39,13 @@ std::optional<double> value(const nlohmann::json& v) {
     return d;
 }
 
+// A string member, or "" when it is absent or of another type: json::value() would throw on a
+// hostile server's {"status": 1}.
+std::string stringMember(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 void addPoint(PrometheusApi::Series& series, const nlohmann::json& pair) {
     if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number())
         return;
@@ -77,8 +84,9 @@ PrometheusApi::Result PrometheusApi::parse(std::string_view text) {
         r.error = "not a Prometheus API answer (no JSON object)";
         return r;
     }
-    if (j.value("status", "") != "success") {
-        r.error = j.value("errorType", "error") + ": " + j.value("error", "unknown error");
+    if (stringMember(j, "status") != "success") {
+        const std::string type = stringMember(j, "errorType"), why = stringMember(j, "error");
+        r.error = (type.empty() ? "error" : type) + ": " + (why.empty() ? "unknown error" : why);
         return r;
     }
     if (j.contains("warnings") && j["warnings"].is_array())
@@ -86,7 +94,7 @@ PrometheusApi::Result PrometheusApi::parse(std::string_view text) {
             if (w.is_string())
                 r.warnings.push_back(w.get<std::string>());
     const auto& data = j.contains("data") ? j["data"] : nlohmann::json();
-    const std::string type = data.is_object() ? data.value("resultType", "") : "";
+    const std::string type = data.is_object() ? stringMember(data, "resultType") : "";
     if (!data.is_object() || !data.contains("result")) {
         r.error = "the answer has no data.result";
         return r;

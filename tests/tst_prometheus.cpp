@@ -124,6 +124,12 @@ class TestPrometheus : public QObject {
         QCOMPARE(vector.series.size(), std::size_t(3));
         QCOMPARE(vector.series[0].points.size(), std::size_t(1));
         QVERIFY(!PrometheusApi::parse("<html>").error.empty());
+        // Found by the fuzzer: a status that is not a string threw from json::value().
+        QCOMPARE(
+            PrometheusApi::parse(test::fixture("prometheus/crash-status-not-a-string.txt")).error,
+            std::string("error: unknown error"));
+        QVERIFY(PrometheusApi::parse(R"({"status":"success","data":{"resultType":7,"result":[]}})")
+                    .series.empty());
         // NaN is no value: absent, never zero.
         const auto nan = PrometheusApi::parse(
             R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"NaN"]}]}})");
@@ -221,8 +227,7 @@ class TestPrometheus : public QObject {
         QVERIFY(open.waitForStarted());
         QByteArray warning;
         QTRY_VERIFY_WITH_TIMEOUT(
-            (warning += open.readAllStandardError()).contains("reachable from the network"),
-            10000);
+            (warning += open.readAllStandardError()).contains("reachable from the network"), 10000);
         open.terminate();
         QVERIFY(open.waitForFinished(10000));
     }
@@ -374,8 +379,9 @@ scrape_configs:
         QVERIFY(import.waitForFinished(60000));
         const QByteArray partial = import.readAllStandardError();
         QCOMPARE(import.exitCode(), 0);
-        QVERIFY2(partial.contains("query failed, kept the rest: x x/{instance}/y: HTTP 400, bad_data"),
-                 partial.constData());
+        QVERIFY2(
+            partial.contains("query failed, kept the rest: x x/{instance}/y: HTTP 400, bad_data"),
+            partial.constData());
 
         // More points than Prometheus allows in one query: split, all kept.
         const double end = now();
