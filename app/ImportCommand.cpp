@@ -33,6 +33,9 @@ CLI::App* ImportCommand::attach(CLI::App& parent, Options& options) {
         ->required();
     prom->add_option("--end", p.end, "Same forms")->capture_default_str();
     prom->add_option("--step", p.step, "Resolution")->capture_default_str();
+    prom->add_option("--timeout", p.timeout,
+                     "Per query; a slower server is reported, not waited on")
+        ->capture_default_str();
     prom->add_option("--nodes", p.nodes, "Regex on the instance label")->capture_default_str();
     prom->add_option("--templates", p.templates,
                      "TOML file of extra or replacement templates (same format)");

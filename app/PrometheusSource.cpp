@@ -43,6 +43,10 @@ PrometheusImport::Options importOptions(const PrometheusSource::Options& o) {
     if (!step || *step < std::chrono::milliseconds(100))
         throw UsageError("--step must be a duration of at least 100ms");
     out.stepS = std::chrono::duration<double>(*step).count();
+    const auto timeout = DurationParser::parse(o.timeout);
+    if (!timeout || *timeout < std::chrono::milliseconds(100))
+        throw UsageError("--timeout must be a duration of at least 100ms");
+    out.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
     if (!o.templates.empty()) {
         std::ifstream in(o.templates);
         if (!in)
@@ -123,12 +127,12 @@ int PrometheusSource::importRange(const GlobalOptions& global, const Options& o)
     target.writer.stop();
     target.store.finishSession(target.session, static_cast<std::int64_t>(end * 1e9));
     report(summary, o.quiet);
-    std::cout << "imported " << o.url << " as session " << target.session << "\n";
     if (summary.series == 0) {
-        std::cerr << "tierscope import prometheus: no series matched; check --url, --nodes and "
-                     "the time range\n";
+        std::cerr << "tierscope import prometheus: nothing imported (session " << target.session
+                  << " is empty); check --url, --nodes and the time range\n";
         return summary.errors.empty() ? kExitNotFound : kExitFailure;
     }
+    std::cout << "imported " << o.url << " as session " << target.session << "\n";
     return kExitOk;
 }
 

@@ -16,8 +16,9 @@ class PrometheusSource {
         std::string url;
         std::string nodes = ".+";
         std::string step = "1s";
-        std::string templates; // a TOML file of extra templates
-        std::string start;     // import only
+        std::string timeout = "30s"; // per query
+        std::string templates;       // a TOML file of extra templates
+        std::string start;           // import only
         std::string end = "now";
         std::string label;
         std::string storageProfile;

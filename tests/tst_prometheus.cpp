@@ -1,3 +1,4 @@
+#include "FaultServer.h"
 #include "TestSupport.h"
 #include "collectors/AgentExposition.h"
 #include "collectors/PrometheusApi.h"
@@ -6,6 +7,7 @@
 #include "core/Store.h"
 #include "core/TimeSpec.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -392,6 +394,9 @@ scrape_configs:
     }
 
     void errorsAreClear() {
+        test::writeFile(m_dir.filePath("one.toml"),
+                        "[[template]]\nexporter = \"vllm\"\nquery = \"up\"\npath = "
+                        "\"engine/{instance}/ttft_p50_s\"\nunit = \"s\"\n");
         const int port = test::freePort(); // nobody listens
         QProcess p;
         p.start(TIERSCOPE_BINARY, {"--db", m_dir.filePath("e.db"), "import", "prometheus", "--url",
