@@ -1,5 +1,7 @@
 #include "core/ComparisonReport.h"
 
+#include "core/SvgChart.h"
+
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -83,31 +85,8 @@ std::string ComparisonReport::formatValue(double v, const std::string& unit) {
     return printf(magnitude >= 1000 ? "%.0f" : magnitude >= 100 ? "%.1f" : "%.3g", v) + " " + unit;
 }
 
-std::string ComparisonReport::escapeHtml(const std::string& s) {
-    std::string out;
-    for (const char c : s) {
-        switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&#39;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
+// One escaper for the page and its inline SVG charts: XML's rules are HTML's here.
+std::string ComparisonReport::escapeHtml(const std::string& s) { return SvgChart::escape(s); }
 
 std::string ComparisonReport::render(const std::string& format, const std::vector<Input>& all) {
     if (format == "html")
