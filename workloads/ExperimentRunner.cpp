@@ -5,12 +5,12 @@
 #include "collectors/Recorder.h"
 #include "collectors/ShellCommand.h"
 #include "core/ComparisonBuilder.h"
+#include "core/ComparisonReport.h"
 #include "core/LoadSummary.h"
 #include "core/Reading.h"
 #include "core/RunSchedule.h"
 #include "core/SizeParser.h"
 #include "core/Store.h"
-#include "core/UnitFormat.h"
 #include "core/Version.h"
 #include "workloads/BandwidthSampler.h"
 #include "workloads/CheckpointSaveWorkload.h"
@@ -283,7 +283,9 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
                                                      : "completed";
             store.finishRun(run, clock.nowNs(), status, out.summary.dump());
             report({status,
-                    UnitFormat::seconds(static_cast<double>(clock.nowNs() - runStart) / 1e9), run});
+                    ComparisonReport::formatValue(
+                        static_cast<double>(clock.nowNs() - runStart) / 1e9, "s"),
+                    run});
             result.incomplete = result.incomplete || out.cancelled;
         } catch (const std::exception& e) {
             fail(cancel ? "cancelled" : "failed", {{"error", e.what()}});
