@@ -119,12 +119,19 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
                 fail(g, error);
             p.gates.push_back(text(g));
         }
+    // `arm = ["x"]` is an array too, but not of tables: found by the fuzzer.
     if (const auto* arms = doc["arm"].as_array())
-        for (const auto& a : *arms)
+        for (const auto& a : *arms) {
+            if (!a.is_table())
+                fail(a, "arm must be [[arm]] tables");
             p.arms.push_back(arm(*a.as_table()));
+        }
     if (const auto* workloads = doc["workload"].as_array())
-        for (const auto& w : *workloads)
+        for (const auto& w : *workloads) {
+            if (!w.is_table())
+                fail(w, "workload must be [[workload]] tables");
             p.workloads.push_back(workload(*w.as_table()));
+        }
     if (p.arms.size() < 2)
         throw std::runtime_error("plan: an experiment needs at least two [[arm]] tables");
     if (p.workloads.empty())

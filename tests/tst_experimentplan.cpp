@@ -1,3 +1,4 @@
+#include "TestSupport.h"
 #include "collectors/ShellCommand.h"
 #include "core/ExperimentPlan.h"
 #include "core/RunSchedule.h"
@@ -39,6 +40,14 @@ kind = "model-load"
 class TestExperimentPlan : public QObject {
     Q_OBJECT
   private slots:
+    // Found by the fuzzer: `workload = ["E"]` is an array of strings, and was dereferenced as
+    // a table.
+    void arraysOfNonTablesAreRejected() {
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, ExperimentPlan::parse(test::fixture(
+                                                         "plans/crash-workload-not-a-table.toml")));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, ExperimentPlan::parse("arm = [1, 2]\n"));
+    }
+
     void parsesArmsWorkloadsAndSweeps() {
         const auto plan = ExperimentPlan::parse(kPlan);
         QCOMPARE(plan.name, std::string("p"));
