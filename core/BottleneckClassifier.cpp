@@ -69,6 +69,13 @@ const char* BottleneckClassifier::name(Class c) {
     return "idle/client-bound";
 }
 
+const std::vector<BottleneckClassifier::Class>& BottleneckClassifier::all() {
+    static const std::vector<Class> classes = {Class::StorageBound, Class::GpuComputeBound,
+                                               Class::KvCapacityBound, Class::EngineQueueing,
+                                               Class::Idle};
+    return classes;
+}
+
 const char* BottleneckClassifier::color(Class c) {
     switch (c) {
     case Class::KvCapacityBound:

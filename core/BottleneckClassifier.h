@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
@@ -44,6 +45,8 @@ class BottleneckClassifier {
     static Verdict classify(const Window& w, const Thresholds& t);
     static Verdict classify(const Window& w) { return classify(w, Thresholds()); }
     static const char* name(Class c);
+    // Every class, in the order legends, tables and charts list them.
+    static const std::vector<Class>& all();
     // One colour per class, shared by the timeline bands and the comparison charts.
     static const char* color(Class c);
 };

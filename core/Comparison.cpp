@@ -144,10 +144,7 @@ std::vector<TimelineKpi> timelineKpis(const ComparisonSide& a, const ComparisonS
     };
     const auto sharesA = Comparison::shares(a);
     const auto sharesB = Comparison::shares(b);
-    for (const auto c :
-         {BottleneckClassifier::Class::StorageBound, BottleneckClassifier::Class::GpuComputeBound,
-          BottleneckClassifier::Class::KvCapacityBound, BottleneckClassifier::Class::EngineQueueing,
-          BottleneckClassifier::Class::Idle}) {
+    for (const auto c : BottleneckClassifier::all()) {
         const auto inA = sharesA.find(c), inB = sharesB.find(c);
         if ((inA == sharesA.end() || inA->second == 0) &&
             (inB == sharesB.end() || inB->second == 0))

@@ -155,10 +155,7 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
                                                      gate.kpi + " was not measured on both sides"});
     }
     const auto sharesA = Comparison::shares(a), sharesB = Comparison::shares(b);
-    for (const auto c :
-         {BottleneckClassifier::Class::StorageBound, BottleneckClassifier::Class::GpuComputeBound,
-          BottleneckClassifier::Class::KvCapacityBound, BottleneckClassifier::Class::EngineQueueing,
-          BottleneckClassifier::Class::Idle}) {
+    for (const auto c : BottleneckClassifier::all()) {
         ComparisonReport::Share s{BottleneckClassifier::name(c), {}, {}};
         if (!sharesA.empty())
             s.a = sharesA.count(c) ? sharesA.at(c) : 0.0;

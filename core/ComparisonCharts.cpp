@@ -12,13 +12,6 @@ constexpr const char* kColorA = "#1f77b4";
 constexpr const char* kColorB = "#e8710a";
 constexpr std::size_t kRunsPerSide = 6; // more lines than this is a tangle, not a chart
 
-const std::vector<BottleneckClassifier::Class>& classes() {
-    using C = BottleneckClassifier::Class;
-    static const std::vector<C> all = {C::StorageBound, C::GpuComputeBound, C::KvCapacityBound,
-                                       C::EngineQueueing, C::Idle};
-    return all;
-}
-
 SvgChart::Series cdf(const ComparisonSide& side, const std::string& name, const char* color,
                      int width) {
     std::vector<double> v;
@@ -153,13 +146,13 @@ std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const C
         if (shares.empty())
             continue;
         SvgChart::Stack s{tag, {}};
-        for (const auto c : classes())
+        for (const auto c : BottleneckClassifier::all())
             if (const auto it = shares.find(c); it != shares.end() && it->second > 0)
                 s.parts.emplace_back(BottleneckClassifier::name(c), it->second);
         stacks.push_back(std::move(s));
     }
     std::vector<std::pair<std::string, std::string>> colors;
-    for (const auto c : classes())
+    for (const auto c : BottleneckClassifier::all())
         colors.emplace_back(BottleneckClassifier::name(c), BottleneckClassifier::color(c));
     return chart.stacks(stacks, colors);
 }

@@ -81,10 +81,7 @@ void BottleneckBand::paintEvent(QPaintEvent*) {
     int x = m_left;
     const int y = kLaneHeight + 6;
     p.setPen(palette().color(QPalette::WindowText));
-    for (const auto c :
-         {BottleneckClassifier::Class::StorageBound, BottleneckClassifier::Class::GpuComputeBound,
-          BottleneckClassifier::Class::KvCapacityBound, BottleneckClassifier::Class::EngineQueueing,
-          BottleneckClassifier::Class::Idle}) {
+    for (const auto c : BottleneckClassifier::all()) {
         p.fillRect(QRect(x, y + 3, 10, 10), QColor(BottleneckClassifier::color(c)));
         const QString name = BottleneckClassifier::name(c);
         p.drawText(QPoint(x + 14, y + 12), name);
