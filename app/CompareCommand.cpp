@@ -1,6 +1,7 @@
 #include "app/CompareCommand.h"
 
 #include "app/ExitCode.h"
+#include "app/GateExitCode.h"
 #include "core/ComparisonBuilder.h"
 #include "core/ComparisonReport.h"
 #include "core/Store.h"
@@ -65,12 +66,7 @@ int CompareCommand::run(const GlobalOptions& global, const Options& o) {
             return kExitCannotWrite;
         }
     }
-    bool failed = false, inconclusive = false;
-    for (const auto& [gate, result] : in.gates) {
-        failed = failed || result.verdict == Gate::Verdict::Fail;
-        inconclusive = inconclusive || result.verdict == Gate::Verdict::Inconclusive;
-    }
-    return failed ? kExitGateFailed : inconclusive ? kExitGateInconclusive : kExitOk;
+    return gateExitCode({in});
 }
 
 } // namespace tierscope

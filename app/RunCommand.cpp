@@ -2,6 +2,7 @@
 
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
+#include "app/GateExitCode.h"
 #include "core/ComparisonReport.h"
 #include "core/RunSchedule.h"
 #include "core/Store.h"
@@ -80,15 +81,9 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
     }
 
     Store store(global.dbPath(), Store::Mode::ReadOnly);
-    bool gateFailed = false, gateInconclusive = false;
     auto comparisons = ExperimentRunner::compare(store, plan, o.format == "html");
-    for (auto& in : comparisons) {
+    for (auto& in : comparisons)
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
-        for (const auto& [gate, verdict] : in.gates) {
-            gateFailed = gateFailed || verdict.verdict == Gate::Verdict::Fail;
-            gateInconclusive = gateInconclusive || verdict.verdict == Gate::Verdict::Inconclusive;
-        }
-    }
     const std::string report = ComparisonReport::render(o.format, comparisons);
     if (o.report.empty()) {
         std::cout << report;
@@ -102,7 +97,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
                  global.dbPath().c_str());
     if (result.incomplete)
         return kExitFailure;
-    return gateFailed ? kExitGateFailed : gateInconclusive ? kExitGateInconclusive : kExitOk;
+    return gateExitCode(comparisons);
 }
 
 } // namespace tierscope

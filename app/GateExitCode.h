@@ -1,0 +1,22 @@
+#pragma once
+
+#include "app/ExitCode.h"
+#include "core/ComparisonReport.h"
+
+#include <vector>
+
+namespace tierscope {
+
+// compare and run end the same way: 11 when any gate failed, else 12 when any was
+// inconclusive, else 0.
+inline int gateExitCode(const std::vector<ComparisonReport::Input>& comparisons) {
+    bool failed = false, inconclusive = false;
+    for (const auto& in : comparisons)
+        for (const auto& [gate, result] : in.gates) {
+            failed = failed || result.verdict == Gate::Verdict::Fail;
+            inconclusive = inconclusive || result.verdict == Gate::Verdict::Inconclusive;
+        }
+    return failed ? kExitGateFailed : inconclusive ? kExitGateInconclusive : kExitOk;
+}
+
+} // namespace tierscope
