@@ -2,7 +2,7 @@
 
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
-#include "collectors/PrometheusImport.h"
+#include "collectors/PrometheusFollower.h"
 #include "core/DurationParser.h"
 #include "core/SessionRecorder.h"
 #include "core/Store.h"
@@ -11,7 +11,6 @@
 #include "core/Version.h"
 #include "core/WallClock.h"
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -151,28 +150,22 @@ int PrometheusSource::record(const GlobalOptions& global, const Options& o,
     Target target(global.dbPath(), o, static_cast<std::int64_t>(started * 1e9));
     CancelOnSignal cancel;
     // Prometheus holds a scrape back until it is written: stay two steps behind now.
-    const double step = options.stepS;
-    const double lag = 2 * step;
-    const double period = std::max(1.0, step);
-    // Evaluate on multiples of the step, so consecutive ranges neither overlap nor skip.
-    double from = std::ceil(started / step) * step;
+    PrometheusFollower follower(options, started);
+    const double period = std::max(1.0, options.stepS);
     PrometheusImport::Summary total;
     std::string lastError;
     while (!CancelOnSignal::flag()) {
         const double now = static_cast<double>(WallClock::systemNowNs()) / 1e9;
         const bool last =
             duration && now - started >= std::chrono::duration<double>(*duration).count();
-        const double to = std::floor((last ? now : now - lag) / step) * step;
-        if (to >= from) {
-            const auto s = PrometheusImport::run(options, from, to, target.sink);
-            total.series = std::max(total.series, s.series);
-            total.points += s.points;
-            total.nodes.insert(s.nodes.begin(), s.nodes.end());
-            const std::string error = s.errors.empty() ? "" : s.errors.front();
+        if (const auto s = follower.poll(now, target.sink, last)) {
+            total.series = std::max(total.series, s->series);
+            total.points += s->points;
+            total.nodes.insert(s->nodes.begin(), s->nodes.end());
+            const std::string error = s->errors.empty() ? "" : s->errors.front();
             if (!error.empty() && error != lastError)
                 std::cerr << "tierscope record: " << error << " (retrying)\n";
             lastError = error;
-            from = to + step;
         }
         if (last)
             break;

@@ -1,8 +1,9 @@
 #include "ui/PrometheusFeed.h"
 
 #include "collectors/PrometheusApi.h"
-#include "collectors/PrometheusImport.h"
+#include "collectors/PrometheusFollower.h"
 #include "core/LiveBuffer.h"
+#include "core/PrometheusTemplate.h"
 #include "core/SessionRecorder.h"
 #include "core/Store.h"
 #include "core/StoreWriter.h"
@@ -11,7 +12,6 @@
 #include "core/WallClock.h"
 
 #include <QTimer>
-#include <cmath>
 #include <filesystem>
 
 namespace tierscope {
@@ -34,10 +34,10 @@ PrometheusFeed::~PrometheusFeed() {
 void PrometheusFeed::listNodes(const QString& url, const QString& nodes) {
     const PrometheusApi api(url.toStdString(), std::chrono::seconds(10));
     const std::string regex = nodes.isEmpty() ? ".+" : nodes.toStdString();
-    std::string escaped;
-    for (const char c : regex)
-        escaped += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    const auto r = api.query("up{instance=~\"" + escaped + "\"}");
+    // The templates' own quoting puts the regex into PromQL safely.
+    PrometheusTemplate up;
+    up.query = "up{instance=~\"{nodes}\"}";
+    const auto r = api.query(up.expandQuery(regex, ""));
     QStringList out;
     for (const auto& s : r.series) {
         const auto instance = s.labels.find("instance");
@@ -74,8 +74,13 @@ void PrometheusFeed::start(const Request& request) {
         m_recorder = std::make_unique<SessionRecorder>(*m_writer, m_session);
         m_tee = std::make_unique<TeeSink>(*m_recorder, m_buffer);
         m_buffer.clear(); // this machine's series are not the cluster's
+        PrometheusImport::Options o;
+        o.url = request.url.toStdString();
+        o.nodes = request.nodes.isEmpty() ? ".+" : request.nodes.toStdString();
+        o.stepS = request.stepS;
+        o.timeout = std::chrono::seconds(10);
         // The last five minutes first, so the view is not empty while the feed starts.
-        m_from = std::floor((nowS() - 300) / request.stepS) * request.stepS;
+        m_follower = std::make_unique<PrometheusFollower>(o, nowS() - 300);
         m_timer = new QTimer(this);
         connect(m_timer, &QTimer::timeout, this, &PrometheusFeed::poll);
         m_timer->start(static_cast<int>(std::max(1000.0, request.stepS * 1000)));
@@ -88,21 +93,13 @@ void PrometheusFeed::start(const Request& request) {
 }
 
 void PrometheusFeed::poll() {
-    if (!m_tee)
+    if (!m_tee || !m_follower)
         return;
-    PrometheusImport::Options o;
-    o.url = m_request.url.toStdString();
-    o.nodes = m_request.nodes.isEmpty() ? ".+" : m_request.nodes.toStdString();
-    o.stepS = m_request.stepS;
-    o.timeout = std::chrono::seconds(10);
-    // Two steps behind now: Prometheus holds a scrape back until it is written.
-    const double to = std::floor((nowS() - 2 * o.stepS) / o.stepS) * o.stepS;
-    if (to < m_from)
+    const auto summary = m_follower->poll(nowS(), *m_tee);
+    if (!summary)
         return;
-    const auto summary = PrometheusImport::run(o, m_from, to, *m_tee);
-    m_from = to + o.stepS;
     const QString error =
-        summary.errors.empty() ? QString() : QString::fromStdString(summary.errors.front());
+        summary->errors.empty() ? QString() : QString::fromStdString(summary->errors.front());
     if (!error.isEmpty() && error != m_lastError)
         emit failed(error);
     m_lastError = error;
@@ -116,6 +113,7 @@ void PrometheusFeed::stop() {
     }
     if (!m_store)
         return;
+    m_follower.reset();
     m_tee.reset();
     m_recorder.reset();
     if (m_writer)

@@ -10,6 +10,7 @@ class QTimer;
 namespace tierscope {
 
 class LiveBuffer;
+class PrometheusFollower;
 class SessionRecorder;
 class Store;
 class StoreWriter;
@@ -54,7 +55,7 @@ class PrometheusFeed : public QObject {
     std::unique_ptr<TeeSink> m_tee;
     QTimer* m_timer = nullptr;
     qint64 m_session = 0;
-    double m_from = 0;
+    std::unique_ptr<PrometheusFollower> m_follower;
     QString m_lastError;
 };
 
