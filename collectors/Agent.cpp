@@ -126,8 +126,8 @@ std::string Agent::scrape() {
         s.gpu = m_gpu;
         s.host = m_host;
     }
-    s.scrapes = m_scrapes.load();
-    m_scrapes = s.scrapes + 1;
+    // Scrapes run on the server's threads, possibly at once: one atomic step, not load+store.
+    s.scrapes = static_cast<double>(m_scrapes.fetch_add(1));
     return AgentExposition::render(s);
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -54,7 +55,7 @@ class Agent {
     std::mutex m_mutex;
     std::vector<Reading> m_gpu;
     std::vector<Reading> m_host;
-    std::atomic<double> m_scrapes{0};
+    std::atomic<std::uint64_t> m_scrapes{0};
     std::condition_variable m_wake;
     bool m_stop = false;
     std::thread m_sampler;
