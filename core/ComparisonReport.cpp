@@ -86,7 +86,9 @@ std::string ComparisonReport::formatValue(double v, const std::string& unit) {
 }
 
 // One escaper for the page and its inline SVG charts: XML's rules are HTML's here.
-std::string ComparisonReport::escapeHtml(const std::string& s) { return SvgChart::escape(s); }
+std::string ComparisonReport::escapeHtml(const std::string& s) {
+    return SvgChart::escape(s);
+}
 
 std::string ComparisonReport::render(const std::string& format, const std::vector<Input>& all) {
     if (format == "html")
