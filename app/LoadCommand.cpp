@@ -5,7 +5,9 @@
 #include "collectors/Datasets.h"
 #include "collectors/LoadGenerator.h"
 #include "core/DurationParser.h"
+#include "core/LoadAccumulator.h"
 #include "core/LoadSummary.h"
+#include "core/RequestWriter.h"
 #include "core/Store.h"
 #include "core/Version.h"
 
@@ -218,10 +220,23 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         setrlimit(RLIMIT_NOFILE, &files);
     }
     LoadGenerator generator(options, std::move(conversations), clock);
+    // Requests go to the store as they finish and into bounded summary statistics, so a soak
+    // of millions of requests holds only those in flight.
+    LoadAccumulator accumulator(slo.value_or(LoadSummary::Slo{}));
+    RequestWriter writer(dbPath, run);
+    std::string firstError;
+    long issued = 0;
     std::optional<CancelOnSignal> cancel(std::in_place, std::initializer_list<int>{SIGINT});
     const bool tty = isatty(STDERR_FILENO);
-    const auto records = generator.run(
+    generator.run(
+        [&](RequestRecord&& r) {
+            accumulator.add(r);
+            if (firstError.empty() && !r.ok())
+                firstError = r.error.empty() ? "HTTP " + std::to_string(r.httpStatus) : r.error;
+            writer.push(std::move(r));
+        },
         [&](const LoadGenerator::Progress& p) {
+            issued = p.issued;
             if (tty)
                 std::fprintf(stderr, "\r%ld issued, %ld done, %ld failed, %ld in flight   ",
                              p.issued, p.completed, p.failed, p.inFlight);
@@ -230,17 +245,31 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     cancel.reset();
     if (tty)
         std::fputs("\n", stderr);
+    writer.stop();
 
-    auto summary = LoadSummary::compute(records, generator.durationS(), generator.maxConcurrent(),
-                                        slo.value_or(LoadSummary::Slo{}));
+    auto summary = accumulator.summary(generator.durationS(), generator.maxConcurrent());
     summary["tool_version"] = kToolVersion;
     summary["endpoint"] = generator.endpoint();
     summary["session_id"] = session;
     summary["run_id"] = run;
-    store.addRequests(run, records);
-    store.finishRun(run, clock.nowNs(), CancelOnSignal::flag() ? "cancelled" : "completed",
-                    summary.dump());
-    store.finishSession(session, clock.nowNs());
+    // Not vLLM fields: the chain from sent to stored, so a lost request shows.
+    summary["issued_requests"] = std::max(0L, issued - o.warmup);
+    summary["stored_requests"] = writer.committed();
+    if (const auto error = writer.error()) {
+        summary["store_error"] = *error;
+        std::cerr << "tierscope load: storing requests failed (" << *error << "); "
+                  << writer.committed() << " of " << accumulator.requests() << " requests are in "
+                  << dbPath << "\n";
+    }
+    const char* status = writer.error()           ? "failed"
+                         : CancelOnSignal::flag() ? "cancelled"
+                                                  : "completed";
+    try {
+        store.finishRun(run, clock.nowNs(), status, summary.dump());
+        store.finishSession(session, clock.nowNs());
+    } catch (const std::exception& e) {
+        std::cerr << "tierscope load: cannot record the run's end: " << e.what() << "\n";
+    }
     printSummary(summary, o.rate > 0);
     std::printf("stored as session %lld, run %lld in %s\n", static_cast<long long>(session),
                 static_cast<long long>(run), dbPath.c_str());
@@ -252,8 +281,10 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
             return kExitCannotWrite;
         }
     }
+    if (writer.error())
+        return kExitCannotWrite;
     if (summary["completed"].get<long>() == 0) {
-        const std::string first = records.empty() ? "no request was sent" : records.front().error;
+        const std::string first = accumulator.requests() == 0 ? "no request was sent" : firstError;
         std::cerr << "tierscope load: no request succeeded; first error: " << first << "\n";
         return kExitFailure;
     }

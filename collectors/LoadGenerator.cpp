@@ -247,6 +247,14 @@ std::string LoadGenerator::endpoint() const {
 std::vector<RequestRecord>
 LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
                    const std::atomic<bool>* cancel) {
+    std::vector<RequestRecord> records;
+    run([&](RequestRecord&& r) { records.push_back(std::move(r)); }, onProgress, cancel);
+    return records;
+}
+
+void LoadGenerator::run(const RecordSink& sink,
+                        const std::function<void(const Progress&)>& onProgress,
+                        const std::atomic<bool>* cancel) {
     static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     (void)initialised;
     const bool chat = m_options.api == "chat";
@@ -264,7 +272,6 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
     // Streams are long-lived: never queue one behind another on a shared connection.
     curl_multi_setopt(loop.multi, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
 
-    std::vector<RequestRecord> records;
     std::deque<Cursor> followUps;
     std::unordered_map<CURL*, std::unique_ptr<Transfer>> active;
     Progress progress;
@@ -419,7 +426,7 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
         t.record.outputText.clear(); // history only; keeps memory flat over long runs
         lastCompletion = now;
         if (!t.warmup)
-            records.push_back(std::move(t.record));
+            sink(std::move(t.record));
         curl_multi_remove_handle(loop.multi, easy);
         curl_slist_free_all(t.headers);
         curl_easy_cleanup(easy);
@@ -498,7 +505,6 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
     close(loop.epoll);
     if (onProgress)
         onProgress(progress);
-    return records;
 }
 
 } // namespace tierscope

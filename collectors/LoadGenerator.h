@@ -45,6 +45,13 @@ class LoadGenerator {
 
     LoadGenerator(Options options, std::vector<Conversation> conversations, const WallClock& clock);
 
+    using RecordSink = std::function<void(RequestRecord&&)>;
+
+    // Hands every measured (not warm-up) request to `sink` as it finishes and keeps none, so a
+    // run of any length holds only the requests in flight.
+    void run(const RecordSink& sink, const std::function<void(const Progress&)>& onProgress = {},
+             const std::atomic<bool>* cancel = nullptr);
+    // The same, collecting the requests: for runs whose requests fit in memory.
     std::vector<RequestRecord> run(const std::function<void(const Progress&)>& onProgress = {},
                                    const std::atomic<bool>* cancel = nullptr);
 

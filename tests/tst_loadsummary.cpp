@@ -1,7 +1,10 @@
 #include "TestSupport.h"
+#include "core/LoadAccumulator.h"
 #include "core/LoadSummary.h"
+#include "core/QuantileSketch.h"
 
 #include <cmath>
+#include <random>
 
 using namespace tierscope;
 
@@ -58,6 +61,85 @@ class TestLoadSummary : public QObject {
         QCOMPARE(s["mean_itl_ms"].get<double>(), 100.0); // all three gaps pooled
         QCOMPARE(s["p99_e2el_ms"].get<double>(), 1100.0 + 1200.0 * 0.98);
         QCOMPARE(s["max_concurrent_requests"].get<int>(), 3);
+    }
+
+    void sketchIsExactUpToItsLimit() {
+        QuantileSketch sketch(8);
+        std::vector<double> values{0.004, 0.001, 0.003, 0.002, 0.0};
+        for (const double v : values)
+            sketch.add(v);
+        QVERIFY(sketch.exact());
+        QCOMPARE(sketch.count(), std::int64_t(5));
+        QCOMPARE(sketch.percentile(90), LoadSummary::percentile(values, 90));
+        QCOMPARE(sketch.percentile(50), 0.002);
+        QCOMPARE(sketch.mean(), 0.002);
+        QCOMPARE(sketch.stddev(), std::sqrt(2e-6));     // population: (4+1+1+0+4)e-6 / 5
+        QCOMPARE(QuantileSketch().percentile(99), 0.0); // empty: no figure, as numpy's caller
+    }
+
+    // Past the limit the values go to log buckets: every percentile stays within the stated
+    // relative error of numpy's, and mean and std stay exact.
+    void sketchKeepsItsErrorBoundPastTheLimit() {
+        std::mt19937_64 random(7);
+        std::lognormal_distribution<double> latency(std::log(0.05), 1.0); // ~50 ms, long tail
+        std::vector<double> values;
+        QuantileSketch sketch(1000);
+        for (int i = 0; i < 200'000; ++i) {
+            const double v = i % 50 == 0 ? 0.0 : latency(random); // some zero gaps too
+            values.push_back(v);
+            sketch.add(v);
+        }
+        QVERIFY(!sketch.exact());
+        QCOMPARE(sketch.count(), std::int64_t(200'000));
+        double sum = 0;
+        for (const double v : values)
+            sum += v;
+        const double mean = sum / static_cast<double>(values.size());
+        QVERIFY(std::abs(sketch.mean() - mean) <= 1e-12 * mean);
+        double var = 0;
+        for (const double v : values)
+            var += (v - mean) * (v - mean);
+        const double stddev = std::sqrt(var / static_cast<double>(values.size()));
+        QVERIFY(std::abs(sketch.stddev() - stddev) <= 1e-9 * stddev);
+        std::sort(values.begin(), values.end());
+        for (const double p : {1.0, 50.0, 90.0, 99.0, 99.9}) {
+            // The sketch answers the value at numpy's rank rounded; numpy interpolates between
+            // two neighbours, so the bound is taken against both.
+            const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
+            const double lo = values[static_cast<std::size_t>(std::floor(rank))];
+            const double hi = values[static_cast<std::size_t>(std::ceil(rank))];
+            const double got = sketch.percentile(p);
+            const double tolerance = QuantileSketch::kRelativeError * hi * 1.000001;
+            QVERIFY2(
+                got >= lo - tolerance && got <= hi + tolerance,
+                qPrintable(QString("p%1: %2 not in [%3, %4]").arg(p).arg(got).arg(lo).arg(hi)));
+        }
+        QCOMPARE(sketch.percentile(0), 0.0);
+        QCOMPARE(sketch.percentile(100), values.back()); // clamped to the largest value seen
+    }
+
+    void accumulatorMatchesComputeAndSaysWhenApproximate() {
+        std::vector<RequestRecord> records;
+        for (int i = 0; i < 400; ++i)
+            records.push_back(done(0.01 * (1 + i % 37), 0.5 + 0.01 * i, 10, {0.02, 0.03}));
+        const auto exact = LoadSummary::compute(records, 10.0, 8);
+        QVERIFY(!exact.contains("percentile_relative_error"));
+        LoadAccumulator small({}, 100); // forced past its exact limit
+        for (const auto& r : records)
+            small.add(r);
+        QCOMPARE(small.requests(), 400L);
+        const auto approx = small.summary(10.0, 8);
+        QCOMPARE(approx["percentile_relative_error"].get<double>(), QuantileSketch::kRelativeError);
+        QCOMPARE(approx["completed"], exact["completed"]);
+        QCOMPARE(approx["total_output_tokens"], exact["total_output_tokens"]);
+        QVERIFY(std::abs(approx["mean_ttft_ms"].get<double>() -
+                         exact["mean_ttft_ms"].get<double>()) < 1e-9);
+        for (const char* key : {"median_ttft_ms", "p99_ttft_ms", "p90_e2el_ms", "p99_itl_ms"}) {
+            const double want = exact[key].get<double>(), got = approx[key].get<double>();
+            // Each value repeats about 11 times, so numpy's neighbours are equal and only the
+            // bucket's error remains.
+            QVERIFY2(std::abs(got - want) <= 1.0001 * QuantileSketch::kRelativeError * want, key);
+        }
     }
 
     void sloParsing() {
