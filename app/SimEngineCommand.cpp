@@ -59,6 +59,13 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
         ->check(CLI::Range(0.0, 1.0));
     cmd->add_option("--stall-ms", o.stallMs, "Length of a stall")->capture_default_str();
     cmd->add_option("--seed", o.seed, "Seed for fault injection")->capture_default_str();
+    cmd->add_option("--record-limit", o.recordLimit,
+                    "Requests /sim/requests remembers (the most recent)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--close-connections", o.closeConnections,
+                  "Close every connection after its response (for thousands of streams: "
+                  "cpp-httplib polls idle keep-alive connections)");
     return cmd;
 }
 

@@ -89,7 +89,7 @@ EngineSimulator::EngineSimulator(Options options)
     m_server->set_tcp_nodelay(true);
     // cpp-httplib closes a keep-alive connection after 5 requests by default; engines do not,
     // and every reconnect would add a TCP handshake to some request's TTFT.
-    m_server->set_keep_alive_max_count(1'000'000);
+    m_server->set_keep_alive_max_count(m_options.closeConnections ? 1 : 1'000'000);
     m_server->set_keep_alive_timeout(60);
     // Remember the listening socket: start() raises its backlog past cpp-httplib's built-in 5.
     m_server->set_socket_options([this](int fd) {
@@ -273,9 +273,16 @@ void EngineSimulator::observe(double ttft, int promptTokens, int cachedTokens) {
     ++m_ttftCount;
 }
 
+void EngineSimulator::remember(RequestRecord record) {
+    // A soak sends millions of requests: the simulator must not be what grows.
+    if (m_records.size() >= std::max<std::size_t>(1, m_options.recordLimit))
+        m_records.pop_front();
+    m_records.push_back(std::move(record));
+}
+
 std::vector<EngineSimulator::RequestRecord> EngineSimulator::records() const {
     std::lock_guard lock(m_mutex);
-    return m_records;
+    return {m_records.begin(), m_records.end()};
 }
 
 std::string EngineSimulator::metricsText() const {
@@ -366,7 +373,7 @@ void EngineSimulator::routes() {
             const std::string prompt = promptOf(body, chat);
             if (roll(m_options.errorRate)) {
                 std::lock_guard lock(m_mutex);
-                m_records.push_back({requestId, 0, 0, 0, 0, 0, 0, 0, "error"});
+                remember({requestId, 0, 0, 0, 0, 0, 0, 0, "error"});
                 res.status = 500;
                 res.set_content(
                     R"({"error":{"message":"injected failure","type":"InternalServerError"}})",
@@ -409,8 +416,8 @@ void EngineSimulator::routes() {
                     }
                 }
                 observe(ttft, plan.promptTokens, cached);
-                m_records.push_back({plan.id, plan.promptTokens, cached, plan.queueS, prefillS,
-                                     kvRead, ttft, bytes, fault});
+                remember({plan.id, plan.promptTokens, cached, plan.queueS, prefillS, kvRead, ttft,
+                          bytes, fault});
             };
 
             if (!stream) {

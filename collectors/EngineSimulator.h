@@ -46,7 +46,12 @@ class EngineSimulator {
         double stallRate = 0;      // stream pauses for stallMs mid-stream
         int stallMs = 5000;
         std::uint64_t seed = 1;
-        int threads = 0; // 0: max concurrency + 32 (every stream holds a thread)
+        int threads = 0;                   // 0: max concurrency + 32 (every stream holds a thread)
+        std::size_t recordLimit = 10'000; // /sim/requests keeps the most recent ones only
+        // Close each connection after its response. cpp-httplib waits for a connection's next
+        // request by polling every 10 ms on the connection's thread: thousands of idle
+        // keep-alive connections keep the scheduler so busy that the client starves.
+        bool closeConnections = false;
     };
     struct RequestRecord {
         std::int64_t id = 0;
@@ -64,7 +69,7 @@ class EngineSimulator {
     void stop();
     void wait(); // until stop()
 
-    std::vector<RequestRecord> records() const;
+    std::vector<RequestRecord> records() const; // the newest Options::recordLimit
     std::string metricsText() const;
     bool kvDirectIo() const { return m_kvDirectIo; }
 
@@ -78,6 +83,7 @@ class EngineSimulator {
     void kvWriterLoop();
     bool roll(double rate);
     void observe(double ttft, int promptTokens, int cachedTokens);
+    void remember(RequestRecord record); // with m_mutex held
     void routes();
 
     Options m_options;
@@ -92,7 +98,8 @@ class EngineSimulator {
     std::int64_t m_activeTokens = 0;
     std::list<std::uint64_t> m_lru; // prefix-cache chunk hashes, most recent first
     std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> m_cached;
-    std::vector<RequestRecord> m_records;
+    std::deque<RequestRecord> m_records; // the newest recordLimit
+
     std::vector<double> m_ttftBuckets; // cumulative counts per bound in kTtftBounds
     double m_ttftSum = 0;
     std::int64_t m_ttftCount = 0;

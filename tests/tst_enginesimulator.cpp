@@ -144,6 +144,37 @@ class TestEngineSimulator : public QObject {
         QVERIFY(records[1].ttftS >= records[1].queueS);
     }
 
+    // Millions of soak requests must not grow the simulator: it remembers the newest only, and
+    // with --close-connections every response ends its connection.
+    void remembersTheNewestRequestsAndClosesConnectionsWhenAsked() {
+        auto options = small({});
+        options.recordLimit = 3;
+        options.closeConnections = true;
+        EngineSimulator sim(options);
+        const std::string url =
+            "http://127.0.0.1:" + std::to_string(sim.start()) + "/v1/completions";
+        CURL* curl = curl_easy_init();
+        std::string body;
+        long connects = 0;
+        for (int i = 0; i < 5; ++i) {
+            curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+            curl_easy_setopt(curl, CURLOPT_POSTFIELDS,
+                             R"({"prompt":"a b c","max_tokens":2,"stream":true})");
+            curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append);
+            curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+            QCOMPARE(curl_easy_perform(curl), CURLE_OK);
+            long n = 0;
+            curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &n);
+            connects += n;
+        }
+        curl_easy_cleanup(curl);
+        QCOMPARE(connects, 5L); // one handle, yet a new connection for every request
+        const auto records = sim.records();
+        QCOMPARE(records.size(), std::size_t(3));
+        QCOMPARE(records.front().id + 2, records.back().id);
+        QCOMPARE(records.back().id, std::int64_t(5));
+    }
+
     void injectedFaults() {
         auto options = small({});
         options.errorRate = 1.0;
