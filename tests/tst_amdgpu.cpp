@@ -123,7 +123,7 @@ class TestAmdGpu : public QObject {
         FakeAmdGpuTree::build(dir.path().toStdString(), {gpu0(), gpu1()});
         const auto p = probe(dir.path(), {"--cycles", "1"});
         QVERIFY2(p.exitCode == 0, p.err.constData());
-        QVERIFY(status(p, "amd")["available"].get<bool>());
+        QVERIFY2(status(p, "amd")["available"].get<bool>(), status(p, "amd").dump().c_str());
         const auto r = cycle(p, 0);
         QCOMPARE(r.at("gpu/0/busy_pct"), 37.0);
         QCOMPARE(r.at("gpu/0/mem_busy_pct"), 12.0);

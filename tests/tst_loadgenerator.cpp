@@ -56,10 +56,18 @@ class TestLoadGenerator : public QObject {
         // A shared 2-core VM now and then stalls for a few ms, which delays every in-flight
         // stream at once and moves p99 of one run; each attempt is a full, independent
         // measurement, and one of three must meet the bound.
+#ifdef TIERSCOPE_SANITIZED
+        // ASan and UBSan slow the client's own event loop about tenfold, and that time lands
+        // in TTFT. The 2 ms bound is held by the optimised build in the same CI run; here the
+        // request flow is checked, and the error only kept from growing without limit.
+        constexpr double bound = 0.050;
+#else
+        constexpr double bound = 0.002;
+#endif
         double best = 1e9;
-        for (int attempt = 0; attempt < 3 && best >= 0.002; ++attempt)
+        for (int attempt = 0; attempt < 3 && best >= bound; ++attempt)
             best = std::min(best, measureTtftAgreement());
-        QVERIFY2(best < 0.002, qPrintable(QString("best p99 error %1 ms").arg(best * 1e3)));
+        QVERIFY2(best < bound, qPrintable(QString("best p99 error %1 ms").arg(best * 1e3)));
     }
 
     void rateModeKeepsToItsSchedule() {
