@@ -25,6 +25,7 @@ namespace {
 
 constexpr int kChartHeight = 230;
 constexpr int kAbsentHeight = 70;
+constexpr int kMargin = 6;
 
 } // namespace
 
@@ -39,7 +40,9 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, bool openGl, bool 
     m_chart = new QChart();
     m_chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     m_chart->setTitle(QString::fromStdString(spec.title));
-    m_chart->setMargins(QMargins(6, 2, 6, 2));
+    m_chart->setMargins(QMargins(kMargin, 2, kMargin, 2));
+    // Before any other receiver: TimelineView aligns the charts on this signal.
+    connect(m_chart, &QChart::plotAreaChanged, this, [this] { m_laidOutInset = m_leftInset; });
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x = new QValueAxis;
@@ -179,6 +182,19 @@ void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle)
 QRect TimelineChart::plotRectIn(const QWidget* ancestor) const {
     const QRect plot = m_chart->plotArea().toRect();
     return QRect(m_view->viewport()->mapTo(ancestor, plot.topLeft()), plot.size());
+}
+
+void TimelineChart::setLeftInset(int px) {
+    if (px == m_leftInset)
+        return;
+    m_leftInset = px;
+    m_chart->setMargins(QMargins(kMargin + px, 2, kMargin, 2));
+}
+
+double TimelineChart::naturalPlotLeft() const {
+    // The layout applies new margins later: until it has, the plot area still shows the old
+    // inset, so that is the one to take off.
+    return m_chart->plotArea().left() - m_laidOutInset;
 }
 
 int TimelineChart::plotWidth() const {

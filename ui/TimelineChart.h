@@ -33,6 +33,10 @@ class TimelineChart : public QWidget {
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setCrosshair(double x); // NaN hides it
     int plotWidth() const;
+    // Extra room left of the plot, so that charts whose y labels are narrower line up with
+    // the widest; naturalPlotLeft() is where the plot would start without it.
+    void setLeftInset(int px);
+    double naturalPlotLeft() const;
     // The plot area in `ancestor`'s coordinates.
     QRect plotRectIn(const QWidget* ancestor) const;
     bool isAbsent() const { return m_spec.series.empty(); }
@@ -75,6 +79,8 @@ class TimelineChart : public QWidget {
     UnitScale m_scale;
     QGraphicsLineItem* m_crossLine = nullptr;
     QGraphicsSimpleTextItem* m_crossText = nullptr;
+    int m_leftInset = 0;
+    int m_laidOutInset = 0; // the inset the current plot area was laid out with
     double m_dragX = 0;
     bool m_dragging = false;
     bool m_interactive = false;

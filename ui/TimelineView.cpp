@@ -7,6 +7,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 namespace tierscope {
@@ -135,14 +136,23 @@ void TimelineView::setTimeRange(double x0, double x1, const QString& axisTitle) 
     alignBand();
 }
 
-// The band's lane spans exactly the plots' width, so a window sits above its samples.
+// Each chart sizes its plot to its own y labels ("100" against "1.5 GB/s"). Every chart is
+// padded to the widest, so one moment sits at one x all down the stack, and the band's lane
+// spans exactly the plots, so a window sits above its samples.
 void TimelineView::alignBand() {
+    std::vector<TimelineChart*> laidOut;
+    double widest = 0;
     for (auto* chart : m_charts)
         if (!chart->isAbsent() && chart->chart()->plotArea().width() > 10) {
-            const QRect plot = chart->plotRectIn(this);
-            m_band->setPlotArea(plot.left(), plot.width());
-            return;
+            laidOut.push_back(chart);
+            widest = std::max(widest, chart->naturalPlotLeft());
         }
+    if (laidOut.empty())
+        return;
+    for (auto* chart : laidOut)
+        chart->setLeftInset(static_cast<int>(std::lround(widest - chart->naturalPlotLeft())));
+    const QRect plot = laidOut.front()->plotRectIn(this);
+    m_band->setPlotArea(plot.left(), plot.width());
 }
 
 void TimelineView::setDark(bool dark) {
