@@ -17,8 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const auto chunk = nlohmann::json::parse(event, nullptr, false);
             if (chunk.is_object() && chunk.contains("choices") && chunk["choices"].is_array())
                 for (const auto& c : chunk["choices"])
-                    if (c.is_object())
-                        (void)c.value("text", std::string());
+                    // Types are checked first, as the load generator does: json::value() throws
+                    // on {"text": 0}, which this harness once did itself.
+                    if (c.is_object() && c.contains("text") && c["text"].is_string())
+                        (void)c["text"].get<std::string>();
         },
         4096);
     for (std::size_t at = 0; at < stream.size(); at += piece)
