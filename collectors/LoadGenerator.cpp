@@ -2,7 +2,7 @@
 
 #include "collectors/BearerToken.h"
 #include "collectors/SseParser.h"
-#include "core/Utf8.h"
+#include "collectors/StreamChunk.h"
 
 #include <curl/curl.h>
 #include <deque>
@@ -56,54 +56,6 @@ struct Transfer {
 constexpr std::size_t kMaxAnswerBytes = 1 << 20;
 constexpr int kAddsPerTurn = 32;
 
-// Fast path for the common chunk: finds `"key":` (the needle), then "...", and unescapes the
-// string. nullopt when the chunk is shaped differently, so the caller falls back to a full JSON
-// parse.
-std::optional<std::string> stringField(std::string_view json, std::string_view needle) {
-    auto at = json.find(needle);
-    if (at == std::string_view::npos)
-        return std::nullopt;
-    at += needle.size();
-    while (at < json.size() && json[at] == ' ')
-        ++at;
-    if (at >= json.size() || json[at] != '"')
-        return std::nullopt;
-    std::string out;
-    for (++at; at < json.size(); ++at) {
-        const char c = json[at];
-        if (c == '"')
-            return out;
-        if (c != '\\') {
-            out += c;
-            continue;
-        }
-        if (++at >= json.size())
-            return std::nullopt;
-        switch (json[at]) {
-        case 'n':
-            out += '\n';
-            break;
-        case 't':
-            out += '\t';
-            break;
-        case 'r':
-            out += '\r';
-            break;
-        case 'b':
-            out += '\b';
-            break;
-        case 'f':
-            out += '\f';
-            break;
-        case 'u':
-            return std::nullopt; // leave \uXXXX to the full parser
-        default:
-            out += json[at];
-        }
-    }
-    return std::nullopt;
-}
-
 // A chunk's text: the first non-empty one is the first token (TTFT), later ones are gaps.
 void onContent(Transfer& t, const std::string& text, Clock::time_point now) {
     if (text.empty())
@@ -119,61 +71,20 @@ void onContent(Transfer& t, const std::string& text, Clock::time_point now) {
 }
 
 void onEvent(Transfer& t, std::string_view data) {
-    if (data == "[DONE]") {
+    auto chunk = StreamChunk::parse(data, t.chat, !t.record.responseId.empty());
+    if (chunk.done) {
         t.done = true;
         return;
     }
-    if (!Utf8::valid(data)) { // a broken stream: its text must not be stored as an answer
-        if (t.record.error.empty())
-            t.record.error = "invalid UTF-8 in the event stream";
-        return;
-    }
-    const auto now = *t.readyAt;
-    // Token chunks dominate: take their text without building a JSON document. Chunks with
-    // usage, errors or anything unusual take the full parse below.
-    if (!t.record.responseId.empty() && data.find("\"usage\"") == std::string_view::npos &&
-        data.find("\"error\"") == std::string_view::npos) {
-        if (auto text = stringField(data, t.chat ? R"("content":)" : R"("text":)")) {
-            onContent(t, *text, now);
-            return;
-        }
-    }
-    const auto chunk = nlohmann::json::parse(data, nullptr, false);
-    if (chunk.is_discarded() || !chunk.is_object()) {
-        if (t.record.error.empty())
-            t.record.error = "invalid JSON in the event stream";
-        return;
-    }
-    if (chunk.contains("error") && t.record.error.empty()) {
-        const auto& e = chunk["error"];
-        // json::value() would throw on {"message": 42}, inside curl's callback.
-        const auto message = e.is_object() ? e.find("message") : e.end();
-        t.record.error =
-            message != e.end() && message->is_string() ? message->get<std::string>() : e.dump();
-    }
-    if (t.record.responseId.empty() && chunk.contains("id") && chunk["id"].is_string())
-        t.record.responseId = chunk["id"].get<std::string>();
-    if (chunk.contains("usage") && chunk["usage"].is_object()) {
-        const auto& u = chunk["usage"];
-        if (u.contains("prompt_tokens") && u["prompt_tokens"].is_number())
-            t.record.promptTokens = u["prompt_tokens"].get<int>();
-        if (u.contains("completion_tokens") && u["completion_tokens"].is_number())
-            t.record.outputTokens = u["completion_tokens"].get<int>();
-    }
-    const auto choices = chunk.find("choices");
-    if (choices == chunk.end() || !choices->is_array() || choices->empty() ||
-        !(*choices)[0].is_object())
-        return;
-    const auto& choice = (*choices)[0];
-    std::string text;
-    if (t.chat) {
-        if (choice.contains("delta") && choice["delta"].is_object() &&
-            choice["delta"].contains("content") && choice["delta"]["content"].is_string())
-            text = choice["delta"]["content"].get<std::string>();
-    } else if (choice.contains("text") && choice["text"].is_string()) {
-        text = choice["text"].get<std::string>();
-    }
-    onContent(t, text, now);
+    if (!chunk.error.empty() && t.record.error.empty())
+        t.record.error = std::move(chunk.error);
+    if (t.record.responseId.empty() && chunk.id)
+        t.record.responseId = std::move(*chunk.id);
+    if (chunk.promptTokens)
+        t.record.promptTokens = chunk.promptTokens;
+    if (chunk.outputTokens)
+        t.record.outputTokens = chunk.outputTokens;
+    onContent(t, chunk.text, *t.readyAt);
 }
 
 std::size_t onData(char* data, std::size_t size, std::size_t count, void* user) {
