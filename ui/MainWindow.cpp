@@ -353,7 +353,8 @@ void MainWindow::buildDocks() {
 void MainWindow::applySettings() {
     const bool dark = m_settings.theme == Settings::Theme::Dark ||
                       (m_settings.theme == Settings::Theme::System && darkPalette());
-    m_timeline->setOpenGl(m_settings.openGl);
+    m_timeline->setRenderer(m_settings.openGl ? TimelineChart::Renderer::OpenGl
+                                              : TimelineChart::Renderer::Painter);
     m_timeline->setDark(dark);
 }
 

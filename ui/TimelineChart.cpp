@@ -1,6 +1,7 @@
 #include "ui/TimelineChart.h"
 
 #include "ui/ChartPoints.h"
+#include "ui/LinePlotItem.h"
 
 #include <QChart>
 #include <QChartView>
@@ -29,7 +30,7 @@ constexpr int kMargin = 6;
 
 } // namespace
 
-TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, bool openGl, bool dark,
+TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer, bool dark,
                              QWidget* parent)
     : QWidget(parent), m_spec(spec) {
     auto* layout = new QVBoxLayout(this);
@@ -55,7 +56,7 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, bool openGl, bool 
     for (const auto& s : spec.series) {
         auto* series = new QLineSeries;
         series->setName(QString::fromStdString(s.name));
-        series->setUseOpenGL(openGl);
+        series->setUseOpenGL(renderer == Renderer::OpenGl);
         m_chart->addSeries(series);
         series->attachAxis(m_x);
         series->attachAxis(m_y);
@@ -68,6 +69,13 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, bool openGl, bool 
             pen.setStyle(Qt::DashLine);
         series->setPen(pen);
         m_series.push_back(series);
+    }
+    if (renderer == Renderer::Painter) {
+        m_plot = new LinePlotItem(m_series, m_x, m_y, m_chart);
+        m_plot->setZValue(10); // over the grid, under the crosshair
+        m_plot->setPlotArea(m_chart->plotArea());
+        connect(m_chart, &QChart::plotAreaChanged, this,
+                [this](const QRectF& area) { m_plot->setPlotArea(area); });
     }
     for (auto* marker : m_chart->legend()->markers())
         connect(marker, &QLegendMarker::clicked, this,
@@ -133,6 +141,8 @@ void TimelineChart::selectNode(const QString& node) {
         for (auto* marker : m_chart->legend()->markers(m_series[i]))
             marker->setVisible(shown);
     }
+    if (m_plot)
+        m_plot->update();
 }
 
 void TimelineChart::toggle(QLineSeries* series) {
@@ -146,6 +156,8 @@ void TimelineChart::toggle(QLineSeries* series) {
         color.setAlphaF(series->isVisible() ? 1.0 : 0.4);
         marker->setLabelBrush(color);
     }
+    if (m_plot)
+        m_plot->update();
 }
 
 void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::int64_t originNs) {
@@ -168,13 +180,21 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::i
         m_y->setTickCount(5);
     }
     m_scale = scale;
-    for (std::size_t i = 0; i < m_series.size() && i < data.size(); ++i)
-        m_series[i]->replace(ChartPoints::fromBuckets(data[i], originNs, m_scale.divisor));
+    for (std::size_t i = 0; i < m_series.size() && i < data.size(); ++i) {
+        auto points = ChartPoints::fromBuckets(data[i], originNs, m_scale.divisor);
+        if (m_plot)
+            m_plot->setPoints(i, std::move(points));
+        else
+            m_series[i]->replace(points);
+    }
 }
 
 void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle) {
-    if (m_x->min() != x0 || m_x->max() != x1)
+    if (m_x->min() != x0 || m_x->max() != x1) {
         m_x->setRange(x0, x1);
+        if (m_plot)
+            m_plot->update();
+    }
     if (m_x->titleText() != axisTitle)
         m_x->setTitleText(axisTitle);
 }
@@ -203,6 +223,8 @@ int TimelineChart::plotWidth() const {
 }
 
 int TimelineChart::pointCount() const {
+    if (m_plot)
+        return m_plot->pointCount();
     int n = 0;
     for (auto* s : m_series)
         n += static_cast<int>(s->count());

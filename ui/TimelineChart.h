@@ -19,12 +19,18 @@ class QStackedWidget;
 
 namespace tierscope {
 
+class LinePlotItem;
+
 // One chart of the timeline: its series, a time axis in seconds from an origin, a crosshair
 // the timeline moves, and in place of an empty chart the reason its source is absent.
 class TimelineChart : public QWidget {
     Q_OBJECT
   public:
-    TimelineChart(const ChartCatalog::Chart& spec, bool openGl, bool dark,
+    // Painter: lines drawn directly (LinePlotItem), the default. Series: QtCharts' own line
+    // items, several times slower per point. OpenGl: QtCharts' OpenGL series, for a real GPU.
+    enum class Renderer { Painter, Series, OpenGl };
+
+    TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer, bool dark,
                   QWidget* parent = nullptr);
 
     const ChartCatalog::Chart& spec() const { return m_spec; }
@@ -46,6 +52,7 @@ class TimelineChart : public QWidget {
     QString crosshairText() const; // what the crosshair shows now; empty when hidden
     bool seriesVisible(int index) const;
     QChart* chart() const { return m_chart; }
+    LinePlotItem* plotItem() const { return m_plot; } // null unless Renderer::Painter
     // Zoom (wheel) and pan (drag) for a recorded session; off in the live view, where the
     // wheel scrolls the timeline.
     void setInteractive(bool on) { m_interactive = on; }
@@ -74,6 +81,7 @@ class TimelineChart : public QWidget {
     QValueAxis* m_x = nullptr;
     QValueAxis* m_y = nullptr;
     std::vector<QLineSeries*> m_series;
+    LinePlotItem* m_plot = nullptr;
     std::vector<std::vector<Bucket>> m_data;
     std::int64_t m_origin = 0;
     UnitScale m_scale;

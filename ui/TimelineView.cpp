@@ -69,7 +69,7 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         if (c.series.empty())
             order.push_back(&c);
     for (const auto* spec : order) {
-        auto* chart = new TimelineChart(*spec, m_openGl, m_dark, this);
+        auto* chart = new TimelineChart(*spec, m_renderer, m_dark, this);
         chart->setInteractive(m_interactive);
         m_layout->insertWidget(m_layout->count() - 1, chart);
         connect(chart, &TimelineChart::hovered, this, [this](double x) {
@@ -94,8 +94,9 @@ void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& da
     alignBand();
 }
 
-// Charts scrolled out of view keep their old data until they come back: replacing a series
-// costs about a microsecond per point in QtCharts, seen or not.
+// Charts scrolled out of view keep their old data until they come back: work for a chart nobody
+// sees is wasted, and with QtCharts' own series (the OpenGL setting) a replace costs about a
+// microsecond per point.
 void TimelineView::applyToVisible() {
     const QRect viewport(m_scroll->widget()->mapFrom(m_scroll->viewport(), QPoint(0, 0)),
                          m_scroll->viewport()->size());

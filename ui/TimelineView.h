@@ -2,6 +2,7 @@
 
 #include "core/Bucket.h"
 #include "core/ChartCatalog.h"
+#include "ui/TimelineChart.h"
 
 #include <QWidget>
 #include <map>
@@ -13,7 +14,6 @@ class QVBoxLayout;
 namespace tierscope {
 
 class BottleneckBand;
-class TimelineChart;
 
 // The stack of charts that share one time axis: they scroll together, show one crosshair,
 // and zoom and pan together when a recorded session is open.
@@ -22,7 +22,7 @@ class TimelineView : public QWidget {
   public:
     explicit TimelineView(QWidget* parent = nullptr);
 
-    void setOpenGl(bool on) { m_openGl = on; }
+    void setRenderer(TimelineChart::Renderer renderer) { m_renderer = renderer; }
     void setDark(bool dark);
     // Rebuilds the charts (only when the set of charts or series changed).
     void setCharts(const std::vector<ChartCatalog::Chart>& charts);
@@ -57,7 +57,7 @@ class TimelineView : public QWidget {
     double m_x0 = 0;
     double m_x1 = 1;
     QString m_axisTitle;
-    bool m_openGl = false;
+    TimelineChart::Renderer m_renderer = TimelineChart::Renderer::Painter;
     bool m_dark = false;
     bool m_interactive = false;
     QScrollArea* m_scroll = nullptr;

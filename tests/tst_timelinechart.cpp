@@ -1,0 +1,125 @@
+// The timeline chart's two raster renderers: lines drawn by LinePlotItem (the default) and
+// QtCharts' own line series must put the same values at the same pixels.
+#include "ui/LinePlotItem.h"
+#include "ui/TimelineChart.h"
+
+#include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QtTest>
+
+using namespace tierscope;
+
+Q_DECLARE_METATYPE(TimelineChart::Renderer)
+
+namespace {
+
+constexpr std::int64_t kSecond = 1000000000LL;
+
+// One sample per second from t = 0 to t = seconds, all equal to `value`.
+std::vector<Bucket> flat(int seconds, double value) {
+    std::vector<Bucket> out;
+    for (int k = 0; k < seconds; ++k)
+        out.push_back({k * kSecond, kSecond, value, value, value, 1});
+    return out;
+}
+
+ChartCatalog::Chart percentChart() {
+    return {"cpu", "CPU", ChartCatalog::Unit::Percent, {{1, "low", false}, {2, "high", false}}, {}};
+}
+
+// How many pixels of `row` inside `plot` have exactly `color`.
+int pixelsOnRow(const QImage& image, const QRect& plot, int row, QColor color) {
+    int n = 0;
+    for (int x = plot.left() + 1; x < plot.right(); ++x)
+        for (int dy = -1; dy <= 1; ++dy)
+            if (image.pixelColor(x, row + dy) == color) {
+                ++n;
+                break;
+            }
+    return n;
+}
+
+QColor penOf(TimelineChart& chart, int series) {
+    return static_cast<QLineSeries*>(chart.chart()->series().at(series))->pen().color();
+}
+
+} // namespace
+
+class TimelineChartTest : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void drawsEachValueAtItsHeight_data() {
+        QTest::addColumn<TimelineChart::Renderer>("renderer");
+        QTest::newRow("painter") << TimelineChart::Renderer::Painter;
+        QTest::newRow("qtcharts series") << TimelineChart::Renderer::Series;
+    }
+
+    // 25 % and 75 % on a 0-100 % axis: each series' colour runs along its row across the plot,
+    // and not along the other's.
+    void drawsEachValueAtItsHeight() {
+        QFETCH(TimelineChart::Renderer, renderer);
+        TimelineChart chart(percentChart(), renderer, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setTimeRange(0, 100, "s");
+        chart.setData({flat(101, 25), flat(101, 75)}, -kSecond / 2); // points at whole seconds
+        QCoreApplication::processEvents();
+        const QImage image = chart.grab().toImage();
+        const QRect plot = chart.plotRectIn(&chart);
+        QVERIFY(plot.width() > 500);
+        const int low = plot.bottom() - plot.height() / 4;
+        const int high = plot.bottom() - 3 * plot.height() / 4;
+        const QColor lowColor = penOf(chart, 0), highColor = penOf(chart, 1);
+        QVERIFY(lowColor != highColor);
+        QVERIFY2(pixelsOnRow(image, plot, low, lowColor) > plot.width() * 9 / 10,
+                 qPrintable(QString::number(pixelsOnRow(image, plot, low, lowColor))));
+        QVERIFY(pixelsOnRow(image, plot, high, highColor) > plot.width() * 9 / 10);
+        QCOMPARE(pixelsOnRow(image, plot, high, lowColor), 0);
+        QCOMPARE(pixelsOnRow(image, plot, low, highColor), 0);
+        QCOMPARE(chart.pointCount(), 202);
+    }
+
+    // Toggled off in the legend: the line goes, the other stays.
+    void aHiddenSeriesIsNotDrawn() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setTimeRange(0, 100, "s");
+        chart.setData({flat(101, 25), flat(101, 75)}, -kSecond / 2);
+        emit chart.chart()->legend()->markers().at(0)->clicked();
+        QVERIFY(!chart.seriesVisible(0));
+        QCoreApplication::processEvents();
+        const QImage image = chart.grab().toImage();
+        const QRect plot = chart.plotRectIn(&chart);
+        QCOMPARE(pixelsOnRow(image, plot, plot.bottom() - plot.height() / 4, penOf(chart, 0)), 0);
+        QVERIFY(pixelsOnRow(image, plot, plot.bottom() - 3 * plot.height() / 4, penOf(chart, 1)) >
+                plot.width() * 9 / 10);
+    }
+
+    // Of 200 s of points, a 50 s window maps only its own points plus one either side, so the
+    // line reaches both edges and nothing far outside is stroked and clipped.
+    void mapsOnlyTheTimeWindow() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setData({flat(201, 50), {}}, -kSecond / 2);
+        chart.setTimeRange(100.5, 150.5, "s");
+        const QPolygonF line = chart.plotItem()->mapped(0);
+        const QRectF plot = chart.chart()->plotArea();
+        QCOMPARE(line.size(), 52); // 101 ... 150, plus 100 and 151
+        QVERIFY(line.front().x() < plot.left());
+        QVERIFY(line.back().x() > plot.right());
+        QCOMPARE(line[1].x(), plot.left() + 0.5 * plot.width() / 50);
+        QCOMPARE(line[1].y(), plot.bottom() - plot.height() / 2);
+        QVERIFY(chart.plotItem()->mapped(1).isEmpty());
+    }
+};
+
+QTEST_MAIN(TimelineChartTest)
+#include "tst_timelinechart.moc"

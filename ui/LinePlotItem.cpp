@@ -1,0 +1,80 @@
+#include "ui/LinePlotItem.h"
+
+#include <QLineSeries>
+#include <QPainter>
+#include <QValueAxis>
+#include <algorithm>
+
+namespace tierscope {
+
+LinePlotItem::LinePlotItem(std::vector<QLineSeries*> series, const QValueAxis* x,
+                           const QValueAxis* y, QGraphicsItem* parent)
+    : QGraphicsItem(parent), m_series(std::move(series)), m_points(m_series.size()), m_x(x),
+      m_y(y) {}
+
+void LinePlotItem::setPoints(std::size_t series, QList<QPointF> points) {
+    if (series >= m_points.size())
+        return;
+    m_points[series] = std::move(points);
+    update();
+}
+
+void LinePlotItem::setPlotArea(const QRectF& area) {
+    if (area == m_area)
+        return;
+    prepareGeometryChange();
+    m_area = area;
+}
+
+int LinePlotItem::pointCount() const {
+    int n = 0;
+    for (const auto& p : m_points)
+        n += static_cast<int>(p.size());
+    return n;
+}
+
+QPolygonF LinePlotItem::mapped(std::size_t series) const {
+    QPolygonF out;
+    if (series >= m_points.size() || m_area.isEmpty())
+        return out;
+    const double x0 = m_x->min(), x1 = m_x->max(), y0 = m_y->min(), y1 = m_y->max();
+    if (!(x1 > x0) || !(y1 > y0))
+        return out;
+    const auto& points = m_points[series];
+    // Only what lies in the time window, plus one point either side so that a line entering
+    // or leaving the plot is drawn up to its edge.
+    auto first = std::lower_bound(points.begin(), points.end(), x0,
+                                  [](const QPointF& p, double x) { return p.x() < x; });
+    auto last = std::upper_bound(first, points.end(), x1,
+                                 [](double x, const QPointF& p) { return x < p.x(); });
+    if (first != points.begin())
+        --first;
+    if (last != points.end())
+        ++last;
+    const double sx = m_area.width() / (x1 - x0);
+    const double sy = m_area.height() / (y1 - y0);
+    out.reserve(last - first);
+    for (auto it = first; it != last; ++it)
+        out << QPointF(m_area.left() + (it->x() - x0) * sx, m_area.bottom() - (it->y() - y0) * sy);
+    return out;
+}
+
+void LinePlotItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+    painter->save();
+    painter->setClipRect(m_area);
+    for (std::size_t i = 0; i < m_series.size(); ++i) {
+        if (!m_series[i]->isVisible())
+            continue;
+        const QPolygonF line = mapped(i);
+        if (line.isEmpty())
+            continue;
+        painter->setPen(m_series[i]->pen());
+        if (line.size() == 1)
+            painter->drawPoint(line.front());
+        else
+            painter->drawPolyline(line);
+    }
+    painter->restore();
+}
+
+} // namespace tierscope

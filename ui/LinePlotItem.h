@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QGraphicsItem>
+#include <QList>
+#include <QPointF>
+#include <vector>
+
+class QLineSeries;
+class QValueAxis;
+
+namespace tierscope {
+
+// Draws a chart's lines straight onto its plot area with QPainter, in place of QtCharts'
+// QLineSeries items. QtCharts rebuilds each series' path and hover shape on every replace(),
+// about a microsecond per point, which a live view of 64 series cannot afford at 10 Hz. The
+// (empty) QLineSeries stay in the chart for the legend, the pens and visibility.
+class LinePlotItem : public QGraphicsItem {
+  public:
+    LinePlotItem(std::vector<QLineSeries*> series, const QValueAxis* x, const QValueAxis* y,
+                 QGraphicsItem* parent);
+
+    // Points in axis units, ascending x, one list per series.
+    void setPoints(std::size_t series, QList<QPointF> points);
+    void setPlotArea(const QRectF& area);
+    int pointCount() const;
+    // The points of `series` in item coordinates, as the next paint would draw them.
+    QPolygonF mapped(std::size_t series) const;
+
+    QRectF boundingRect() const override { return m_area; }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  private:
+    std::vector<QLineSeries*> m_series;
+    std::vector<QList<QPointF>> m_points;
+    const QValueAxis* m_x;
+    const QValueAxis* m_y;
+    QRectF m_area;
+};
+
+} // namespace tierscope
