@@ -1,6 +1,7 @@
 #include "collectors/LoadGenerator.h"
 
 #include "collectors/BearerToken.h"
+#include "collectors/ReceiveTimestamp.h"
 #include "collectors/SseParser.h"
 #include "collectors/StreamChunk.h"
 
@@ -43,8 +44,9 @@ struct Transfer {
     bool warmup = false;
     Clock::time_point send;
     Clock::time_point lastChunk;
-    // When the socket was seen readable: chunks are timed by this, not by when the loop got
-    // around to parsing them, so a busy client does not add its own queueing to TTFT and ITL.
+    // When the data being read reached this host (the kernel's receive timestamp, else when
+    // the socket was seen readable): chunks are timed by this, not by when the loop got around
+    // to parsing them, so a busy client does not add its own queueing to TTFT and ITL.
     const Clock::time_point* readyAt = nullptr;
     bool done = false;
     int contentChunks = 0;
@@ -104,7 +106,14 @@ struct Loop {
     CURLM* multi = nullptr;
     std::optional<Clock::time_point> timer;
     Clock::time_point readyAt;
+    ReceiveTimestamp received;
 };
+
+int onSocketOptions(void*, curl_socket_t fd, curlsocktype purpose) {
+    if (purpose == CURLSOCKTYPE_IPCXN)
+        ReceiveTimestamp::enable(fd); // without it, chunks are timed when seen readable
+    return CURL_SOCKOPT_OK;
+}
 
 int onSocket(CURL*, curl_socket_t fd, int what, void* user, void* assigned) {
     auto* loop = static_cast<Loop*>(user);
@@ -270,6 +279,7 @@ void LoadGenerator::run(const RecordSink& sink,
                          static_cast<long>(m_options.requestTimeout.count()));
         curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(t->easy, CURLOPT_TCP_NODELAY, 1L);
+        curl_easy_setopt(t->easy, CURLOPT_SOCKOPTFUNCTION, onSocketOptions);
         curl_easy_setopt(t->easy, CURLOPT_SSL_VERIFYPEER, m_options.insecureTls ? 0L : 1L);
         curl_easy_setopt(t->easy, CURLOPT_SSL_VERIFYHOST, m_options.insecureTls ? 0L : 2L);
         t->send = Clock::now();
@@ -345,8 +355,9 @@ void LoadGenerator::run(const RecordSink& sink,
         --progress.inFlight;
     };
 
-    // Chunks are timed when their socket is seen ready (readyAt): a small batch bounds how long
-    // data that arrives while a batch is worked off waits for the next stamp.
+    // Chunks are timed by the kernel's receive timestamp of the data queued on their socket,
+    // else by when epoll reported the socket ready: then a small batch bounds how long data
+    // that arrives while a batch is worked off waits for the next stamp.
     constexpr int kEventsPerTurn = 16;
     epoll_event events[kEventsPerTurn];
     for (;;) {
@@ -394,8 +405,11 @@ void LoadGenerator::run(const RecordSink& sink,
                     0, std::chrono::duration_cast<std::chrono::milliseconds>(nextArrival - now)
                            .count())));
         const int n = epoll_wait(loop.epoll, events, kEventsPerTurn, waitMs);
-        loop.readyAt = Clock::now();
+        const auto polledAt = Clock::now();
         for (int i = 0; i < n; ++i) {
+            loop.readyAt = events[i].events & EPOLLIN
+                               ? loop.received.newestQueued(events[i].data.fd).value_or(polledAt)
+                               : polledAt;
             const int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
                              (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                              (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);

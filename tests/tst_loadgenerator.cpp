@@ -6,6 +6,7 @@
 
 #include <map>
 #include <numeric>
+#include <thread>
 
 using namespace tierscope;
 
@@ -68,6 +69,57 @@ class TestLoadGenerator : public QObject {
         for (int attempt = 0; attempt < 3 && best >= bound; ++attempt)
             best = std::min(best, measureTtftAgreement());
         QVERIFY2(best < bound, qPrintable(QString("best p99 error %1 ms").arg(best * 1e3)));
+    }
+
+    // The client stops for 30 ms now and then (a slow sink, a stalled core): first tokens that
+    // arrive meanwhile wait in their sockets. They are timed by the kernel's receive
+    // timestamps, so the stall is not counted as the server's TTFT. Stalls are 100 ms apart
+    // and the next token comes 50 ms after the first: TCP merges data queued behind a chunk
+    // into one timestamp, the newest, so a stall longer than a token gap would show.
+    void aStalledClientDoesNotAddItsStallToTtft() {
+        EngineSimulator::Options sim;
+        sim.prefillTokensPerS = 2000; // TTFT 50-200 ms: many first tokens fall in a stall
+        sim.decodeTokensPerS = 20;
+        EngineSimulator simulator(sim);
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = "http://127.0.0.1:" + std::to_string(simulator.start());
+        o.model = "tierscope-sim";
+        o.rate = 60; // requests go out on a clock, not as others finish
+        o.requests = 192;
+        o.warmup = 16;
+        LoadGenerator generator(o, Datasets::synthetic(208, 100, 400, 8, 3), clock);
+        std::vector<RequestRecord> records;
+        std::vector<std::pair<std::int64_t, std::int64_t>> stalls; // wall ns
+        generator.run([&](RequestRecord&& r) {
+            records.push_back(std::move(r));
+            if (!stalls.empty() && clock.nowNs() - stalls.back().second < 100'000'000)
+                return;
+            const std::int64_t from = clock.nowNs();
+            std::this_thread::sleep_for(std::chrono::milliseconds(30));
+            stalls.push_back({from, clock.nowNs()});
+        });
+        QCOMPARE(records.size(), std::size_t(192));
+        std::map<std::string, double> injected;
+        for (const auto& r : simulator.records())
+            injected["cmpl-" + std::to_string(r.id)] = r.ttftS;
+        std::vector<double> errors;
+        int caught = 0; // first tokens that came while the client stood still
+        for (const auto& r : records) {
+            QVERIFY2(r.ok(), r.error.c_str());
+            const double ttft = injected.at(r.responseId);
+            errors.push_back(std::abs(*r.ttftS - ttft));
+            const auto firstToken = r.sendNs + static_cast<std::int64_t>(ttft * 1e9);
+            for (const auto& [from, to] : stalls)
+                caught += firstToken > from + 1'000'000 && firstToken < to - 1'000'000;
+        }
+        const double p90 = LoadSummary::percentile(errors, 90);
+        qInfo("%d first tokens arrived during %zu stalls of 30 ms: |client TTFT - injected "
+              "TTFT| p50 %.3f ms, p90 %.3f ms, max %.3f ms",
+              caught, stalls.size(), LoadSummary::percentile(errors, 50) * 1e3, p90 * 1e3,
+              *std::max_element(errors.begin(), errors.end()) * 1e3);
+        QVERIFY2(caught >= 20, "too few first tokens met a stall: the test proves nothing");
+        QVERIFY2(p90 < 0.003, qPrintable(QString("p90 error %1 ms").arg(p90 * 1e3)));
     }
 
     void rateModeKeepsToItsSchedule() {
