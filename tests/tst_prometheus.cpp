@@ -347,7 +347,10 @@ scrape_configs:
         const std::string agentName = "127.0.0.1:" + std::to_string(agentPort);
         const std::string simName = "127.0.0.1:" + std::to_string(simPort);
         for (const char* what : {"read_bytes_per_s", "write_bytes_per_s"}) {
-            const double direct = meanOf(d, 1, "block/" + device + "/" + what, a, b);
+            // An imported value at t is the rate over [t - 5 s, t]: its mean over [a, b] is
+            // centred 2.5 s earlier, and writes are bursty enough (journal commits) for the
+            // shift to matter.
+            const double direct = meanOf(d, 1, "block/" + device + "/" + what, a - 2.5, b - 2.5);
             for (const auto& source : {nodeName, agentName}) {
                 const double viaProm =
                     meanOf(p, 1, "block/" + device + "@" + source + "/" + what, a, b);
