@@ -119,7 +119,14 @@ class TestLoadGenerator : public QObject {
               caught, stalls.size(), LoadSummary::percentile(errors, 50) * 1e3, p90 * 1e3,
               *std::max_element(errors.begin(), errors.end()) * 1e3);
         QVERIFY2(caught >= 20, "too few first tokens met a stall: the test proves nothing");
-        QVERIFY2(p90 < 0.003, qPrintable(QString("p90 error %1 ms").arg(p90 * 1e3)));
+#ifdef TIERSCOPE_SANITIZED
+        // The sanitizers slow the client's own loop (p90 about 1.5 ms here against 0.7 ms);
+        // without the timestamps p90 is 14 ms or more. The dev build holds 3 ms.
+        constexpr double bound = 0.008;
+#else
+        constexpr double bound = 0.003;
+#endif
+        QVERIFY2(p90 < bound, qPrintable(QString("p90 error %1 ms").arg(p90 * 1e3)));
     }
 
     void rateModeKeepsToItsSchedule() {
