@@ -1,12 +1,13 @@
 #include "MinimalSseServer.h"
 
+#include "collectors/ReceiveTimestamp.h"
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdexcept>
@@ -46,24 +47,6 @@ std::size_t contentLength(const std::string& head) {
 int maxTokens(const std::string& body) {
     const auto at = body.find("\"max_tokens\":");
     return at == std::string::npos ? 16 : std::max(1, std::atoi(body.c_str() + at + 13));
-}
-
-// SO_TIMESTAMPNS stamps are CLOCK_REALTIME; steady_clock is CLOCK_MONOTONIC.
-Clock::time_point arrival(msghdr& msg) {
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
-            continue;
-        timespec stamp{};
-        std::memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
-        timespec real{}, mono{};
-        clock_gettime(CLOCK_REALTIME, &real);
-        clock_gettime(CLOCK_MONOTONIC, &mono);
-        const auto ageNs =
-            (real.tv_sec - stamp.tv_sec) * 1000000000LL + real.tv_nsec - stamp.tv_nsec;
-        return Clock::time_point(std::chrono::seconds(mono.tv_sec) +
-                                 std::chrono::nanoseconds(mono.tv_nsec - ageNs));
-    }
-    return Clock::now();
 }
 
 } // namespace
@@ -152,7 +135,7 @@ void MinimalSseServer::accept() {
             return;
         const int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+        ReceiveTimestamp::enable(fd); // the reference TTFT starts at the kernel's receipt
         if (fd >= static_cast<int>(m_connections.size()))
             m_connections.resize(fd + 1024);
         m_connections[fd] = std::make_unique<Connection>();
@@ -177,7 +160,7 @@ void MinimalSseServer::onReadable(Connection& c) {
         msg.msg_controllen = sizeof control;
         const ssize_t got = recvmsg(c.fd, &msg, 0);
         if (got > 0 && c.in.empty())
-            c.arrived = arrival(msg);
+            c.arrived = ReceiveTimestamp::fromMessage(msg).value_or(Clock::now());
         if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
             close(c.fd);
             return;

@@ -24,6 +24,11 @@ std::optional<std::chrono::steady_clock::time_point> ReceiveTimestamp::newestQue
     const ssize_t n = recvmsg(fd, &message, MSG_PEEK | MSG_DONTWAIT);
     if (n <= 0 || static_cast<std::size_t>(n) >= m_scratch.size())
         return std::nullopt;
+    return fromMessage(message);
+}
+
+std::optional<std::chrono::steady_clock::time_point>
+ReceiveTimestamp::fromMessage(msghdr& message) {
     for (cmsghdr* c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS)
             continue;

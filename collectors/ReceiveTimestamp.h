@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+struct msghdr;
+
 namespace tierscope {
 
 // When the data waiting on a TCP socket reached this host, from the kernel's receive
@@ -19,6 +21,10 @@ class ReceiveTimestamp {
     // queued, the socket carries no timestamps, or more is queued than `scratch` holds (data
     // beyond it would be stamped too early).
     std::optional<std::chrono::steady_clock::time_point> newestQueued(int fd);
+
+    // The receive timestamp a recvmsg() call with room for one SCM_TIMESTAMPNS returned, on the
+    // steady clock; empty when there is none or the wall clock was stepped since.
+    static std::optional<std::chrono::steady_clock::time_point> fromMessage(msghdr& message);
 
   private:
     std::vector<char> m_scratch = std::vector<char>(64 * 1024);

@@ -14,6 +14,14 @@ using namespace tierscope;
 class TestLoadGenerator : public QObject {
     Q_OBJECT
   private:
+    // The TTFT the simulator injected, by the response id the client saw.
+    static std::map<std::string, double> injectedTtfts(const EngineSimulator& simulator) {
+        std::map<std::string, double> out;
+        for (const auto& r : simulator.records())
+            out["cmpl-" + std::to_string(r.id)] = r.ttftS;
+        return out;
+    }
+
     // One complete measurement: 1024 streamed requests at concurrency 64 (after 128 warm-up
     // requests that open the connections); returns p99 of |client TTFT - injected TTFT|.
     double measureTtftAgreement() {
@@ -33,9 +41,7 @@ class TestLoadGenerator : public QObject {
         const auto records = generator.run();
         if (records.size() != 1024)
             qFatal("expected 1024 records, got %zu", records.size());
-        std::map<std::string, double> injected;
-        for (const auto& r : simulator.records())
-            injected["cmpl-" + std::to_string(r.id)] = r.ttftS;
+        const auto injected = injectedTtfts(simulator);
         std::vector<double> errors;
         for (const auto& r : records) {
             if (!r.ok() || r.outputTokens.value_or(0) != 16 || r.itlS.size() != 15)
@@ -100,9 +106,7 @@ class TestLoadGenerator : public QObject {
             stalls.push_back({from, clock.nowNs()});
         });
         QCOMPARE(records.size(), std::size_t(192));
-        std::map<std::string, double> injected;
-        for (const auto& r : simulator.records())
-            injected["cmpl-" + std::to_string(r.id)] = r.ttftS;
+        const auto injected = injectedTtfts(simulator);
         std::vector<double> errors;
         int caught = 0; // first tokens that came while the client stood still
         for (const auto& r : records) {
