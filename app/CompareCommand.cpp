@@ -17,9 +17,12 @@ namespace tierscope {
 
 CLI::App* CompareCommand::attach(CLI::App& parent, Options& o) {
     auto* cmd = parent.add_subcommand(
-        "compare", "Compare B against A: TTFT, ITL, throughput and storage KPIs with 95 % "
-                   "bootstrap intervals, and pass/fail/inconclusive gate verdicts");
-    cmd->add_option("A", o.a, "Baseline: run:N (or N), session:N or arm:EXPERIMENT/ARM")
+        "compare", "Compare B against A: TTFT, ITL, throughput, failure rate and storage KPIs, "
+                   "each computed per run, with 95 % intervals over the runs and "
+                   "pass/fail/inconclusive gate verdicts");
+    cmd->add_option("A", o.a,
+                    "Baseline: run:N (or N), run:1,2,3, run:4-6, session:N or "
+                    "arm:EXPERIMENT/ARM")
         ->required();
     cmd->add_option("B", o.b, "Candidate, same forms")->required();
     cmd->add_option("--gate", o.gates,
@@ -32,8 +35,13 @@ CLI::App* CompareCommand::attach(CLI::App& parent, Options& o) {
         ->capture_default_str()
         ->check(CLI::IsMember({"text", "md", "json", "csv", "html"}));
     cmd->add_option("--out", o.out, "Write the report here instead of standard output");
-    cmd->add_option("--seed", o.seed, "Bootstrap seed")->capture_default_str();
-    cmd->footer("Exit status: 0 when every gate passes (or none is given), 11 when a gate fails, "
+    cmd->footer("The run is the unit: a and b are means of per-run values (a run's p50 TTFT, "
+                "its throughput), and the interval of B - A is Welch's t-interval over the runs "
+                "(on the logs for ratio and relative gates). With one run a side there is no "
+                "interval and gates are inconclusive: repeat the runs. Warm-up, failed and "
+                "cancelled runs are left out; a side that mixes workloads or concurrencies is "
+                "refused. \"failure_rate <= 1%\" bounds B's failure rate itself.\n"
+                "Exit status: 0 when every gate passes (or none is given), 11 when a gate fails, "
                 "12 when none fails but one is inconclusive.");
     return cmd;
 }
@@ -43,7 +51,6 @@ int CompareCommand::run(const GlobalOptions& global, const Options& o) {
     try {
         ComparisonBuilder::Options options;
         options.gates = ComparisonBuilder::gates(o.gates, o.presets);
-        options.seed = o.seed;
         options.charts = o.format == "html";
         Store store(global.dbPath(), Store::Mode::ReadOnly);
         const auto a = ComparisonBuilder::resolve(store, o.a);

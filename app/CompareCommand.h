@@ -18,7 +18,6 @@ class CompareCommand {
         std::vector<std::string> presets;
         std::string format = "text";
         std::string out;
-        std::uint64_t seed = 1;
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);

@@ -27,7 +27,6 @@ void addSides(CLI::App* cmd, ExportCommand::Options& o) {
     cmd->add_option("B", o.b, "Candidate, same forms")->required();
     cmd->add_option("--gate", o.gates, "A gate such as \"ttft_p50 <= -25%\" (repeatable)");
     cmd->add_option("--gate-preset", o.presets, "Named gates from resources/gates.toml, e.g. G3");
-    cmd->add_option("--seed", o.seed, "Bootstrap seed")->capture_default_str();
 }
 
 std::optional<std::pair<int, int>> sizeOf(const std::string& text) {
@@ -81,7 +80,6 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
         auto store = WorkspaceOpener::openExisting(global.dbPath());
         ComparisonBuilder::Options options;
         options.gates = ComparisonBuilder::gates(o.gates, o.presets);
-        options.seed = o.seed;
         options.charts = !chart && format == "html";
         a = ComparisonBuilder::resolve(*store, o.a);
         b = ComparisonBuilder::resolve(*store, o.b);

@@ -23,7 +23,6 @@ class ExportCommand {
         std::string b;
         std::vector<std::string> gates;
         std::vector<std::string> presets;
-        std::uint64_t seed = 1;
         std::string format; // report: html|md|json|csv|text; chart: svg|png|pdf
         std::string chart = "ttft-cdf";
         std::string size = "1200x700";

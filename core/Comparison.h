@@ -5,12 +5,13 @@
 #include "core/RunTimeline.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace tierscope {
 
-// One side of an A/B comparison: a run, the runs of a session, or an experiment arm.
+// One side of an A/B comparison: a run, a list of runs, the runs of a session, or an arm.
 struct ComparisonSide {
     std::string label;
     std::vector<RunInfo> runs;
@@ -18,21 +19,19 @@ struct ComparisonSide {
     std::vector<RunTimeline> timelines;               // per run, same order; may be empty
 };
 
-// Computes every KPI that both sides have:
-// - from their requests (pooled over runs): ttft_p50/p90/p99, itl_mean, tpot_mean,
-//   e2el_p50/p99;
-// - from their run summaries (one value per run, averaged): output_throughput,
-//   request_throughput, goodput, read_gb_per_s, write_gb_per_s, model_load_time,
-//   checkpoint_time, kv_restore_p50, kv_restore_p99;
-// - from their recorded timelines (one value per run, averaged): gpu_busy_mean,
-//   read_gb_per_s_peak, write_gb_per_s_peak, and <class>_share for each bottleneck class
-//   either side spent time in.
-// Each carries a seeded 95 % bootstrap interval of B - A.
+// Compares B against A with the run as the unit: every KPI is computed per measured run
+// (RunKpis), a and b are the means of those run values, and the 95 % interval of B - A is
+// Welch's t-interval over them (and, for ratio and relative gates, the same on the logs).
+// With fewer than two measured runs on a side there is no interval. Warm-up, failed and
+// cancelled runs are never measurements.
 class Comparison {
   public:
-    static std::vector<KpiComparison> compare(const ComparisonSide& a, const ComparisonSide& b,
-                                              std::uint64_t seed = 1);
-    // The time share (0..1) of each bottleneck class, averaged over the completed runs that
+    static std::vector<KpiComparison> compare(const ComparisonSide& a, const ComparisonSide& b);
+    // The runs left out of the side, one line each: "run 7 (warmup)".
+    static std::vector<std::string> excluded(const ComparisonSide& side);
+    // The workload variants among the side's measured runs ("load@c8", ...).
+    static std::set<std::string> variants(const ComparisonSide& side);
+    // The time share (0..1) of each bottleneck class, averaged over the measured runs that
     // have a timeline.
     static std::map<BottleneckClassifier::Class, double> shares(const ComparisonSide& side);
     // "storage-bound" -> "storage_bound_share"

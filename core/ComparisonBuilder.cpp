@@ -2,11 +2,13 @@
 
 #include "core/ComparisonCharts.h"
 #include "core/GatePresets.h"
+#include "core/RunKpis.h"
 #include "core/Store.h"
 #include "core/StoreError.h"
 #include "core/UnitFormat.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace tierscope {
@@ -15,15 +17,46 @@ namespace {
 
 using UsageError = ComparisonBuilder::UsageError;
 
+const char* kForms = "run:N (or N), run:1,2,3, run:4-6, session:N or arm:EXPERIMENT/ARM";
+
 std::int64_t number(const std::string& text, const std::string& spec) {
     try {
         std::size_t used = 0;
         const long long n = std::stoll(text, &used);
-        if (used == text.size() && n > 0)
+        if (used == text.size() && n > 0 && !text.empty() && std::isdigit(text[0]))
             return n;
     } catch (...) {
     }
-    throw UsageError("\"" + spec + "\" is not run:N, session:N or arm:EXPERIMENT/ARM");
+    throw UsageError("\"" + spec + "\" is not " + kForms);
+}
+
+// "1,2,3", "4-6", "1,4-6": the ids in the order given, each once.
+std::vector<std::int64_t> runList(const std::string& text, const std::string& spec) {
+    std::vector<std::int64_t> out;
+    std::set<std::int64_t> seen;
+    std::size_t from = 0;
+    while (from <= text.size()) {
+        const auto comma = std::min(text.find(',', from), text.size());
+        const std::string item = text.substr(from, comma - from);
+        const auto dash = item.find('-');
+        const std::int64_t first = number(item.substr(0, dash), spec);
+        const std::int64_t last =
+            dash == std::string::npos ? first : number(item.substr(dash + 1), spec);
+        if (last < first || last - first >= 100000)
+            throw UsageError("\"" + item + "\" in \"" + spec + "\" is not a range FIRST-LAST");
+        for (std::int64_t id = first; id <= last; ++id)
+            if (seen.insert(id).second)
+                out.push_back(id);
+        from = comma + 1;
+    }
+    return out;
+}
+
+std::string joined(const std::set<std::string>& names) {
+    std::string out;
+    for (const auto& n : names)
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
 }
 
 std::string sessionLabel(Store& store, std::int64_t id) {
@@ -66,7 +99,9 @@ void provenance(Store& store, const ComparisonSide& a, const ComparisonSide& b,
 void ComparisonBuilder::load(Store& store, ComparisonSide& side) {
     for (const auto& r : side.runs) {
         side.requests.push_back(store.requests(r.id));
-        side.timelines.push_back(RunTimeline::read(store, r));
+        // An imported result came with no recording: an empty timeline, not an idle one.
+        side.timelines.push_back(r.status == "imported" ? RunTimeline{}
+                                                        : RunTimeline::read(store, r));
     }
 }
 
@@ -76,12 +111,18 @@ ComparisonSide ComparisonBuilder::resolve(Store& store, const std::string& spec)
     const std::string kind = colon == std::string::npos ? "run" : spec.substr(0, colon);
     const std::string rest = colon == std::string::npos ? spec : spec.substr(colon + 1);
     if (kind == "run") {
-        const auto run = store.run(number(rest, spec));
-        if (!run)
-            throw StoreError(StoreError::Code::NotFound, "no run " + rest);
-        side.runs.push_back(*run);
-        side.label =
-            "run " + rest + " (" + run->workload + ") in " + sessionLabel(store, run->sessionId);
+        const auto ids = runList(rest, spec);
+        for (const auto id : ids) {
+            const auto run = store.run(id);
+            if (!run)
+                throw StoreError(StoreError::Code::NotFound, "no run " + std::to_string(id));
+            side.runs.push_back(*run);
+        }
+        const auto& first = side.runs.front();
+        side.label = ids.size() == 1 ? "run " + rest + " (" + first.workload + ") in " +
+                                           sessionLabel(store, first.sessionId)
+                                     : "runs " + rest + " (" + first.workload + "), " +
+                                           std::to_string(ids.size()) + " run(s)";
     } else if (kind == "session") {
         const std::int64_t id = number(rest, spec);
         if (!store.session(id))
@@ -98,7 +139,7 @@ ComparisonSide ComparisonBuilder::resolve(Store& store, const std::string& spec)
             throw StoreError(StoreError::Code::NotFound, "no runs of " + out.label);
         return out;
     } else {
-        throw UsageError("\"" + spec + "\" is not run:N, session:N or arm:EXPERIMENT/ARM");
+        throw UsageError("\"" + spec + "\" is not " + std::string(kForms));
     }
     if (side.runs.empty())
         throw StoreError(StoreError::Code::NotFound, side.label + ": nothing to compare");
@@ -134,9 +175,28 @@ std::vector<Gate> ComparisonBuilder::gates(const std::vector<std::string>& texts
         auto gate = Gate::parse(text, error);
         if (!gate)
             throw UsageError(error);
+        if (!RunKpis::find(gate->kpi)) {
+            std::string names;
+            for (const auto& d : RunKpis::definitions())
+                names += (names.empty() ? "" : ", ") + d.name;
+            throw UsageError("no KPI \"" + gate->kpi + "\" in gate \"" + text +
+                             "\"; KPIs: " + names);
+        }
         out.push_back(*gate);
     }
     return out;
+}
+
+void ComparisonBuilder::checkVariants(const ComparisonSide& a, const ComparisonSide& b) {
+    const auto va = Comparison::variants(a), vb = Comparison::variants(b);
+    for (const auto& [side, variants] : {std::pair{&a, &va}, std::pair{&b, &vb}})
+        if (variants->size() > 1)
+            throw UsageError((side == &a ? "A" : "B") + std::string(" (") + side->label +
+                             ") mixes workload variants: " + joined(*variants) +
+                             "; compare one workload variant at a time");
+    if (!va.empty() && !vb.empty() && va != vb)
+        throw UsageError("A is " + joined(va) + " but B is " + joined(vb) +
+                         "; compare one workload variant at a time");
 }
 
 ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonSide& a,
@@ -144,7 +204,11 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
     ComparisonReport::Input in;
     in.labelA = a.label;
     in.labelB = b.label;
-    in.kpis = Comparison::compare(a, b, o.seed);
+    checkVariants(a, b);
+    in.kpis = Comparison::compare(a, b);
+    for (const auto* side : {&a, &b})
+        for (const auto& line : Comparison::excluded(*side))
+            in.excluded.push_back((side == &a ? "A: " : "B: ") + line);
     for (const auto& gate : o.gates) {
         const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),
                                     [&](const KpiComparison& c) { return c.name == gate.kpi; });

@@ -24,7 +24,6 @@ class ComparisonBuilder {
 
     struct Options {
         std::vector<Gate> gates;
-        std::uint64_t seed = 1;
         bool charts = true;
         int chartWidth = 900;
         int chartHeight = 480;
@@ -33,18 +32,23 @@ class ComparisonBuilder {
         bool dropUnmeasuredGates = false;
     };
 
-    // "run:N" (or "N"), "session:N" or "arm:EXPERIMENT/ARM", with requests and timelines.
-    // Throws UsageError or StoreError (NotFound).
+    // "run:N" (or "N"), "run:1,2,3", "run:4-6", "session:N" or "arm:EXPERIMENT/ARM", with
+    // requests and timelines. Throws UsageError or StoreError (NotFound).
     static ComparisonSide resolve(Store& store, const std::string& spec);
     // An arm with no runs (its experiment stopped first) is an empty side, not an error.
     static ComparisonSide arm(Store& store, const std::string& experiment, const std::string& arm,
                               const std::string& label);
-    // Gate texts and preset names to gates; throws UsageError naming the bad one.
+    // Gate texts and preset names to gates; throws UsageError naming the bad one (a malformed
+    // gate, an unknown preset or KPI).
     static std::vector<Gate> gates(const std::vector<std::string>& texts,
                                    const std::vector<std::string>& presets);
 
     static ComparisonReport::Input build(Store& store, const ComparisonSide& a,
                                          const ComparisonSide& b, const Options& options);
+
+    // Throws UsageError when a side's measured runs are of several workload variants, or the
+    // sides are of different ones: their KPIs would average unlike things.
+    static void checkVariants(const ComparisonSide& a, const ComparisonSide& b);
 
   private:
     static void load(Store& store, ComparisonSide& side);

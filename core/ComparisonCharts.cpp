@@ -1,5 +1,6 @@
 #include "core/ComparisonCharts.h"
 
+#include "core/RunKpis.h"
 #include "core/SvgChart.h"
 
 #include <algorithm>
@@ -15,10 +16,11 @@ constexpr std::size_t kRunsPerSide = 6; // more lines than this is a tangle, not
 SvgChart::Series cdf(const ComparisonSide& side, const std::string& name, const char* color,
                      int width) {
     std::vector<double> v;
-    for (const auto& run : side.requests)
-        for (const auto& r : run)
-            if (r.ok && r.ttftS)
-                v.push_back(*r.ttftS * 1e3);
+    for (std::size_t i = 0; i < side.requests.size() && i < side.runs.size(); ++i)
+        if (RunKpis::isMeasurement(side.runs[i]))
+            for (const auto& r : side.requests[i])
+                if (r.ok && r.ttftS)
+                    v.push_back(*r.ttftS * 1e3);
     std::sort(v.begin(), v.end());
     SvgChart::Series s{name + " (" + std::to_string(v.size()) + " requests)", color, {}, false};
     // At most two points per pixel column, whatever the number of requests.
@@ -36,7 +38,7 @@ std::string timelines(const ComparisonSide& a, const ComparisonSide& b, SvgChart
     auto addSide = [&](const ComparisonSide& side, const char* tag, const char* color, bool dash) {
         std::size_t used = 0;
         for (std::size_t i = 0; i < side.runs.size() && i < side.timelines.size(); ++i) {
-            if (side.runs[i].status != "completed" || used == kRunsPerSide)
+            if (!RunKpis::isMeasurement(side.runs[i]) || used == kRunsPerSide)
                 continue;
             ++used;
             for (const auto& l : side.timelines[i].lines) {
@@ -125,12 +127,16 @@ std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const C
         for (const auto& k : kpis) {
             if (k.a == 0)
                 continue; // no relative change from zero
+            // Coloured only where the interval names a side; the error bar is the interval of
+            // the ratio of geometric means, which counts A's uncertainty too.
+            const auto verdict = k.verdict();
             SvgChart::Bar bar{k.name, k.relative() * 100, std::nullopt,
-                              k.improved() ? "#2ca02c"
-                              : k.a == k.b ? "#999999"
-                                           : "#d62728"};
-            if (k.interval)
-                bar.error = {k.interval->lo / k.a * 100, k.interval->hi / k.a * 100};
+                              verdict == KpiComparison::Verdict::BetterB   ? "#2ca02c"
+                              : verdict == KpiComparison::Verdict::BetterA ? "#d62728"
+                                                                           : "#999999"};
+            if (k.ratioCi)
+                bar.error = {(k.ratioCi->interval.lo - 1) * 100,
+                             (k.ratioCi->interval.hi - 1) * 100};
             bars.push_back(bar);
         }
         return chart.bars("B vs A (%)", bars);

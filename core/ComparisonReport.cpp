@@ -2,6 +2,7 @@
 
 #include "core/SvgChart.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -21,9 +22,11 @@ std::string change(const KpiComparison& k) {
 }
 
 std::string interval(const KpiComparison& k) {
-    if (!k.interval)
-        return "n/a (" + std::string(k.countA < 2 || k.countB < 2 ? "one " : "") +
-               k.sampleKind.substr(0, k.sampleKind.size() - 1) + ")";
+    if (!k.interval) {
+        const std::size_t fewest = std::min(k.countA, k.countB);
+        return "n/a (" + std::to_string(fewest) + " run" + (fewest == 1 ? "" : "s") +
+               ": repeat the run to get an interval)";
+    }
     return "[" + ComparisonReport::formatValue(k.interval->lo, k.unit) + ", " +
            ComparisonReport::formatValue(k.interval->hi, k.unit) + "]";
 }
@@ -52,9 +55,7 @@ Row row(const KpiComparison& k) {
             k.a != 0 ? printf("%.3fx", k.ratio()) : "n/a",
             interval(k),
             std::to_string(k.countA) + " / " + std::to_string(k.countB) + " " + k.sampleKind,
-            k.a == k.b     ? "same"
-            : k.improved() ? "B"
-                           : "A"};
+            KpiComparison::verdictText(k.verdict())};
 }
 
 std::string percent(const std::optional<double>& share) {
@@ -76,7 +77,45 @@ std::string number(double v) {
     return buffer;
 }
 
+// Words to lines of at most `width` characters, for the terminal.
+std::string wrap(const std::string& text, std::size_t width) {
+    std::string out, line;
+    std::size_t from = 0;
+    while (from < text.size()) {
+        const auto space = std::min(text.find(' ', from), text.size());
+        const std::string word = text.substr(from, space - from);
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        from = space + 1;
+    }
+    return out + line + "\n";
+}
+
+std::string perRun(const std::vector<double>& values, const std::string& unit) {
+    std::string out;
+    for (const double v : values)
+        out += (out.empty() ? "" : ", ") + ComparisonReport::formatValue(v, unit);
+    return out;
+}
+
 } // namespace
+
+const char* ComparisonReport::footnote() {
+    return "The run is the unit: every KPI is computed per measured run (completed or imported; "
+           "warm-up, failed and cancelled runs are excluded), A and B are the means over runs, "
+           "and the 95 % interval of B - A is Welch's t-interval over the run values. Ratio and "
+           "relative gates use the same interval on the logs (the ratio of geometric means). "
+           "\"better\" names a side only when the interval excludes zero; it is judged KPI by "
+           "KPI, so among many KPIs with no real difference about one in twenty still shows a "
+           "side by chance. Each gate is judged on its own 95 % interval (at most 2.5 % chance "
+           "of passing when the truth sits on its threshold); \"all gates pass\" is a joint "
+           "claim that needs every gate to pass, so it holds at that same level with no "
+           "correction, but a claim that any one of several gates passes would need one. With "
+           "fewer than two runs on a side there is no interval and gates are inconclusive.";
+}
 
 std::string ComparisonReport::formatValue(double v, const std::string& unit) {
     if (unit == "s")
@@ -124,12 +163,12 @@ std::string ComparisonReport::render(const std::string& format, const Input& in)
 std::string ComparisonReport::text(const Input& in) {
     std::string out = "A: " + in.labelA + "\nB: " + in.labelB + "\n\n";
     char line[512];
-    std::snprintf(line, sizeof line, "%-20s %14s %14s %10s %9s  %-34s %s\n", "KPI", "A", "B",
+    std::snprintf(line, sizeof line, "%-24s %14s %14s %10s %9s  %-46s %s\n", "KPI", "A", "B",
                   "change", "ratio", "95% CI of B-A", "better");
     out += line;
     for (const auto& k : in.kpis) {
         const Row r = row(k);
-        std::snprintf(line, sizeof line, "%-20s %14s %14s %10s %9s  %-34s %s (%s)\n",
+        std::snprintf(line, sizeof line, "%-24s %14s %14s %10s %9s  %-46s %s (%s)\n",
                       r.name.c_str(), r.a.c_str(), r.b.c_str(), r.relative.c_str(), r.ratio.c_str(),
                       r.ci.c_str(), r.better.c_str(), r.n.c_str());
         out += line;
@@ -143,7 +182,12 @@ std::string ComparisonReport::text(const Input& in) {
     for (const auto& [gate, result] : in.gates)
         out += "  " + std::string(Gate::name(result.verdict)) + "  " + gate.text + "  (" +
                result.reason + ")\n";
-    return out;
+    if (!in.excluded.empty()) {
+        out += "\nNot measurements, left out:\n";
+        for (const auto& line : in.excluded)
+            out += "  " + line + "\n";
+    }
+    return out + "\n" + wrap(footnote(), 100);
 }
 
 std::string ComparisonReport::markdown(const Input& in) {
@@ -167,7 +211,11 @@ std::string ComparisonReport::markdown(const Input& in) {
     for (const auto& [gate, result] : in.gates)
         out += "| `" + gate.text + "` | **" + Gate::name(result.verdict) + "** | " +
                escapeMarkdown(result.reason) + " |\n";
-    return out;
+    if (!in.excluded.empty())
+        out += "\nNot measurements, left out:\n\n";
+    for (const auto& line : in.excluded)
+        out += "- " + escapeMarkdown(line) + "\n";
+    return out + "\n" + escapeMarkdown(footnote()) + "\n";
 }
 
 std::string ComparisonReport::json(const Input& in) {
@@ -183,6 +231,15 @@ std::string ComparisonReport::json(const Input& in) {
         }
         if (k.interval)
             j["ci95_difference"] = {k.interval->lo, k.interval->hi};
+        if (k.ratioCi) {
+            j["ratio_geometric"] = k.ratioCi->estimate;
+            j["ci95_ratio"] = {k.ratioCi->interval.lo, k.ratioCi->interval.hi};
+        }
+        j["runs_a"] = k.runsA;
+        j["runs_b"] = k.runsB;
+        j["verdict"] = KpiComparison::verdictText(k.verdict());
+        if (!k.note.empty())
+            j["note"] = k.note;
         kpis.push_back(j);
     }
     nlohmann::json gates = nlohmann::json::array();
@@ -211,6 +268,8 @@ std::string ComparisonReport::json(const Input& in) {
                           {"bottleneck_shares", shares},
                           {"hosts", in.hosts},
                           {"devices", devices},
+                          {"excluded_runs", in.excluded},
+                          {"method", footnote()},
                           {"plan", in.plan},
                           {"tool_version", in.toolVersion},
                           {"generated_utc", in.generatedUtc}}
@@ -233,9 +292,9 @@ std::string ComparisonReport::html(const std::vector<Input>& all) {
     for (std::size_t i = 0; i < all.size(); ++i)
         out += htmlSection(all[i], i + 1 == all.size());
     if (!all.empty())
-        out += "<p><small>tierscope " + escapeHtml(all.back().toolVersion) + ", " +
-               escapeHtml(all.back().generatedUtc) +
-               "; intervals: seeded percentile bootstrap, 2,000 resamples</small></p>\n";
+        out += "<p><small>" + escapeHtml(footnote()) + "</small></p>\n<p><small>tierscope " +
+               escapeHtml(all.back().toolVersion) + ", " + escapeHtml(all.back().generatedUtc) +
+               "</small></p>\n";
     return out + "</body></html>\n";
 }
 
@@ -256,6 +315,18 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
                escapeHtml(r.better) + "</td></tr>\n";
     }
     out += "</table>\n";
+    out += "<details><summary>Per-run values</summary>\n<table><tr><th>KPI</th><th>A runs</th>"
+           "<th>B runs</th></tr>\n";
+    for (const auto& k : in.kpis)
+        out += "<tr><td>" + escapeHtml(k.name) + "</td><td>" + escapeHtml(perRun(k.runsA, k.unit)) +
+               "</td><td>" + escapeHtml(perRun(k.runsB, k.unit)) + "</td></tr>\n";
+    out += "</table></details>\n";
+    if (!in.excluded.empty()) {
+        out += "<p>Not measurements, left out:</p>\n<ul>\n";
+        for (const auto& line : in.excluded)
+            out += "<li>" + escapeHtml(line) + "</li>\n";
+        out += "</ul>\n";
+    }
     if (!in.gates.empty()) {
         out += "<h2>Gates</h2>\n<table><tr><th>gate</th><th>verdict</th><th>evidence</th></tr>\n";
         for (const auto& [gate, result] : in.gates) {

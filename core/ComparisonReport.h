@@ -30,6 +30,7 @@ class ComparisonReport {
         std::vector<KpiComparison> kpis;
         std::vector<std::pair<Gate, Gate::Result>> gates;
         std::vector<Share> shares;
+        std::vector<std::string> excluded; // "A: run 7 (warmup)": runs that are no measurement
         std::vector<Chart> charts;
         std::string plan; // the experiment plan's TOML, when the runs came from one
         std::vector<std::string> hosts;
@@ -51,6 +52,8 @@ class ComparisonReport {
     // Several comparisons as one document: a JSON array, one HTML page, one CSV table.
     static std::string render(const std::string& format, const std::vector<Input>& all);
 
+    // How the intervals and verdicts are made, printed under every report.
+    static const char* footnote();
     static std::string escapeHtml(const std::string& s);
     static std::string formatValue(double value, const std::string& unit);
 

@@ -2,6 +2,7 @@
 
 #include "core/DurationParser.h"
 #include "core/Gate.h"
+#include "core/RunKpis.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -100,10 +101,12 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     p.name = doc["name"].value_or(std::string("experiment"));
     p.repetitions = static_cast<int>(doc["repetitions"].value_or(3));
     p.warmup = static_cast<int>(doc["warmup"].value_or(0));
-    const std::string order = doc["order"].value_or(std::string("interleaved"));
-    if (order != "interleaved" && order != "random")
-        fail(*doc.get("order"), "order is interleaved or random");
-    p.randomOrder = order == "random";
+    const std::string order = doc["order"].value_or(std::string("abba"));
+    if (order != "abba" && order != "interleaved" && order != "random")
+        fail(*doc.get("order"), "order is abba, interleaved or random");
+    p.order = order == "random"        ? Order::Random
+              : order == "interleaved" ? Order::Interleaved
+                                       : Order::Abba;
     p.seed = static_cast<std::uint64_t>(doc["seed"].value_or(1));
     const std::string onFailure = doc["on_failure"].value_or(std::string("continue"));
     if (onFailure != "continue" && onFailure != "stop")
@@ -115,8 +118,11 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     if (const auto* gates = doc["gates"].as_array())
         for (const auto& g : *gates) {
             std::string error;
-            if (!Gate::parse(text(g), error))
+            const auto gate = Gate::parse(text(g), error);
+            if (!gate)
                 fail(g, error);
+            if (!RunKpis::find(gate->kpi))
+                fail(g, "no KPI \"" + gate->kpi + "\" (see `tierscope compare --help`)");
             p.gates.push_back(text(g));
         }
     // `arm = ["x"]` is an array too, but not of tables: found by the fuzzer.
@@ -137,6 +143,18 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     if (p.workloads.empty())
         throw std::runtime_error("plan: no [[workload]] table");
     return p;
+}
+
+const char* ExperimentPlan::orderName(Order o) {
+    switch (o) {
+    case Order::Interleaved:
+        return "interleaved";
+    case Order::Random:
+        return "random";
+    case Order::Abba:
+        break;
+    }
+    return "abba";
 }
 
 std::vector<ExperimentPlan::Variant> ExperimentPlan::variants() const {

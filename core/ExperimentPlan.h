@@ -39,13 +39,17 @@ struct ExperimentPlan {
     std::vector<Workload> workloads;
     int repetitions = 3;
     int warmup = 0; // unmeasured repetitions of each arm and variant, run first
-    bool randomOrder = false;
+    // abba: A B B A ... (the default), which cancels a linear drift; interleaved: A B A B;
+    // random: a seeded shuffle of the arms in each repetition.
+    enum class Order { Abba, Interleaved, Random };
+    Order order = Order::Abba;
     std::uint64_t seed = 1;
     bool stopOnFailure = false;
     std::vector<std::string> gates;
 
     // Throws std::runtime_error naming the line of what is wrong.
     static ExperimentPlan parse(std::string_view toml);
+    static const char* orderName(Order o);
     std::vector<Variant> variants() const;
 };
 

@@ -52,26 +52,59 @@ std::optional<Gate> Gate::parse(const std::string& text, std::string& error) {
     return g;
 }
 
+namespace {
+
+std::string numbers(const char* format, double point, double lo, double hi) {
+    char text[160];
+    std::snprintf(text, sizeof text, format, point, lo, hi);
+    return text;
+}
+
+std::string runCounts(const KpiComparison& k) {
+    return std::to_string(k.countA) + " / " + std::to_string(k.countB) + " runs";
+}
+
+} // namespace
+
 Gate::Result Gate::judge(const KpiComparison& k) const {
-    if (!k.interval)
+    auto decide = [this](double lo, double hi, std::string reason) {
+        const bool pass = atMost ? hi <= threshold : lo >= threshold;
+        const bool fail = atMost ? lo > threshold : hi < threshold;
+        return Result{pass   ? Verdict::Pass
+                      : fail ? Verdict::Fail
+                             : Verdict::Inconclusive,
+                      std::move(reason)};
+    };
+    if (k.gateOnLevel && kind == Kind::Relative) {
+        // A rate that is usually zero has no meaningful relative change: the gate bounds B.
+        const auto level = TInterval::mean(k.runsB);
+        if (!level)
+            return {Verdict::Inconclusive, "n/a (" + std::to_string(k.countB) +
+                                               " run of B: repeat the run to get an "
+                                               "interval)"};
+        return decide(level->interval.lo / 100, level->interval.hi / 100,
+                      numbers("B's level %.2f%%, 95%% CI [%.2f%%, %.2f%%]", level->estimate,
+                              level->interval.lo, level->interval.hi) +
+                          ", " + std::to_string(k.countB) + " runs");
+    }
+    if (k.countA < 2 || k.countB < 2)
         return {Verdict::Inconclusive,
-                "no confidence interval: fewer than two " + k.sampleKind + " on a side"};
-    if (k.a == 0.0)
-        return {Verdict::Inconclusive, "A is zero: no relative change"};
-    // The interval of B - A, as a change relative to A (or a ratio), with A held fixed.
-    const double offset = kind == Kind::Ratio ? 1.0 : 0.0;
-    const double lo = offset + k.interval->lo / std::abs(k.a);
-    const double hi = offset + k.interval->hi / std::abs(k.a);
-    const double point = offset + k.difference() / std::abs(k.a);
-    char numbers[160];
+                "n/a (" + runCounts(k) + ": repeat the runs to get an interval)"};
+    if (!k.ratioCi)
+        return {Verdict::Inconclusive,
+                "a run's value is zero or negative: no ratio on the log scale"};
+    // The ratio of geometric means and its interval come from the logs of the run values, so
+    // the uncertainty of A counts as much as B's.
+    const auto& r = *k.ratioCi;
     if (kind == Kind::Ratio)
-        std::snprintf(numbers, sizeof numbers, "B/A %.3fx, 95%% CI [%.3fx, %.3fx]", point, lo, hi);
-    else
-        std::snprintf(numbers, sizeof numbers, "change %+.1f%%, 95%% CI [%+.1f%%, %+.1f%%]",
-                      point * 100, lo * 100, hi * 100);
-    const bool pass = atMost ? hi <= threshold : lo >= threshold;
-    const bool fail = atMost ? lo > threshold : hi < threshold;
-    return {pass ? Verdict::Pass : fail ? Verdict::Fail : Verdict::Inconclusive, numbers};
+        return decide(
+            r.interval.lo, r.interval.hi,
+            numbers("B/A %.3fx, 95%% CI [%.3fx, %.3fx]", r.estimate, r.interval.lo, r.interval.hi) +
+                ", " + runCounts(k));
+    return decide(r.interval.lo - 1, r.interval.hi - 1,
+                  numbers("change %+.1f%%, 95%% CI [%+.1f%%, %+.1f%%]", (r.estimate - 1) * 100,
+                          (r.interval.lo - 1) * 100, (r.interval.hi - 1) * 100) +
+                      ", " + runCounts(k));
 }
 
 const char* Gate::name(Verdict v) {

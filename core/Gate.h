@@ -27,7 +27,10 @@ struct Gate {
         std::string reason;
     };
     // Pass when the whole 95 % interval is on the right side of the threshold, fail when it is
-    // wholly on the wrong side, inconclusive when it straddles it (or there is no interval).
+    // wholly on the wrong side, inconclusive when it straddles it or there is no interval
+    // (fewer than two runs on a side). Relative and ratio gates use the interval of the ratio
+    // of geometric means (Welch on the logs of the run values); a "%" gate on a level KPI
+    // (failure_rate) bounds B's own mean.
     Result judge(const KpiComparison& kpi) const;
     static const char* name(Verdict v);
 };

@@ -1,29 +1,40 @@
 #pragma once
 
-#include "core/Bootstrap.h"
+#include "core/Interval.h"
+#include "core/TInterval.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
-// One KPI of an A/B comparison.
+// One KPI of an A/B comparison. Every figure comes from run-level values: a and b are the
+// means over each side's measured runs of that run's KPI (its p50 TTFT, its throughput), and
+// the intervals are Welch t-intervals over those runs.
 struct KpiComparison {
+    enum class Verdict { BetterB, BetterA, NoSignificantDifference, NoInterval };
+
     std::string name; // e.g. "ttft_p50"
-    std::string unit; // SI: "s", "tok/s", "GB/s", "req/s"
+    std::string unit; // SI: "s", "tok/s", "GB/s", "req/s", "%"
     bool lowerIsBetter = true;
+    bool gateOnLevel = false; // failure_rate: a % gate bounds B's level
+    std::string note;         // how it was measured, when that needs saying
     double a = 0.0;
     double b = 0.0;
-    std::optional<Bootstrap::Interval> interval; // of b - a, 95 %
-    std::size_t countA = 0;
+    std::vector<double> runsA, runsB; // one value per measured run, in run order
+    std::optional<Interval> interval; // of b - a, 95 %
+    std::optional<TInterval> ratioCi; // B/A of geometric means, 95 %, on the log scale
+    std::size_t countA = 0;           // measured runs behind a
     std::size_t countB = 0;
-    std::string sampleKind; // "requests" or "runs"
+    std::string sampleKind = "runs";
 
     double difference() const { return b - a; }
     double relative() const { return a != 0.0 ? (b - a) / a : 0.0; }
     double ratio() const { return a != 0.0 ? b / a : 0.0; }
-    // Whether B is better than A by the point estimates.
-    bool improved() const { return lowerIsBetter ? b < a : b > a; }
+    // A side is better only when the interval of B - A excludes zero.
+    Verdict verdict() const;
+    static const char* verdictText(Verdict v);
 };
 
 } // namespace tierscope

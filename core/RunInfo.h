@@ -23,11 +23,22 @@ struct RunInfo {
 
 // What the comparison needs of one stored request.
 struct StoredRequest {
-    std::optional<double> ttftS;
+    std::optional<double> ttftS; // from the actual send
     std::optional<double> e2eS;
     std::optional<double> itlMeanS;
+    std::optional<long> itlCount; // how many gaps itlMeanS averages
     std::optional<int> outputTokens;
+    std::optional<std::int64_t> scheduledNs; // wall clock: when the schedule wanted it sent
+    std::int64_t sendNs = 0;                 // wall clock: when it was sent
     bool ok = false;
+
+    // TTFT from the scheduled send: what a user waited under an open-loop rate, including the
+    // client's own queueing.
+    std::optional<double> ttftFromScheduleS() const {
+        if (!ttftS || !scheduledNs || *scheduledNs <= 0 || sendNs < *scheduledNs)
+            return ttftS;
+        return *ttftS + static_cast<double>(sendNs - *scheduledNs) / 1e9;
+    }
 };
 
 } // namespace tierscope

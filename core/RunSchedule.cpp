@@ -13,9 +13,12 @@ std::vector<ScheduledRun> RunSchedule::build(const ExperimentPlan& plan) {
     for (const auto& variant : plan.variants()) {
         for (int rep = 0; rep < plan.warmup + plan.repetitions; ++rep) {
             std::iota(arms.begin(), arms.end(), 0);
-            if (plan.randomOrder)
-                std::shuffle(arms.begin(), arms.end(), random);
             const bool warmup = rep < plan.warmup;
+            const int measured = rep - plan.warmup; // counts from 0 at the first measured one
+            if (plan.order == ExperimentPlan::Order::Random)
+                std::shuffle(arms.begin(), arms.end(), random);
+            else if (plan.order == ExperimentPlan::Order::Abba && !warmup && measured % 2 == 1)
+                std::reverse(arms.begin(), arms.end());
             for (const std::size_t arm : arms)
                 out.push_back({arm, variant, warmup ? 0 : rep - plan.warmup + 1, warmup});
         }

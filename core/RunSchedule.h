@@ -6,9 +6,11 @@
 
 namespace tierscope {
 
-// The order an experiment's runs go in. For each variant, the arms alternate within every
-// repetition (A B A B ..., or a seeded shuffle of the arms per repetition), so drift on a shared
-// machine hits every arm alike. Warm-up repetitions come first and are not measured.
+// The order an experiment's runs go in. For each variant, every arm runs once per repetition:
+// A B B A A B ... (abba: the order reverses every other repetition, so a drift that is linear in
+// time adds the same to every arm's mean over an even number of repetitions), A B A B
+// (interleaved), or a seeded shuffle per repetition (random). Warm-up repetitions come first
+// and are not measured.
 struct ScheduledRun {
     std::size_t arm = 0;
     ExperimentPlan::Variant variant;

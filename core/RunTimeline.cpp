@@ -1,5 +1,6 @@
 #include "core/RunTimeline.h"
 
+#include "core/PeakWindow.h"
 #include "core/SessionAnalysis.h"
 #include "core/Store.h"
 
@@ -39,13 +40,15 @@ RunTimeline::Line line(Store& store, const Source& source, const RunInfo& run, s
     return out;
 }
 
-std::optional<double> peak(const RunTimeline::Line& l) {
-    if (l.points.empty())
-        return std::nullopt;
-    double m = 0;
-    for (const auto& p : l.points)
-        m = std::max(m, p.second);
-    return m;
+// The highest 1 s mean from raw samples, in GB/s.
+std::optional<double> peak(Store& store, const Source& source, const RunInfo& run,
+                           std::int64_t end) {
+    std::vector<std::vector<Sample>> series;
+    for (const auto id : source.metrics)
+        series.push_back(store.readRaw(id, run.startNs, end));
+    // The run's first sample covers the time since the run began.
+    const auto bytes = PeakWindow::highestMean(series, 1'000'000'000, run.startNs);
+    return bytes ? std::optional<double>(*bytes * 1e-9) : std::nullopt;
 }
 
 } // namespace
@@ -71,18 +74,22 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
         else if (startsWith(p, "engine/") && endsWith(p, "/ttft_p50_s"))
             ttft.metrics.push_back(m.id);
     }
-    auto bandwidth = [&](const Source& workload, const Source& block, const char* name) {
+    auto bandwidth = [&](const Source& workload, const Source& block, const char* name,
+                         std::optional<double>& highest) {
         auto l = line(store, workload, run, end, points, 1e-9, false, name, "GB/s");
-        if (l.points.empty())
+        const Source* used = &workload;
+        if (l.points.empty()) {
             l = line(store, block, run, end, points, 1e-9, false, name, "GB/s");
+            used = &block;
+        }
+        if (!l.points.empty())
+            highest = peak(store, *used, run, end);
         return l;
     };
-    auto read = bandwidth(workloadRead, blockRead, "storage read");
-    auto write = bandwidth(workloadWrite, blockWrite, "storage write");
+    auto read = bandwidth(workloadRead, blockRead, "storage read", out.readPeakGBps);
+    auto write = bandwidth(workloadWrite, blockWrite, "storage write", out.writePeakGBps);
     auto busy = line(store, gpu, run, end, points, 1.0, true, "GPU busy", "%");
     auto firstToken = line(store, ttft, run, end, points, 1.0, true, "engine TTFT p50", "s");
-    out.readPeakGBps = peak(read);
-    out.writePeakGBps = peak(write);
     if (!busy.points.empty()) {
         double sum = 0;
         for (const auto& p : busy.points)

@@ -24,7 +24,7 @@ struct RunTimeline {
     };
 
     std::optional<double> gpuBusyMeanPct;
-    std::optional<double> readPeakGBps;
+    std::optional<double> readPeakGBps; // the highest 1 s mean, from raw samples
     std::optional<double> writePeakGBps;
     std::map<BottleneckClassifier::Class, double> shares; // 0..1; empty: no windows
     std::vector<Line> lines;

@@ -313,7 +313,8 @@ std::vector<std::pair<std::string, std::string>> Store::arms() {
 
 std::vector<StoredRequest> Store::requests(std::int64_t runId) {
     auto q = m_db.prepare("SELECT ttft_s, e2e_s, json_extract(itl_summary, '$.mean_s'), "
-                          "output_tokens, status, error FROM request WHERE run_id = ? ORDER BY id");
+                          "output_tokens, status, error, json_extract(itl_summary, '$.count'), "
+                          "scheduled_ns, start_ns FROM request WHERE run_id = ? ORDER BY id");
     q.bind(1, runId);
     std::vector<StoredRequest> out;
     while (q.step()) {
@@ -324,6 +325,10 @@ std::vector<StoredRequest> Store::requests(std::int64_t runId) {
         if (const auto tokens = q.columnOptionalInt(3))
             r.outputTokens = static_cast<int>(*tokens);
         r.ok = q.columnInt(4) == 200 && q.columnIsNull(5);
+        if (const auto gaps = q.columnOptionalInt(6))
+            r.itlCount = static_cast<long>(*gaps);
+        r.scheduledNs = q.columnOptionalInt(7);
+        r.sendNs = q.columnInt(8);
         out.push_back(r);
     }
     return out;

@@ -1,31 +1,21 @@
 #include "TestSupport.h"
-#include "core/Bootstrap.h"
 #include "core/Comparison.h"
+#include "core/ComparisonBuilder.h"
 #include "core/ComparisonReport.h"
 #include "core/Gate.h"
 #include "core/GatePresets.h"
+#include "core/LoadSummary.h"
+#include "core/RunKpis.h"
 #include "core/Store.h"
+#include "core/StoreError.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
-#include <random>
 
 using namespace tierscope;
 
 namespace {
-
-KpiComparison kpi(double a, double lo, double hi, double b) {
-    KpiComparison k;
-    k.name = "ttft_p50";
-    k.unit = "s";
-    k.a = a;
-    k.b = b;
-    k.interval = Bootstrap::Interval{lo, hi};
-    k.countA = k.countB = 100;
-    k.sampleKind = "requests";
-    return k;
-}
 
 Gate gate(const std::string& text) {
     std::string error;
@@ -49,51 +39,51 @@ std::vector<RequestRecord> requests(double ttftBase, int n) {
     return out;
 }
 
+StoredRequest stored(double ttft, bool ok = true) {
+    StoredRequest r;
+    r.ttftS = ttft;
+    r.e2eS = ttft + 1;
+    r.ok = ok;
+    return r;
+}
+
+RunInfo run(std::int64_t id, const std::string& status, const std::string& summary = "{}") {
+    RunInfo r;
+    r.id = id;
+    r.workload = "load";
+    r.status = status;
+    r.summaryJson = summary;
+    return r;
+}
+
+// A KPI with the given run values on each side, as Comparison makes it.
+KpiComparison kpiOf(const std::string& name, const std::vector<double>& a,
+                    const std::vector<double>& b) {
+    ComparisonSide sa, sb;
+    for (const auto& [side, values] : {std::pair{&sa, &a}, std::pair{&sb, &b}})
+        for (const double v : *values) {
+            side->runs.push_back(
+                run(static_cast<std::int64_t>(side->runs.size()) + 1, "completed",
+                    nlohmann::json{{"output_throughput", v}, {"seconds", v}}.dump()));
+            if (name == "model_load_time")
+                side->runs.back().workload = "storage/model-load";
+            side->requests.push_back({stored(v)});
+        }
+    for (auto& k : Comparison::compare(sa, sb))
+        if (k.name == name)
+            return k;
+    qFatal("no KPI %s", name.c_str());
+}
+
 } // namespace
 
 class TestComparison : public QObject {
     Q_OBJECT
   private slots:
     void knownAnswerQuantiles() {
-        std::vector<double> v = {4, 1, 3, 2};
-        QCOMPARE(Bootstrap::percentile(50)(v), 2.5);
-        std::vector<double> ten = {10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
-        QCOMPARE(Bootstrap::percentile(90)(ten), 9.1); // numpy.percentile(range(1, 11), 90)
-        QCOMPARE(Bootstrap::percentile(0)(ten), 1.0);
-        QCOMPARE(Bootstrap::percentile(100)(ten), 10.0);
-        std::vector<double> m = {1, 2, 6};
-        QCOMPARE(Bootstrap::mean()(m), 3.0);
-    }
-
-    // Across 1,000 seeded trials with a known difference of means, the 95 % interval must
-    // contain the truth in 93-97 % of them.
-    void bootstrapIntervalCoverage() {
-        std::mt19937_64 random(20261130);
-        std::normal_distribution<double> noise(0.0, 2.0);
-        int covered = 0;
-        const int trials = 1000;
-        for (int t = 0; t < trials; ++t) {
-            std::vector<double> a(60), b(60);
-            for (auto& v : a)
-                v = 10.0 + noise(random);
-            for (auto& v : b)
-                v = 11.0 + noise(random);
-            const auto ci = Bootstrap::difference(a, b, Bootstrap::mean(), t + 1, 1000);
-            QVERIFY(ci);
-            covered += ci->lo <= 1.0 && 1.0 <= ci->hi;
-        }
-        const double share = static_cast<double>(covered) / trials;
-        QVERIFY2(share >= 0.93 && share <= 0.97, qPrintable(QString::number(share)));
-    }
-
-    void bootstrapIsSeededAndNeedsTwoValues() {
-        const std::vector<double> a = {1, 2, 3, 4, 5}, b = {2, 3, 4, 5, 6};
-        const auto x = Bootstrap::difference(a, b, Bootstrap::mean(), 7);
-        const auto y = Bootstrap::difference(a, b, Bootstrap::mean(), 7);
-        QVERIFY(x && y);
-        QCOMPARE(x->lo, y->lo);
-        QCOMPARE(x->hi, y->hi);
-        QVERIFY(!Bootstrap::difference({1}, b, Bootstrap::mean(), 7));
+        QCOMPARE(LoadSummary::percentile({4, 1, 3, 2}, 50), 2.5);
+        // numpy.percentile(range(1, 11), 90)
+        QCOMPARE(LoadSummary::percentile({10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 90), 9.1);
     }
 
     void gatesParse() {
@@ -111,28 +101,142 @@ class TestComparison : public QObject {
             QVERIFY2(!Gate::parse(bad, error), bad);
         QCOMPARE(GatePresets::builtin().at("G3"),
                  (std::vector<std::string>{"ttft_p50 <= -25%", "output_throughput >= +29%"}));
+        // A misspelled KPI is the user's mistake, not an inconclusive gate.
+        QVERIFY_THROWS_EXCEPTION(ComparisonBuilder::UsageError,
+                                 ComparisonBuilder::gates({"ttft_p5O <= -25%"}, {}));
+        QCOMPARE(ComparisonBuilder::gates({"failure_rate <= 1%"}, {"G3"}).size(), std::size_t(3));
     }
 
-    void gateVerdictsIncludingInconclusive() {
+    // Gates judge the ratio of geometric means over runs, with A's spread counted.
+    void gateVerdictsOnRunValues() {
         const Gate reduction = gate("ttft_p50 <= -25%");
-        // A = 100 ms; the interval of B - A decides.
-        QCOMPARE(reduction.judge(kpi(0.1, -0.04, -0.03, 0.065)).verdict, Gate::Verdict::Pass);
-        QCOMPARE(reduction.judge(kpi(0.1, -0.03, -0.02, 0.075)).verdict,
-                 Gate::Verdict::Inconclusive); // straddles -25 %
-        QCOMPARE(reduction.judge(kpi(0.1, -0.02, -0.01, 0.085)).verdict, Gate::Verdict::Fail);
+        const auto clear = kpiOf("ttft_p50", {0.100, 0.101, 0.099}, {0.060, 0.061, 0.059});
+        QCOMPARE(reduction.judge(clear).verdict, Gate::Verdict::Pass);
+        QVERIFY2(clear.ratioCi && clear.ratioCi->interval.hi < 0.75,
+                 reduction.judge(clear).reason.c_str());
+        const auto noisy = kpiOf("ttft_p50", {0.100, 0.060, 0.140}, {0.060, 0.090, 0.070});
+        QCOMPARE(reduction.judge(noisy).verdict, Gate::Verdict::Inconclusive);
+        const auto worse = kpiOf("ttft_p50", {0.100, 0.101, 0.099}, {0.120, 0.121, 0.119});
+        QCOMPARE(reduction.judge(worse).verdict, Gate::Verdict::Fail);
         const Gate gain = gate("output_throughput >= +29%");
-        QCOMPARE(gain.judge(kpi(100, 30, 40, 135)).verdict, Gate::Verdict::Pass);
-        QCOMPARE(gain.judge(kpi(100, 20, 40, 130)).verdict, Gate::Verdict::Inconclusive);
-        QCOMPARE(gain.judge(kpi(100, 0, 10, 105)).verdict, Gate::Verdict::Fail);
+        QCOMPARE(gain.judge(kpiOf("output_throughput", {100, 101, 99}, {140, 141, 139})).verdict,
+                 Gate::Verdict::Pass);
+        QCOMPARE(gain.judge(kpiOf("output_throughput", {100, 101, 99}, {105, 106, 104})).verdict,
+                 Gate::Verdict::Fail);
         const Gate half = gate("model_load_time <= 0.5x");
-        QCOMPARE(half.judge(kpi(600, -500, -400, 150)).verdict, Gate::Verdict::Pass);
-        QCOMPARE(half.judge(kpi(600, -200, -100, 450)).verdict, Gate::Verdict::Fail);
-        KpiComparison single = kpi(1, 0, 0, 0.5);
-        single.interval.reset();
-        single.sampleKind = "runs";
-        const auto r = half.judge(single);
+        QCOMPARE(half.judge(kpiOf("model_load_time", {600, 620, 640}, {100, 110, 120})).verdict,
+                 Gate::Verdict::Pass);
+        QCOMPARE(half.judge(kpiOf("model_load_time", {600, 620, 640}, {400, 410, 420})).verdict,
+                 Gate::Verdict::Fail);
+    }
+
+    void oneRunASideHasNoIntervalAndInconclusiveGates() {
+        const auto k = kpiOf("ttft_p50", {0.2}, {0.1});
+        QVERIFY(!k.interval);
+        QVERIFY(!k.ratioCi);
+        QCOMPARE(k.verdict(), KpiComparison::Verdict::NoInterval);
+        const auto r = gate("ttft_p50 <= -25%").judge(k);
         QCOMPARE(r.verdict, Gate::Verdict::Inconclusive);
-        QVERIFY(r.reason.find("fewer than two runs") != std::string::npos);
+        QVERIFY2(r.reason.find("repeat the runs") != std::string::npos, r.reason.c_str());
+        // Two runs on one side and one on the other: still no interval.
+        QVERIFY(!kpiOf("ttft_p50", {0.2, 0.21}, {0.1}).interval);
+        QCOMPARE(gate("ttft_p50 <= -25%").judge(kpiOf("ttft_p50", {0.2, 0.21}, {0.1})).verdict,
+                 Gate::Verdict::Inconclusive);
+    }
+
+    // "better" only where the interval excludes zero.
+    void verdictNeedsSignificance() {
+        QCOMPARE(kpiOf("ttft_p50", {0.100, 0.101, 0.099}, {0.060, 0.061, 0.059}).verdict(),
+                 KpiComparison::Verdict::BetterB);
+        QCOMPARE(kpiOf("ttft_p50", {0.100, 0.060, 0.140}, {0.098, 0.062, 0.137}).verdict(),
+                 KpiComparison::Verdict::NoSignificantDifference);
+        QCOMPARE(kpiOf("output_throughput", {100, 101, 99}, {90, 91, 89}).verdict(),
+                 KpiComparison::Verdict::BetterA);
+    }
+
+    // Warm-up, failed and cancelled runs never enter a KPI, and the report names them.
+    void onlyMeasurementRunsCount() {
+        ComparisonSide a, b;
+        a.runs = {run(1, "warmup"), run(2, "completed"), run(3, "failed"), run(4, "cancelled"),
+                  run(5, "completed")};
+        a.requests = {{stored(5.0)}, {stored(0.10)}, {stored(9.0)}, {stored(7.0)}, {stored(0.12)}};
+        b.runs = {run(6, "completed"), run(7, "imported")};
+        b.requests = {{stored(0.05), stored(0.05, false)}, {stored(0.07)}};
+        const auto kpis = Comparison::compare(a, b);
+        const auto p50 = std::find_if(kpis.begin(), kpis.end(),
+                                      [](const KpiComparison& k) { return k.name == "ttft_p50"; });
+        QVERIFY(p50 != kpis.end());
+        QCOMPARE(p50->runsA, (std::vector<double>{0.10, 0.12}));
+        QCOMPARE(p50->runsB, (std::vector<double>{0.05, 0.07}));
+        QCOMPARE(p50->a, 0.11);
+        QCOMPARE(p50->countA, std::size_t(2));
+        const auto failure = std::find_if(kpis.begin(), kpis.end(), [](const KpiComparison& k) {
+            return k.name == "failure_rate";
+        });
+        QVERIFY(failure != kpis.end());
+        QCOMPARE(failure->runsB, (std::vector<double>{50.0, 0.0})); // failed / issued, per run
+        QCOMPARE(
+            Comparison::excluded(a),
+            (std::vector<std::string>{"run 1 (warmup)", "run 3 (failed)", "run 4 (cancelled)"}));
+    }
+
+    // ITL pools every gap of the run, as `tierscope load` and vLLM do.
+    void itlPoolsGaps() {
+        StoredRequest shortOne = stored(0.1), longOne = stored(0.1);
+        shortOne.itlMeanS = 0.050;
+        shortOne.itlCount = 16;
+        longOne.itlMeanS = 0.010;
+        longOne.itlCount = 256;
+        const auto v = RunKpis::of(run(1, "completed"), {shortOne, longOne}, nullptr);
+        QCOMPARE(v.at("itl_mean"), (0.050 * 16 + 0.010 * 256) / 272);
+    }
+
+    // Under an open-loop rate the gated TTFT counts from the scheduled send; the actual-send
+    // figures stand beside it.
+    void openLoopTtftFromTheSchedule() {
+        RunInfo r = run(1, "completed");
+        r.paramsJson = R"({"rate": 4, "concurrency": 0})";
+        StoredRequest late = stored(0.100);
+        late.scheduledNs = 1'000'000'000;
+        late.sendNs = 1'300'000'000; // the client sent it 300 ms late
+        const auto v = RunKpis::of(r, {late}, nullptr);
+        QCOMPARE(v.at("ttft_p50"), 0.400);
+        QCOMPARE(v.at("ttft_p50_actual_send"), 0.100);
+        QCOMPARE(RunKpis::variant(r), std::string("load@rate4"));
+        r.paramsJson = R"({"rate": 0, "concurrency": 8})";
+        const auto closed = RunKpis::of(r, {late}, nullptr);
+        QCOMPARE(closed.at("ttft_p50"), 0.100);
+        QVERIFY(!closed.count("ttft_p50_actual_send"));
+    }
+
+    // failure_rate <= 1% bounds B's own level, judged on its interval over B's runs.
+    void failureRateGateBoundsTheLevel() {
+        const Gate g = gate("failure_rate <= 1%");
+        auto side = [](std::vector<std::vector<bool>> runs) {
+            ComparisonSide s;
+            for (const auto& oks : runs) {
+                s.runs.push_back(run(static_cast<std::int64_t>(s.runs.size()) + 1, "completed"));
+                s.requests.emplace_back();
+                for (const bool ok : oks)
+                    s.requests.back().push_back(stored(0.1, ok));
+            }
+            return s;
+        };
+        std::vector<bool> clean(200, true), two(200, true);
+        two[0] = two[1] = false; // 1 %
+        std::vector<bool> ten(100, true);
+        for (int i = 0; i < 10; ++i)
+            ten[static_cast<std::size_t>(i)] = false;
+        auto judge = [&](const ComparisonSide& b) {
+            for (const auto& k : Comparison::compare(side({clean, clean}), b))
+                if (k.name == "failure_rate")
+                    return g.judge(k);
+            qFatal("no failure_rate");
+        };
+        QCOMPARE(judge(side({clean, clean, clean})).verdict, Gate::Verdict::Pass);
+        QCOMPARE(judge(side({ten, ten, ten})).verdict, Gate::Verdict::Fail);
+        QCOMPARE(judge(side({clean, two, ten})).verdict, Gate::Verdict::Inconclusive);
+        QCOMPARE(judge(side({clean})).verdict, Gate::Verdict::Inconclusive);
     }
 
     void comparesStoredRunsAndEscapesReports() {
@@ -144,12 +248,6 @@ class TestComparison : public QObject {
         s.startNs = 1;
         const auto sa = store.createSession(s);
         const auto sb = store.createSession(s);
-        const auto ra = store.createRun(sa, "load", "{}", 1);
-        const auto rb = store.createRun(sb, "load", "{}", 1);
-        store.addRequests(ra, requests(0.200, 100));
-        store.addRequests(rb, requests(0.100, 100));
-        store.finishRun(ra, 2, "completed", R"({"output_throughput": 1000})");
-        store.finishRun(rb, 2, "completed", R"({"output_throughput": 1400})");
         for (double seconds : {600.0, 620.0, 640.0})
             store.finishRun(store.createRun(sa, "storage/model-load", "{}", 1), 2, "completed",
                             nlohmann::json{{"seconds", seconds}}.dump());
@@ -159,49 +257,81 @@ class TestComparison : public QObject {
         store.finishRun(store.createRun(sb, "storage/model-load", "{}", 1), 2, "failed",
                         R"({"seconds": 1})"); // not a measurement
 
-        ComparisonSide a{"A <b>", store.runsOfSession(sa), {}};
-        ComparisonSide b{"B", store.runsOfSession(sb), {}};
-        for (auto* side : {&a, &b})
-            for (const auto& r : side->runs)
-                side->requests.push_back(store.requests(r.id));
-        const auto kpis = Comparison::compare(a, b);
-        auto find = [&](const char* name) -> const KpiComparison& {
-            for (const auto& k : kpis)
-                if (k.name == name)
-                    return k;
-            qFatal("no KPI %s", name);
-        };
-        QCOMPARE(find("ttft_p50").a, 0.2045);
-        QCOMPARE(find("ttft_p50").b, 0.1045);
-        QCOMPARE(find("ttft_p50").countA, std::size_t(100));
-        QVERIFY(find("ttft_p50").interval);
-        QCOMPARE(find("tpot_mean").a, 0.01);
-        QCOMPARE(find("output_throughput").b, 1400.0);
-        QVERIFY(!find("output_throughput").interval); // one run a side
-        const auto& load = find("model_load_time");
+        const auto a = ComparisonBuilder::resolve(store, "session:" + std::to_string(sa));
+        const auto b = ComparisonBuilder::resolve(store, "session:" + std::to_string(sb));
+        ComparisonBuilder::Options o;
+        o.gates = {gate("model_load_time <= 0.5x")};
+        o.charts = false;
+        auto in = ComparisonBuilder::build(store, a, b, o);
+        in.labelA = s.label;
+        const auto& load = in.kpis.at(0);
+        QCOMPARE(load.name, std::string("model_load_time"));
         QCOMPARE(load.a, 620.0);
         QCOMPARE(load.b, 110.0);
         QCOMPARE(load.countB, std::size_t(3));
         QVERIFY(load.interval && load.interval->hi < 0);
-        QCOMPARE(gate("model_load_time <= 0.5x").judge(load).verdict, Gate::Verdict::Pass);
+        QCOMPARE(in.gates.at(0).second.verdict, Gate::Verdict::Pass);
+        QCOMPARE(in.excluded, std::vector<std::string>{"B: run 7 (failed)"});
 
-        ComparisonReport::Input in;
-        in.labelA = s.label;
-        in.labelB = "B";
-        in.kpis = kpis;
         in.toolVersion = "0.1.0";
         in.generatedUtc = "now";
-        in.gates.emplace_back(gate("ttft_p50 <= -25%"),
-                              gate("ttft_p50 <= -25%").judge(find("ttft_p50")));
         const std::string html = ComparisonReport::html(in);
         QVERIFY(html.find("<script>") == std::string::npos);
         QVERIFY(html.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
         QVERIFY(html.find("class=\"pass\">pass") != std::string::npos);
+        QVERIFY(html.find("Welch") != std::string::npos);
         const auto json = nlohmann::json::parse(ComparisonReport::json(in));
         QCOMPARE(json["a"].get<std::string>(), s.label);
         QCOMPARE(json["gates"][0]["verdict"].get<std::string>(), std::string("pass"));
+        QCOMPARE(json["kpis"][0]["runs_b"], (nlohmann::json{100.0, 110.0, 120.0}));
+        QCOMPARE(json["kpis"][0]["verdict"].get<std::string>(), std::string("B"));
         QVERIFY(ComparisonReport::markdown(in).find("\\<script\\>") != std::string::npos);
-        QVERIFY(ComparisonReport::text(in).find("model_load_time") != std::string::npos);
+        const std::string text = ComparisonReport::text(in);
+        QVERIFY(text.find("joint claim") != std::string::npos);
+        QVERIFY(text.find("B: run 7 (failed)") != std::string::npos);
+    }
+
+    void runListsAndVariants() {
+        QTemporaryDir dir;
+        Store store(dir.filePath("v.db").toStdString(), Store::Mode::ReadWrite);
+        SessionInfo s;
+        s.startNs = 1;
+        const auto session = store.createSession(s);
+        for (int i = 0; i < 6; ++i) {
+            const auto id = store.createRun(
+                session, "load", i < 4 ? R"({"concurrency": 8})" : R"({"concurrency": 16})", 1);
+            store.finishRun(id, 2, "completed", "{}");
+        }
+        auto ids = [&](const std::string& spec) {
+            std::vector<std::int64_t> out;
+            for (const auto& r : ComparisonBuilder::resolve(store, spec).runs)
+                out.push_back(r.id);
+            return out;
+        };
+        QCOMPARE(ids("run:1,2,3"), (std::vector<std::int64_t>{1, 2, 3}));
+        QCOMPARE(ids("run:4-6"), (std::vector<std::int64_t>{4, 5, 6}));
+        QCOMPARE(ids("run:1,3-4,3"), (std::vector<std::int64_t>{1, 3, 4}));
+        QCOMPARE(ids("2"), (std::vector<std::int64_t>{2}));
+        for (const char* bad : {"run:3-1", "run:1,,2", "run:1-", "run:-2", "run:a", "run:1-2-3"})
+            QVERIFY_THROWS_EXCEPTION(ComparisonBuilder::UsageError,
+                                     ComparisonBuilder::resolve(store, bad));
+        QVERIFY_THROWS_EXCEPTION(StoreError, ComparisonBuilder::resolve(store, "run:1,99"));
+        // A side of c8 and c16 averages unlike things: refused, naming both.
+        const auto mixed = ComparisonBuilder::resolve(store, "run:3-6");
+        try {
+            ComparisonBuilder::build(store, ComparisonBuilder::resolve(store, "run:1-2"), mixed,
+                                     {});
+            QFAIL("a side of two concurrencies was compared");
+        } catch (const ComparisonBuilder::UsageError& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("load@c8") != std::string::npos &&
+                         what.find("load@c16") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(
+            ComparisonBuilder::UsageError,
+            ComparisonBuilder::build(store, ComparisonBuilder::resolve(store, "run:1-2"),
+                                     ComparisonBuilder::resolve(store, "run:5-6"), {}));
     }
 
     void compareCommandExitCodes() {
@@ -212,12 +342,11 @@ class TestComparison : public QObject {
             SessionInfo s;
             s.startNs = 1;
             const auto session = store.createSession(s);
-            const auto ra = store.createRun(session, "load", "{}", 1);
-            const auto rb = store.createRun(session, "load", "{}", 1);
-            store.addRequests(ra, requests(0.200, 50));
-            store.addRequests(rb, requests(0.100, 50));
-            store.finishRun(ra, 2, "completed", "{}");
-            store.finishRun(rb, 2, "completed", "{}");
+            for (int i = 0; i < 6; ++i) {
+                const auto id = store.createRun(session, "load", "{}", 1);
+                store.addRequests(id, requests(i < 3 ? 0.200 + 0.002 * i : 0.100 + 0.002 * i, 50));
+                store.finishRun(id, 2, "completed", "{}");
+            }
         }
         auto run = [&](const QStringList& args) {
             QProcess p;
@@ -226,14 +355,19 @@ class TestComparison : public QObject {
             return std::make_pair(p.exitCode(),
                                   p.readAllStandardOutput() + p.readAllStandardError());
         };
-        QCOMPARE(run({"1", "2", "--gate", "ttft_p50 <= -25%"}).first, 0);
-        QCOMPARE(run({"run:1", "run:2", "--gate", "ttft_p50 <= -60%"}).first, 11);
-        const auto preset = run({"1", "2", "--gate-preset", "G3"});
+        QCOMPARE(run({"run:1-3", "run:4-6", "--gate", "ttft_p50 <= -25%"}).first, 0);
+        QCOMPARE(run({"run:1,2,3", "run:4-6", "--gate", "ttft_p50 <= -60%"}).first, 11);
+        const auto preset = run({"run:1-3", "run:4-6", "--gate-preset", "G3"});
         QCOMPARE(preset.first, 12); // throughput was not measured
         QVERIFY(preset.second.contains("output_throughput was not measured on both sides"));
-        QCOMPARE(run({"1", "session:1"}).first, 0);
+        const auto single = run({"1", "4", "--gate", "ttft_p50 <= -25%"});
+        QCOMPARE(single.first, 12); // one run a side: no interval, no verdict
+        QVERIFY2(single.second.contains("n/a (1 run: repeat the run to get an interval)"),
+                 single.second.constData());
+        QCOMPARE(run({"run:1-3", "session:1"}).first, 0);
         QCOMPARE(run({"1", "bogus:2"}).first, 2);
         QCOMPARE(run({"1", "2", "--gate", "ttft <= 5"}).first, 2);
+        QCOMPARE(run({"1", "2", "--gate", "ttft_p5O <= -25%"}).first, 2);
         QCOMPARE(run({"1", "9"}).first, 6);
         const QString html = dir.filePath("r.html");
         QCOMPARE(run({"1", "2", "--format", "html", "--out", html}).first, 0);

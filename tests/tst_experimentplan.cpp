@@ -61,7 +61,7 @@ class TestExperimentPlan : public QObject {
     }
 
     void interleavesArmsWithWarmupFirst() {
-        const auto plan = ExperimentPlan::parse(kPlan);
+        const auto plan = ExperimentPlan::parse("order = \"interleaved\"\n" + std::string(kPlan));
         const auto order = RunSchedule::build(plan);
         QCOMPARE(order.size(), std::size_t(3 * 3 * 2)); // variants x (warm-up + 2) x arms
         QVERIFY(order[0].warmup && order[1].warmup);
@@ -72,6 +72,38 @@ class TestExperimentPlan : public QObject {
         QCOMPARE(order[4].arm, std::size_t(0)); // A B A B
         QCOMPARE(order[5].arm, std::size_t(1));
         QCOMPARE(order[6].variant.concurrency, 8);
+    }
+
+    // The default: A B, then B A, from the first measured repetition on, so a linear drift
+    // adds the same to both arms' means over every two repetitions.
+    void abbaIsTheDefaultAndCancelsALinearDrift() {
+        const auto plan = ExperimentPlan::parse(kPlan);
+        QCOMPARE(plan.order, ExperimentPlan::Order::Abba);
+        const auto order = RunSchedule::build(plan);
+        std::vector<std::size_t> firstVariant;
+        for (std::size_t i = 0; i < 6; ++i)
+            firstVariant.push_back(order[i].arm);
+        // warm-up A B, then measured A B, B A
+        QCOMPARE(firstVariant, (std::vector<std::size_t>{0, 1, 0, 1, 1, 0}));
+        // A drift of one unit per run slot: each arm's measured mean gets the same offset.
+        double drift[2] = {0, 0};
+        for (std::size_t i = 0; i < order.size(); ++i)
+            if (!order[i].warmup && order[i].variant.workload == 0 &&
+                order[i].variant.concurrency == 4)
+                drift[order[i].arm] += static_cast<double>(i);
+        QCOMPARE(drift[0], drift[1]);
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 ExperimentPlan::parse("order = \"aabb\"\n" + std::string(kPlan)));
+    }
+
+    void gatesOnUnknownKpisAreRefused() {
+        try {
+            ExperimentPlan::parse("gates = [\"ttft_p5O <= -25%\"]\n" +
+                                  std::string(kPlan).substr(std::string(kPlan).find("[[arm]]")));
+            QFAIL("accepted a gate on a KPI that does not exist");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("ttft_p5O") != std::string::npos, e.what());
+        }
     }
 
     void randomOrderIsSeeded() {

@@ -17,6 +17,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace tierscope {
 
@@ -53,7 +54,8 @@ QTableWidgetItem* badge(const QString& text, const QColor& color) {
 
 QString interval(const KpiComparison& k) {
     if (!k.interval)
-        return QObject::tr("n/a");
+        return QObject::tr("n/a (%1 run: repeat the run to get an interval)")
+            .arg(std::min(k.countA, k.countB));
     return QString("[%1, %2]")
         .arg(QString::fromStdString(ComparisonReport::formatValue(k.interval->lo, k.unit)),
              QString::fromStdString(ComparisonReport::formatValue(k.interval->hi, k.unit)));
@@ -277,8 +279,12 @@ void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
                                            .arg(k.relative() >= 0 ? "+" : "")
                                            .arg(k.relative() * 100, 0, 'f', 1)
                                      : tr("n/a"));
-        if (k.a != k.b)
-            change->setForeground(k.improved() ? QColor("#2e7d32") : QColor("#c62828"));
+        // Coloured only where the interval names a side; otherwise the change may be noise.
+        if (k.verdict() == KpiComparison::Verdict::BetterB)
+            change->setForeground(QColor("#2e7d32"));
+        else if (k.verdict() == KpiComparison::Verdict::BetterA)
+            change->setForeground(QColor("#c62828"));
+        change->setToolTip(KpiComparison::verdictText(k.verdict()));
         m_kpis->setItem(row, 4, change);
         m_kpis->setItem(row, 5,
                         cell(k.a != 0 ? QString("%1x").arg(k.ratio(), 0, 'f', 3) : tr("n/a")));

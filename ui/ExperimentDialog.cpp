@@ -134,7 +134,7 @@ void ExperimentDialog::describe() {
                            .arg(m_schedule.size())
                            .arg(m_plan.repetitions)
                            .arg(m_plan.warmup)
-                           .arg(m_plan.randomOrder ? tr("random") : tr("interleaved"))
+                           .arg(QString::fromUtf8(ExperimentPlan::orderName(m_plan.order)))
                            .arg(arms.join("; "), workloads.join(", "),
                                 m_plan.gates.empty() ? tr("none") : QString::fromStdString([&] {
                                     std::string g;

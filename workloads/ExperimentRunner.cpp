@@ -306,7 +306,6 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
 std::vector<ComparisonReport::Input>
 ExperimentRunner::compare(Store& store, const ExperimentPlan& plan, bool charts) {
     ComparisonBuilder::Options options;
-    options.seed = plan.seed;
     options.charts = charts;
     options.dropUnmeasuredGates = true;
     for (const auto& text : plan.gates) {

@@ -1,0 +1,248 @@
+#include "core/RunKpis.h"
+
+#include "core/LoadSummary.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+namespace tierscope {
+
+namespace {
+
+using Values = std::map<std::string, double>;
+
+std::optional<double> number(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() && std::isfinite(it->get<double>())
+               ? std::optional<double>(it->get<double>())
+               : std::nullopt;
+}
+
+nlohmann::json object(const std::string& text) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    return j.is_object() ? j : nlohmann::json::object();
+}
+
+double mean(const std::vector<double>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+void put(Values& out, const char* name, std::optional<double> v) {
+    if (v)
+        out[name] = *v;
+}
+
+void ttftQuantiles(Values& out, std::vector<double> ttft, const std::string& suffix) {
+    if (ttft.empty())
+        return;
+    if (suffix.empty())
+        out["ttft_mean"] = mean(ttft);
+    for (const auto& [name, p] :
+         {std::pair{"ttft_p50", 50.0}, {"ttft_p90", 90.0}, {"ttft_p99", 99.0}})
+        out[name + suffix] = LoadSummary::percentile(ttft, p);
+}
+
+// From the run's own request rows (vLLM's definitions): percentiles by linear interpolation,
+// ITL pooling every gap, TPOT per request averaged.
+void fromRequests(Values& out, const std::vector<StoredRequest>& requests, bool openLoop) {
+    if (requests.empty())
+        return;
+    std::vector<double> ttft, ttftSent, tpot, e2e;
+    double gapSum = 0, gaps = 0;
+    long failed = 0;
+    for (const auto& r : requests) {
+        if (!r.ok) {
+            ++failed;
+            continue;
+        }
+        if (r.ttftS) {
+            ttftSent.push_back(*r.ttftS);
+            ttft.push_back(openLoop ? *r.ttftFromScheduleS() : *r.ttftS);
+        }
+        if (r.itlMeanS && r.itlCount && *r.itlCount > 0) {
+            gapSum += *r.itlMeanS * static_cast<double>(*r.itlCount);
+            gaps += static_cast<double>(*r.itlCount);
+        }
+        if (r.e2eS && r.ttftS && r.outputTokens && *r.outputTokens > 1)
+            tpot.push_back((*r.e2eS - *r.ttftS) / (*r.outputTokens - 1));
+        if (r.e2eS)
+            e2e.push_back(*r.e2eS);
+    }
+    out["failure_rate"] =
+        100.0 * static_cast<double>(failed) / static_cast<double>(requests.size());
+    ttftQuantiles(out, ttft, "");
+    if (openLoop)
+        ttftQuantiles(out, ttftSent, "_actual_send");
+    if (gaps > 0)
+        out["itl_mean"] = gapSum / gaps;
+    if (!tpot.empty())
+        out["tpot_mean"] = mean(tpot);
+    if (!e2e.empty()) {
+        out["e2el_p50"] = LoadSummary::percentile(e2e, 50);
+        out["e2el_p99"] = LoadSummary::percentile(e2e, 99);
+    }
+}
+
+// A `vllm bench serve` result keeps vLLM's own figures (in ms): they win over rows rebuilt from
+// its arrays, and they are all there is when it was saved without --save-detailed.
+void fromVllmSummary(Values& out, const nlohmann::json& s) {
+    auto ms = [&](const char* key) {
+        const auto v = number(s, key);
+        return v ? std::optional<double>(*v / 1000.0) : std::nullopt;
+    };
+    put(out, "ttft_mean", ms("mean_ttft_ms"));
+    put(out, "ttft_p50", ms("median_ttft_ms"));
+    put(out, "ttft_p90", ms("p90_ttft_ms"));
+    put(out, "ttft_p99", ms("p99_ttft_ms"));
+    put(out, "itl_mean", ms("mean_itl_ms"));
+    put(out, "tpot_mean", ms("mean_tpot_ms"));
+    put(out, "e2el_p50", ms("median_e2el_ms"));
+    put(out, "e2el_p99", ms("p99_e2el_ms"));
+    const auto completed = number(s, "completed"), failed = number(s, "failed");
+    if (completed && failed && *completed + *failed > 0)
+        out["failure_rate"] = 100.0 * *failed / (*completed + *failed);
+}
+
+std::optional<double> positive(std::optional<double> v) {
+    return v && *v > 0 ? v : std::nullopt;
+}
+
+void fromRunSummary(Values& out, const RunInfo& run, const nlohmann::json& s) {
+    put(out, "output_throughput", number(s, "output_throughput"));
+    put(out, "request_throughput", number(s, "request_throughput"));
+    // Some vLLM versions write the key with a trailing colon.
+    auto goodput = number(s, "request_goodput");
+    put(out, "goodput", goodput ? goodput : number(s, "request_goodput:"));
+    put(out, "read_gb_per_s", positive(number(s, "read_gb_per_s")));
+    put(out, "write_gb_per_s", positive(number(s, "write_gb_per_s")));
+    if (run.workload == "storage/model-load")
+        put(out, "model_load_time", number(s, "seconds"));
+    if (run.workload == "storage/checkpoint-save")
+        put(out, "checkpoint_time", number(s, "seconds"));
+    if (run.workload == "storage/kv-restore" && s.contains("restore_seconds")) {
+        put(out, "kv_restore_p50", number(s["restore_seconds"], "p50"));
+        put(out, "kv_restore_p99", number(s["restore_seconds"], "p99"));
+    }
+}
+
+void fromTimeline(Values& out, const RunTimeline& t) {
+    put(out, "gpu_busy_mean", t.gpuBusyMeanPct);
+    put(out, "read_gb_per_s_peak", positive(t.readPeakGBps));
+    put(out, "write_gb_per_s_peak", positive(t.writePeakGBps));
+    if (t.shares.empty())
+        return; // no windows: no share, not a zero one
+    for (const auto c : BottleneckClassifier::all()) {
+        const auto it = t.shares.find(c);
+        out[RunKpis::shareName(c)] = it == t.shares.end() ? 0.0 : it->second * 100;
+    }
+}
+
+std::vector<RunKpis::Definition> build() {
+    const char* scheduled = "under an open-loop rate, from the scheduled send";
+    std::vector<RunKpis::Definition> out = {
+        {"ttft_mean", "s", true, false, scheduled},
+        {"ttft_p50", "s", true, false, scheduled},
+        {"ttft_p90", "s", true, false, scheduled},
+        {"ttft_p99", "s", true, false, scheduled},
+        {"ttft_p50_actual_send", "s", true, false, "open loop only: from the actual send"},
+        {"ttft_p90_actual_send", "s", true, false, "open loop only: from the actual send"},
+        {"ttft_p99_actual_send", "s", true, false, "open loop only: from the actual send"},
+        {"itl_mean", "s", true, false, "every gap of the run pooled"},
+        {"tpot_mean", "s", true, false, ""},
+        {"e2el_p50", "s", true, false, ""},
+        {"e2el_p99", "s", true, false, ""},
+        {"failure_rate", "%", true, true, "failed / issued"},
+        {"output_throughput", "tok/s", false, false, ""},
+        {"request_throughput", "req/s", false, false, ""},
+        {"goodput", "req/s", false, false, ""},
+        {"read_gb_per_s", "GB/s", false, false, ""},
+        {"write_gb_per_s", "GB/s", false, false, ""},
+        {"model_load_time", "s", true, false, ""},
+        {"checkpoint_time", "s", true, false, ""},
+        {"kv_restore_p50", "s", true, false, ""},
+        {"kv_restore_p99", "s", true, false, ""},
+        {"gpu_busy_mean", "%", false, false, ""},
+        {"read_gb_per_s_peak", "GB/s", false, false, "highest 1 s mean"},
+        {"write_gb_per_s_peak", "GB/s", false, false, "highest 1 s mean"},
+    };
+    for (const auto c : BottleneckClassifier::all()) {
+        // Less time storage-, KV- or queue-bound is better; GPU-bound time is the goal.
+        out.push_back({RunKpis::shareName(c), "%",
+                       c != BottleneckClassifier::Class::GpuComputeBound, false,
+                       "share of the run's time"});
+    }
+    return out;
+}
+
+} // namespace
+
+const std::vector<RunKpis::Definition>& RunKpis::definitions() {
+    static const auto all = build();
+    return all;
+}
+
+const RunKpis::Definition* RunKpis::find(const std::string& name) {
+    for (const auto& d : definitions())
+        if (d.name == name)
+            return &d;
+    return nullptr;
+}
+
+std::string RunKpis::shareName(BottleneckClassifier::Class c) {
+    std::string name = BottleneckClassifier::name(c);
+    for (auto& ch : name)
+        if (ch == '-' || ch == '/')
+            ch = '_';
+    return name + "_share";
+}
+
+bool RunKpis::isMeasurement(const RunInfo& run) {
+    return run.status == "completed" || run.status == "imported";
+}
+
+bool RunKpis::openLoop(const RunInfo& run) {
+    const auto params = object(run.paramsJson);
+    return number(params, "rate").value_or(0) > 0;
+}
+
+std::string RunKpis::variant(const RunInfo& run) {
+    const auto params = object(run.paramsJson);
+    std::string out = run.workload == "vllm-bench" ? "load" : run.workload;
+    auto concurrency = number(params, "concurrency");
+    if (!concurrency)
+        concurrency = number(params, "max_concurrency");
+    if (const auto at = run.experiment.rfind("@c"); !concurrency && at != std::string::npos)
+        concurrency = std::strtod(run.experiment.c_str() + at + 2, nullptr); // plan/kind@cN
+    auto rate = number(params, "rate");
+    if (!rate)
+        rate = number(params, "request_rate"); // vLLM writes "inf" for "all at once"
+    char text[64];
+    if (rate && *rate > 0) {
+        std::snprintf(text, sizeof text, "@rate%g", *rate);
+        out += text;
+    }
+    if (concurrency && *concurrency > 0) {
+        std::snprintf(text, sizeof text, "@c%g", *concurrency);
+        out += text;
+    }
+    return out;
+}
+
+std::map<std::string, double> RunKpis::of(const RunInfo& run,
+                                          const std::vector<StoredRequest>& requests,
+                                          const RunTimeline* timeline) {
+    Values out;
+    const auto summary = object(run.summaryJson);
+    fromRequests(out, requests, openLoop(run));
+    if (run.workload == "vllm-bench")
+        fromVllmSummary(out, summary);
+    fromRunSummary(out, run, summary);
+    if (timeline)
+        fromTimeline(out, *timeline);
+    return out;
+}
+
+} // namespace tierscope

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "core/RunInfo.h"
+#include "core/RunTimeline.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tierscope {
+
+// Every KPI of ONE run, the comparison's statistical unit: the p50 of that run's TTFTs, its
+// throughput, its peak bandwidth. Requests inside a run share its warm-up, page cache and
+// noise, so only whole runs are independent repetitions.
+class RunKpis {
+  public:
+    struct Definition {
+        std::string name;
+        std::string unit;
+        bool lowerIsBetter = true;
+        // A "%" gate on this KPI bounds B's own level ("failure_rate <= 1%"), not a change.
+        bool gateOnLevel = false;
+        std::string note; // how it is measured, where it differs from the obvious
+    };
+
+    // The KPIs in table order, bottleneck shares last.
+    static const std::vector<Definition>& definitions();
+    static const Definition* find(const std::string& name);
+    // "storage-bound" -> "storage_bound_share"
+    static std::string shareName(BottleneckClassifier::Class c);
+
+    // Completed and imported runs are measurements; warm-up, failed, cancelled and running
+    // ones are not.
+    static bool isMeasurement(const RunInfo& run);
+    // A run's workload variant, "load@c8", "load@rate4", "storage/kv-restore@c16": runs of
+    // different variants measure different things and never share a side.
+    static std::string variant(const RunInfo& run);
+    // Under an open-loop rate TTFT counts from the scheduled send.
+    static bool openLoop(const RunInfo& run);
+
+    // The run's values by KPI name; a KPI the run has no evidence for is absent.
+    static std::map<std::string, double>
+    of(const RunInfo& run, const std::vector<StoredRequest>& requests, const RunTimeline* timeline);
+};
+
+} // namespace tierscope
