@@ -16,12 +16,22 @@ namespace tierscope {
 CLI::App* ImportCommand::attach(CLI::App& parent, Options& options) {
     auto* cmd = parent.add_subcommand("import", "Import results of other tools into the workspace");
     cmd->require_subcommand(1);
-    auto* vllm =
-        cmd->add_subcommand("vllm-bench", "A `vllm bench serve --save-result` JSON file (with its "
-                                          "per-request arrays when saved with --save-detailed)");
-    vllm->add_option("FILE", options.file, "The result JSON")->required();
+    auto* vllm = cmd->add_subcommand(
+        "vllm-bench", "`vllm bench serve --save-result` files (with their per-request arrays when "
+                      "saved with --save-detailed), one run per result");
+    vllm->add_option("FILE", options.files,
+                     "Result files: one JSON result each, or JSON Lines with one result a line")
+        ->required();
     vllm->add_option("--storage-profile", options.storageProfile,
-                     "Storage configuration the run used");
+                     "Storage configuration the runs used");
+    auto* experiment = vllm->add_option("--experiment", options.experiment,
+                                        "Store the results as the repetitions of one arm of this "
+                                        "experiment (compare them as arm:EXPERIMENT/ARM)");
+    vllm->add_option("--arm", options.arm, "The arm's label, with --experiment")->needs(experiment);
+    experiment->needs(vllm->get_option("--arm"));
+    vllm->footer("Every result becomes a run of one new session; without per-request arrays the "
+                 "file's own summary figures (median/p99 TTFT, TPOT, ITL, throughputs, goodput) "
+                 "are the run's KPIs.");
     vllm->callback([&options] { options.what = "vllm-bench"; });
     auto& p = options.prometheus;
     auto* prom = cmd->add_subcommand(
@@ -51,38 +61,64 @@ CLI::App* ImportCommand::attach(CLI::App& parent, Options& options) {
 int ImportCommand::run(const GlobalOptions& global, const Options& options) {
     if (options.what == "prometheus")
         return PrometheusSource::importRange(global, options.prometheus);
-    std::ifstream in(options.file);
-    if (!in) {
-        std::cerr << "tierscope import vllm-bench: cannot read " << options.file << "\n";
-        return kExitNotFound;
+    std::vector<std::pair<std::string, VllmBenchImport>> results;
+    for (const auto& file : options.files) {
+        std::ifstream in(file);
+        if (!in) {
+            std::cerr << "tierscope import vllm-bench: cannot read " << file << "\n";
+            return kExitNotFound;
+        }
+        std::stringstream text;
+        text << in.rdbuf();
+        try {
+            for (auto& one : VllmBenchImport::parseAll(text.str()))
+                results.emplace_back(file, std::move(one));
+        } catch (const std::exception& e) {
+            std::cerr << "tierscope import vllm-bench: " << file << ": " << e.what() << "\n";
+            return kExitUsage;
+        }
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    VllmBenchImport imported;
-    try {
-        imported = VllmBenchImport::parse(text.str());
-    } catch (const std::exception& e) {
-        std::cerr << "tierscope import vllm-bench: " << options.file << ": " << e.what() << "\n";
+    if (options.arm.find('/') != std::string::npos) {
+        std::cerr << "tierscope import vllm-bench: an arm label has no '/'\n";
         return kExitUsage;
     }
     const std::string dbPath = global.dbPath();
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(dbPath).parent_path(), ec);
     Store store(dbPath, Store::Mode::ReadWrite);
-    const std::int64_t start = imported.startNs.value_or(WallClock::systemNowNs());
-    const double duration = imported.summary.value("duration", 0.0);
-    const std::int64_t end = start + static_cast<std::int64_t>(duration * 1e9);
-    const std::string label =
-        "vllm bench " + (imported.label.empty() ? imported.model : imported.label);
+    auto span = [](const VllmBenchImport& r) {
+        const std::int64_t start = r.startNs.value_or(WallClock::systemNowNs());
+        return std::pair{start,
+                         start + static_cast<std::int64_t>(r.summary.value("duration", 0.0) * 1e9)};
+    };
+    std::int64_t first = span(results.front().second).first, last = first;
+    for (const auto& [file, r] : results) {
+        first = std::min(first, span(r).first);
+        last = std::max(last, span(r).second);
+    }
+    const auto& head = results.front().second;
+    const std::string label = "vllm bench " + (head.label.empty() ? head.model : head.label);
+    std::string sources;
+    for (const auto& f : options.files)
+        sources += (sources.empty() ? "" : ", ") + f;
     const std::int64_t session =
-        store.createSession({0, label, options.storageProfile, "imported", start, end,
-                             "imported from " + options.file, "vllm-bench", kToolVersion});
-    const std::int64_t run = store.createRun(session, "vllm-bench", imported.params.dump(), start);
-    store.addRequests(run, imported.requests);
-    store.finishRun(run, end, "imported", imported.summary.dump());
-    std::cout << "imported " << options.file << " as session " << session << ", run " << run << " ("
-              << imported.summary.value("completed", 0) << " completed, "
-              << imported.requests.size() << " request rows)\n";
+        store.createSession({0, label, options.storageProfile, "imported", first, last,
+                             "imported from " + sources, "vllm-bench", kToolVersion});
+    int repetition = 0;
+    for (const auto& [file, r] : results) {
+        const auto [start, end] = span(r);
+        const std::int64_t run = store.createRun(session, "vllm-bench", r.params.dump(), start,
+                                                 options.experiment, options.arm, ++repetition);
+        store.addRequests(run, r.requests);
+        store.finishRun(run, end, "imported", r.summary.dump());
+        std::cout << "imported " << file << " as session " << session << ", run " << run << " ("
+                  << r.summary.value("completed", 0) << " completed, " << r.requests.size()
+                  << " request rows"
+                  << (options.experiment.empty()
+                          ? std::string()
+                          : ", arm:" + options.experiment + "/" + options.arm)
+                  << ")\n";
+    }
     return kExitOk;
 }
 

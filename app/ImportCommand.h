@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
@@ -12,8 +13,10 @@ class ImportCommand {
   public:
     struct Options {
         std::string what; // the subcommand
-        std::string file;
+        std::vector<std::string> files;
         std::string storageProfile;
+        std::string experiment; // with arm: the results are the repetitions of one arm
+        std::string arm;
         PrometheusSource::Options prometheus;
     };
     static CLI::App* attach(CLI::App& parent, Options& options);

@@ -1,5 +1,6 @@
 #include "core/VllmBenchImport.h"
 
+#include <algorithm>
 #include <ctime>
 #include <stdexcept>
 
@@ -65,6 +66,29 @@ VllmBenchImport VllmBenchImport::parse(const std::string& text) {
         }
         out.requests.push_back(std::move(r));
     }
+    return out;
+}
+
+std::vector<VllmBenchImport> VllmBenchImport::parseAll(const std::string& text) {
+    const auto whole = nlohmann::json::parse(text, nullptr, false);
+    if (!whole.is_discarded())
+        return {parse(text)};
+    std::vector<VllmBenchImport> out;
+    std::size_t from = 0;
+    for (int line = 1; from < text.size(); ++line) {
+        const auto end = std::min(text.find('\n', from), text.size());
+        const std::string one = text.substr(from, end - from);
+        from = end + 1;
+        if (one.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        try {
+            out.push_back(parse(one));
+        } catch (const std::exception& e) {
+            throw std::runtime_error("line " + std::to_string(line) + ": " + e.what());
+        }
+    }
+    if (out.empty())
+        throw std::runtime_error("no result in the file");
     return out;
 }
 

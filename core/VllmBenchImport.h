@@ -22,6 +22,9 @@ struct VllmBenchImport {
 
     // Throws std::runtime_error with a one-line reason for anything that is not such a file.
     static VllmBenchImport parse(const std::string& text);
+    // A file of one result, or JSON Lines with one result per line (as `vllm bench serve
+    // --save-result --append-result` writes them). Throws naming the line of a bad one.
+    static std::vector<VllmBenchImport> parseAll(const std::string& text);
 };
 
 } // namespace tierscope

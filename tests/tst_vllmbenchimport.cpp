@@ -62,6 +62,92 @@ class TestVllmBenchImport : public QObject {
         QCOMPARE(imported.summary["request_rate"].get<std::string>(), std::string("inf"));
     }
 
+    // Several results (JSON Lines) as the repetitions of one arm; without per-request arrays
+    // the files' own figures are the runs' KPIs, exactly.
+    void importedArmsCompareWithTheFilesFigures() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("w.db");
+        auto tierscope = [&](const QStringList& args) {
+            QProcess p;
+            p.start(TIERSCOPE_BINARY, QStringList{"--db", db} + args);
+            p.waitForFinished(60000);
+            return std::make_pair(p.exitCode(),
+                                  p.readAllStandardOutput() + p.readAllStandardError());
+        };
+        for (const char* arm : {"local", "nvmeof"}) {
+            const auto r =
+                tierscope({"import", "vllm-bench",
+                           QStringLiteral(TIERSCOPE_FIXTURES "/vllm-bench/"
+                                                             "vllm-bench-serve-append-%1.jsonl")
+                               .arg(arm),
+                           "--experiment", "kv", "--arm", arm});
+            QVERIFY2(r.first == 0, r.second.constData());
+            QCOMPARE(r.second.count("imported "), 3);
+        }
+        const auto out = tierscope({"compare", "arm:kv/local", "arm:kv/nvmeof", "--format", "json",
+                                    "--gate-preset", "G3", "--gate", "goodput >= +20%"});
+        QVERIFY2(out.first == 0, out.second.constData()); // every gate passes
+        const auto report = nlohmann::json::parse(out.second.toStdString());
+        auto kpi = [&](const char* name) {
+            for (const auto& k : report["kpis"])
+                if (k["kpi"] == name)
+                    return k;
+            return nlohmann::json();
+        };
+        QCOMPARE(kpi("ttft_p50")["runs_a"], (nlohmann::json{0.4, 0.41, 0.42}));
+        QCOMPARE(kpi("ttft_p50")["runs_b"], (nlohmann::json{0.25, 0.26, 0.27}));
+        QCOMPARE(kpi("output_throughput")["runs_b"], (nlohmann::json{1400.0, 1410.0, 1390.0}));
+        QCOMPARE(kpi("goodput")["runs_a"], (nlohmann::json{5.0, 5.25, 4.75})); // "request_goodput:"
+        QCOMPARE(kpi("ttft_p99")["runs_a"][0].get<double>(), 400.0 * 1.8 / 1000);
+        QCOMPARE(kpi("tpot_mean")["a"].get<double>(), 0.02);
+        QCOMPARE(kpi("ttft_p50")["n_a"].get<int>(), 3);
+        QVERIFY(kpi("failure_rate").is_null()); // these files do not say how many failed
+        QCOMPARE(report["gates"].size(), std::size_t(3));
+        for (const auto& g : report["gates"])
+            QCOMPARE(g["verdict"].get<std::string>(), std::string("pass"));
+    }
+
+    // With per-request arrays the file's figures still win; the rows give the failure rate.
+    void detailedImportsCompareAsRuns() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("w.db");
+        const QString file = QStringLiteral(
+            TIERSCOPE_FIXTURES "/vllm-bench/vllm-bench-serve-0.10-detailed-assembled.json");
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", db, "import", "vllm-bench", file, file, file, file});
+        QVERIFY(p.waitForFinished(30000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        p.start(TIERSCOPE_BINARY,
+                {"--db", db, "compare", "run:1,2", "run:3-4", "--format", "json"});
+        QVERIFY(p.waitForFinished(30000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const auto report = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
+        bool sawTtft = false, sawFailures = false;
+        for (const auto& k : report["kpis"]) {
+            if (k["kpi"] == "ttft_p50") {
+                QCOMPARE(k["runs_a"], (nlohmann::json{0.15, 0.15}));
+                sawTtft = true;
+            }
+            if (k["kpi"] == "failure_rate") {
+                QCOMPARE(k["a"].get<double>(), 100.0 / 3);
+                sawFailures = true;
+            }
+        }
+        QVERIFY(sawTtft && sawFailures);
+    }
+
+    void jsonLinesNameTheBadLine() {
+        const auto good = test::fixture("vllm-bench/vllm-bench-serve-append-local.jsonl");
+        QCOMPARE(VllmBenchImport::parseAll(good).size(), std::size_t(3));
+        try {
+            VllmBenchImport::parseAll(good + "{\"completed\": 1}\n");
+            QFAIL("accepted a line that is no result");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(std::string(e.what()).find("line 4") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, VllmBenchImport::parseAll("\n\n"));
+    }
+
     void refusesOtherFiles() {
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, VllmBenchImport::parse("[1,2]"));
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, VllmBenchImport::parse("{\"completed\": 3}"));
