@@ -16,6 +16,11 @@ struct BlockRates {
     double utilPct = 0;
     double queueDepth = 0; // iostat's aqu-sz
 
+    // Whether any I/O completed or any sector moved in the interval.
+    bool moved() const {
+        return readIops > 0 || writeIops > 0 || readBytesPerS > 0 || writeBytesPerS > 0;
+    }
+
     // nullopt when dtNs <= 0 or any cumulative counter went backwards (device re-created,
     // counter reset): that interval is unknown, not zero.
     static std::optional<BlockRates> compute(const DiskStat& before, const DiskStat& after,
