@@ -21,8 +21,10 @@ struct BlockRates {
         return readIops > 0 || writeIops > 0 || readBytesPerS > 0 || writeBytesPerS > 0;
     }
 
-    // nullopt when dtNs <= 0 or any cumulative counter went backwards (device re-created,
-    // counter reset): that interval is unknown, not zero.
+    // nullopt when dtNs <= 0 or a completion or sector counter went backwards (device
+    // re-created, counter reset): that interval is unknown, not zero. The millisecond fields
+    // (read/write time, io_ticks, time in queue) are 32-bit in /proc/diskstats and wrap; their
+    // deltas are taken modulo 2^32.
     static std::optional<BlockRates> compute(const DiskStat& before, const DiskStat& after,
                                              std::int64_t dtNs);
 };

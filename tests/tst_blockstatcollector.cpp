@@ -127,6 +127,15 @@ class TestBlockStatCollector : public QObject {
         QCOMPARE(after.at("block/nvme0n1/read_bytes_per_s").value, 1048576.0);
     }
 
+    void wrappedTimeInQueueKeepsTheDeviceInTheTotal() {
+        BlockStatCollector c(paths(), {});
+        const auto r = byPath(twoSnapshots(c, "diskstats-linux-6.8-u32-wrap"));
+        QCOMPARE(r.at("block/nvme0n1/queue_depth").value, 64.0);
+        QCOMPARE(r.at("block/nvme0n1/util_pct").value, 100.0);
+        QCOMPARE(r.at("block/total/read_bytes_per_s").value, 104857600.0 + 1048576.0);
+        QCOMPARE(r.at("block/total/write_bytes_per_s").value, 10485760.0 + 40960.0);
+    }
+
     void disappearingDeviceStopsReporting() {
         BlockStatCollector c(paths(), {});
         twoSnapshots(c);
