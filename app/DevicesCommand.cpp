@@ -41,17 +41,17 @@ void printTable(const std::vector<DeviceRecord>& devices) {
     }
     if (!header)
         std::printf("NVMe controllers\n  none found\n");
-    std::printf("Block devices\n  %-12s %-10s %-12s %-10s %s\n", "NAME", "SIZE", "TRANSPORT",
-                "PATH OF", "MODEL");
+    std::printf("Block devices\n  %-12s %-10s %-12s %-10s %-13s %s\n", "NAME", "SIZE", "TRANSPORT",
+                "PATH OF", "IN TOTAL", "MODEL");
     for (const auto& d : devices) {
         if (d.kind != "block")
             continue;
         const auto a = nlohmann::json::parse(d.attrs);
         const std::string size =
             a.contains("size_bytes") ? UnitFormat::bytes(a["size_bytes"].get<double>()) : "-";
-        std::printf("  %-12s %-10s %-12s %-10s %s\n", d.name.c_str(), size.c_str(),
+        std::printf("  %-12s %-10s %-12s %-10s %-13s %s\n", d.name.c_str(), size.c_str(),
                     field(a, "transport").c_str(), field(a, "path_of").c_str(),
-                    field(a, "model").c_str());
+                    field(a, "in_total").c_str(), field(a, "model").c_str());
     }
     std::printf("Backends\n");
     for (const auto& d : devices) {

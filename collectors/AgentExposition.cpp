@@ -157,7 +157,7 @@ std::string AgentExposition::render(const AgentSnapshot& s) {
 
     Family cpu{"tierscope_host_cpu_busy_ratio",
                "gauge",
-               "Host CPU busy over the last interval, 0 to 1 (iowait counts as idle).",
+               "Host CPU busy over the last interval, 0 to 1 (iowait and steal are not busy).",
                {}};
     Family memory{"tierscope_host_memory_bytes",
                   "gauge",

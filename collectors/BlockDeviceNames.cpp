@@ -37,8 +37,27 @@ std::optional<std::string> BlockDeviceNames::multipathHead(std::string_view name
     return "nvme" + std::string(subsys) + "n" + std::string(name.substr(nsStart));
 }
 
+std::optional<std::string> BlockDeviceNames::stackedKind(std::string_view name) {
+    // Numbered names only, so that a disk driver's name that merely starts alike is not taken.
+    auto numbered = [&](std::string_view prefix) {
+        std::size_t pos = prefix.size();
+        return name.starts_with(prefix) && digits(name, pos) && pos == name.size();
+    };
+    if (name.starts_with("dm-"))
+        return "dm";
+    if (name.starts_with("md"))
+        return "md";
+    if (numbered("bcache"))
+        return "bcache";
+    if (numbered("drbd"))
+        return "drbd";
+    if (numbered("zd"))
+        return "zvol";
+    return std::nullopt;
+}
+
 bool BlockDeviceNames::countsInTotal(std::string_view name) {
-    return !multipathHead(name) && !name.starts_with("dm-") && !name.starts_with("md");
+    return !multipathHead(name) && !stackedKind(name);
 }
 
 } // namespace tierscope

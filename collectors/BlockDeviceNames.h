@@ -13,8 +13,13 @@ class BlockDeviceNames {
     static bool isIgnored(std::string_view name);
     // A hidden NVMe multipath path disk "nvme<S>c<C>n<N>" belongs to head "nvme<S>n<N>".
     static std::optional<std::string> multipathHead(std::string_view name);
-    // Whether the device's traffic belongs in the machine-wide total: hidden path disks
-    // duplicate their head, device-mapper and md duplicate their members.
+    // The kind of a device stacked on other block devices, whose traffic is also counted on
+    // its members: "dm" (device-mapper), "md" (software RAID), "bcache", "drbd", "zvol" (ZFS
+    // zd*); nullopt for anything else.
+    static std::optional<std::string> stackedKind(std::string_view name);
+    // Whether the device's traffic always belongs in the machine-wide total: not a stacked
+    // device, and not a hidden path disk (those count only when their head reports no I/O,
+    // which the collector decides per interval).
     static bool countsInTotal(std::string_view name);
 };
 

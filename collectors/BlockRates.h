@@ -16,8 +16,15 @@ struct BlockRates {
     double utilPct = 0;
     double queueDepth = 0; // iostat's aqu-sz
 
-    // nullopt when dtNs <= 0 or any cumulative counter went backwards (device re-created,
-    // counter reset): that interval is unknown, not zero.
+    // Whether any I/O completed or any sector moved in the interval.
+    bool moved() const {
+        return readIops > 0 || writeIops > 0 || readBytesPerS > 0 || writeBytesPerS > 0;
+    }
+
+    // nullopt when dtNs <= 0 or a completion or sector counter went backwards (device
+    // re-created, counter reset): that interval is unknown, not zero. The millisecond fields
+    // (read/write time, io_ticks, time in queue) are 32-bit in /proc/diskstats and wrap; their
+    // deltas are taken modulo 2^32.
     static std::optional<BlockRates> compute(const DiskStat& before, const DiskStat& after,
                                              std::int64_t dtNs);
 };

@@ -2,9 +2,11 @@
 
 #include "collectors/BlockDeviceNames.h"
 #include "collectors/BlockRates.h"
+#include "collectors/BlockTotal.h"
 #include "collectors/SysfsReader.h"
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unordered_map>
 
 namespace tierscope {
@@ -40,8 +42,7 @@ std::vector<Reading> BlockStatCollector::ratesBetween(const std::vector<DiskStat
         previous.emplace(d.name, &d);
 
     std::vector<Reading> out;
-    double totalRead = 0, totalWrite = 0;
-    bool anyTotal = false;
+    BlockTotal total;
     for (const auto& d : after) {
         const auto it = previous.find(d.name);
         if (it == previous.end())
@@ -64,15 +65,13 @@ std::vector<Reading> BlockStatCollector::ratesBetween(const std::vector<DiskStat
             emit("write_await_s", "s", *rates->writeAwaitS);
         emit("util_pct", "percent", rates->utilPct);
         emit("queue_depth", "1", rates->queueDepth);
-        if (BlockDeviceNames::countsInTotal(d.name)) {
-            totalRead += rates->readBytesPerS;
-            totalWrite += rates->writeBytesPerS;
-            anyTotal = true;
-        }
+        total.add(d.name, *rates);
     }
-    if (anyTotal) {
-        out.push_back({{"block/total/read_bytes_per_s", "bytes/s", "gauge", "{}"}, totalRead});
-        out.push_back({{"block/total/write_bytes_per_s", "bytes/s", "gauge", "{}"}, totalWrite});
+    if (const auto sum = total.sum()) {
+        out.push_back(
+            {{"block/total/read_bytes_per_s", "bytes/s", "gauge", "{}"}, sum->readBytesPerS});
+        out.push_back(
+            {{"block/total/write_bytes_per_s", "bytes/s", "gauge", "{}"}, sum->writeBytesPerS});
     }
     return out;
 }
@@ -95,13 +94,30 @@ std::vector<Reading> BlockStatCollector::sample(std::int64_t tNs) {
     return out;
 }
 
+std::string BlockStatCollector::totalRule(const std::string& name,
+                                          const std::set<std::string>& heads) {
+    if (const auto kind = BlockDeviceNames::stackedKind(name))
+        return "no: " + *kind;
+    if (BlockDeviceNames::multipathHead(name))
+        return "if head idle";
+    if (heads.count(name) != 0)
+        return "if it moves";
+    return "yes";
+}
+
 std::vector<DeviceRecord> BlockStatCollector::devices() {
+    const auto names = SysfsReader::listDir(m_paths.sys + "/block");
+    std::set<std::string> heads;
+    for (const auto& name : names)
+        if (const auto head = BlockDeviceNames::multipathHead(name))
+            heads.insert(*head);
     std::vector<DeviceRecord> out;
-    for (const auto& name : SysfsReader::listDir(m_paths.sys + "/block")) {
+    for (const auto& name : names) {
         if (BlockDeviceNames::isIgnored(name))
             continue;
         const std::string dir = m_paths.sys + "/block/" + name;
         nlohmann::json attrs = nlohmann::json::parse(labelsFor(name));
+        attrs["in_total"] = totalRule(name, heads);
         if (const auto sectors = SysfsReader::readUint(dir + "/size"))
             attrs["size_bytes"] = *sectors * 512;
         if (const auto model = SysfsReader::readAttr(dir + "/device/model"))

@@ -5,13 +5,15 @@
 #include "collectors/SystemPaths.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace tierscope {
 
-// Per-device iostat figures from /proc/diskstats for every whole disk except loop/ram/zram.
-// Hidden NVMe multipath path disks get metrics of their own (so path imbalance shows) but are
-// left out of block/total, which would otherwise count their head's traffic twice.
+// Per-device iostat figures from /proc/diskstats for every whole disk except loop/ram/zram,
+// and block/total (see BlockTotal). Hidden NVMe multipath path disks get metrics of their own
+// (so path imbalance shows); in the total each namespace counts once, through its head or its
+// paths. devices() says of each device whether it counts in the total ("in_total").
 class BlockStatCollector : public Collector {
   public:
     // transports: block device name -> NVMe transport ("pcie", "tcp", "rdma", ...), from
@@ -29,6 +31,8 @@ class BlockStatCollector : public Collector {
   private:
     bool isWholeDisk(const std::string& name);
     std::string labelsFor(const std::string& name) const;
+    // "yes", "no: <stacked kind>", "if head idle" (a path disk), "if it moves" (a head).
+    static std::string totalRule(const std::string& name, const std::set<std::string>& heads);
 
     SystemPaths m_paths;
     std::map<std::string, std::string> m_transports;

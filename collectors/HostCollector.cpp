@@ -41,6 +41,9 @@ void HostCollector::sampleCpu(std::vector<Reading>& out) {
                                              : "host/cpu/" + now.name.substr(3) + "/busy_pct";
                 out.push_back({{path, "percent", "gauge"}, *busy});
             }
+            if (now.name == "cpu")
+                if (const auto steal = ProcStatParser::stealPercent(it->second, now))
+                    out.push_back({{"host/cpu/steal_pct", "percent", "gauge"}, *steal});
         }
         m_cpu[now.name] = now;
     }

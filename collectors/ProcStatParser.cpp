@@ -4,6 +4,17 @@
 
 namespace tierscope {
 
+namespace {
+
+// Ticks elapsed between two readings of one counter; nullopt when it went backwards.
+std::optional<std::uint64_t> ticks(std::uint64_t before, std::uint64_t after) {
+    if (after < before)
+        return std::nullopt;
+    return after - before;
+}
+
+} // namespace
+
 std::vector<CpuTimes> ProcStatParser::parse(std::string_view text) {
     std::vector<CpuTimes> out;
     for (const auto line : TextFields::lines(text)) {
@@ -26,13 +37,19 @@ std::vector<CpuTimes> ProcStatParser::parse(std::string_view text) {
 }
 
 std::optional<double> ProcStatParser::busyPercent(const CpuTimes& before, const CpuTimes& after) {
-    if (after.total() <= before.total() || after.idleAll() < before.idleAll())
+    const auto total = ticks(before.total(), after.total());
+    const auto notBusy = ticks(before.idleAll() + before.steal, after.idleAll() + after.steal);
+    if (!total || *total == 0 || !notBusy || *notBusy > *total)
         return std::nullopt;
-    const double total = static_cast<double>(after.total() - before.total());
-    const double idle = static_cast<double>(after.idleAll() - before.idleAll());
-    if (idle > total)
+    return 100.0 * static_cast<double>(*total - *notBusy) / static_cast<double>(*total);
+}
+
+std::optional<double> ProcStatParser::stealPercent(const CpuTimes& before, const CpuTimes& after) {
+    const auto total = ticks(before.total(), after.total());
+    const auto steal = ticks(before.steal, after.steal);
+    if (!total || *total == 0 || !steal || *steal > *total)
         return std::nullopt;
-    return 100.0 * (total - idle) / total;
+    return 100.0 * static_cast<double>(*steal) / static_cast<double>(*total);
 }
 
 } // namespace tierscope

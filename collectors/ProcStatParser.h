@@ -24,9 +24,12 @@ struct CpuTimes {
 class ProcStatParser {
   public:
     static std::vector<CpuTimes> parse(std::string_view text);
-    // Busy share between two snapshots of the same CPU, in percent; nullopt when no time passed
-    // or the counters went backwards (CPU hot-unplug, counter reset).
+    // Busy share between two snapshots of the same CPU, in percent: neither idle, iowait nor
+    // steal (time the hypervisor ran someone else), as top and node_exporter users read it.
+    // nullopt when no time passed or the counters went backwards (CPU hot-unplug, reset).
     static std::optional<double> busyPercent(const CpuTimes& before, const CpuTimes& after);
+    // Steal share of the same interval, in percent (top's "st", mpstat's %steal).
+    static std::optional<double> stealPercent(const CpuTimes& before, const CpuTimes& after);
 };
 
 } // namespace tierscope

@@ -75,6 +75,11 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
         series.name = "CPU busy";
         return true;
     }
+    if (m.descriptor.path == "host/cpu/steal_pct") {
+        chart = "host-cpu";
+        series.name = "CPU steal";
+        return true;
+    }
     if (p.size() == 3 && p[0] == "node" && p[2] == "cpu_busy_pct") { // through Prometheus
         chart = "host-cpu";
         series.name = p[1] + " CPU busy";

@@ -6,6 +6,7 @@
 #include "core/StoreError.h"
 
 #include <algorithm>
+#include <cmath>
 #include <spdlog/spdlog.h>
 
 namespace tierscope {
@@ -160,6 +161,7 @@ StoreWriter::~StoreWriter() {
 int StoreWriter::defineMetric(std::int64_t sessionId, const MetricDescriptor& metric) {
     std::lock_guard lock(m_mutex);
     const int handle = m_nextHandle++;
+    m_paths.push_back(metric.path);
     m_queue.definitions.push_back({handle, sessionId, metric});
     ++m_enqueuedGeneration;
     return handle;
@@ -171,16 +173,49 @@ void StoreWriter::append(int handle, std::int64_t tNs, double value) {
 }
 
 void StoreWriter::append(std::span<const PendingSample> samples) {
-    std::unique_lock lock(m_mutex);
-    m_progress.wait(lock, [&] {
-        return m_queue.samples.size() < m_options.maxQueued || m_stopping || m_error;
-    });
-    if (m_stopping || m_error) {
-        m_stats.droppedSamples += static_cast<std::int64_t>(samples.size());
-        return;
+    std::optional<PendingSample> nonFinite;
+    std::string path;
+    {
+        std::unique_lock lock(m_mutex);
+        m_progress.wait(lock, [&] {
+            return m_queue.samples.size() < m_options.maxQueued || m_stopping || m_error;
+        });
+        if (m_stopping || m_error) {
+            m_stats.droppedSamples += static_cast<std::int64_t>(samples.size());
+            return;
+        }
+        nonFinite = enqueueFinite(samples);
+        ++m_enqueuedGeneration;
+        if (!nonFinite || m_nonFiniteLogged)
+            return;
+        m_nonFiniteLogged = true;
+        const auto h = static_cast<std::size_t>(nonFinite->handle);
+        path = h < m_paths.size() ? m_paths[h] : "handle " + std::to_string(nonFinite->handle);
     }
-    m_queue.samples.insert(m_queue.samples.end(), samples.begin(), samples.end());
-    ++m_enqueuedGeneration;
+    spdlog::warn("dropped a non-finite value ({}) of {}: NaN and infinities are never stored; "
+                 "later ones are dropped and counted without a log line",
+                 nonFinite->value, path);
+}
+
+std::optional<StoreWriter::PendingSample>
+StoreWriter::enqueueFinite(std::span<const PendingSample> samples) {
+    auto finite = [](const PendingSample& s) { return std::isfinite(s.value); };
+    auto& queue = m_queue.samples;
+    if (std::all_of(samples.begin(), samples.end(), finite)) {
+        queue.insert(queue.end(), samples.begin(), samples.end());
+        return std::nullopt;
+    }
+    std::optional<PendingSample> first;
+    for (const auto& s : samples) {
+        if (finite(s)) {
+            queue.push_back(s);
+            continue;
+        }
+        ++m_stats.nonFiniteSamples;
+        if (!first)
+            first = s;
+    }
+    return first;
 }
 
 void StoreWriter::flush() {

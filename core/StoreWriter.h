@@ -38,7 +38,8 @@ class StoreWriter {
         std::int64_t committedSamples = 0;
         std::int64_t commits = 0;
         std::int64_t seals = 0;
-        std::int64_t droppedSamples = 0; // only after a write error
+        std::int64_t droppedSamples = 0;   // only after a write error
+        std::int64_t nonFiniteSamples = 0; // NaN or infinite values, never stored
     };
 
     StoreWriter(const std::string& dbPath, Options options);
@@ -50,6 +51,8 @@ class StoreWriter {
     // Returns a handle for append(); the metric row is created by the writer thread before any
     // of its samples.
     int defineMetric(std::int64_t sessionId, const MetricDescriptor& metric);
+    // A NaN or infinite value is dropped here and counted, the first one logged: SQLite would
+    // store NaN as NULL and the rollup bucket would read back as 0.
     void append(int handle, std::int64_t tNs, double value);
     void append(std::span<const PendingSample> samples);
 
@@ -75,6 +78,8 @@ class StoreWriter {
     class Worker;
 
     void run(std::unique_ptr<Worker> worker);
+    // Queues the finite samples; under m_mutex. Returns the first non-finite one, if any.
+    std::optional<PendingSample> enqueueFinite(std::span<const PendingSample> samples);
 
     Options m_options;
     std::string m_path;
@@ -83,6 +88,8 @@ class StoreWriter {
     std::condition_variable m_progress;
     Batch m_queue;
     int m_nextHandle = 0;
+    std::vector<std::string> m_paths; // by handle, for the log line
+    bool m_nonFiniteLogged = false;
     std::uint64_t m_enqueuedGeneration = 0;
     std::uint64_t m_committedGeneration = 0;
     bool m_flushRequested = false;

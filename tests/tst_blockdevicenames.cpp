@@ -26,6 +26,22 @@ class TestBlockDeviceNames : public QObject {
         QVERIFY(!BlockDeviceNames::countsInTotal("dm-0"));
         QVERIFY(!BlockDeviceNames::countsInTotal("md127"));
     }
+
+    void stackedKinds() {
+        QCOMPARE(*BlockDeviceNames::stackedKind("dm-3"), std::string("dm"));
+        QCOMPARE(*BlockDeviceNames::stackedKind("md0"), std::string("md"));
+        QCOMPARE(*BlockDeviceNames::stackedKind("bcache0"), std::string("bcache"));
+        QCOMPARE(*BlockDeviceNames::stackedKind("drbd12"), std::string("drbd"));
+        QCOMPARE(*BlockDeviceNames::stackedKind("zd32"), std::string("zvol"));
+        QVERIFY(!BlockDeviceNames::stackedKind("zd"));
+        QVERIFY(!BlockDeviceNames::stackedKind("zd0p1x"));
+        QVERIFY(!BlockDeviceNames::stackedKind("bcachefs"));
+        QVERIFY(!BlockDeviceNames::stackedKind("nvme0n1"));
+        QVERIFY(!BlockDeviceNames::stackedKind("sda"));
+        QVERIFY(!BlockDeviceNames::countsInTotal("bcache0"));
+        QVERIFY(!BlockDeviceNames::countsInTotal("drbd0"));
+        QVERIFY(!BlockDeviceNames::countsInTotal("zd0"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestBlockDeviceNames)

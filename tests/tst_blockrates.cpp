@@ -48,6 +48,32 @@ class TestBlockRates : public QObject {
         QCOMPARE(r->queueDepth, 4.0);
     }
 
+    void thirtyTwoBitFieldsWrapModulo2To32() {
+        const auto t0 =
+            DiskstatsParser::parse(test::fixture("proc/diskstats-linux-6.8-u32-wrap-t0.txt"));
+        const auto t1 =
+            DiskstatsParser::parse(test::fixture("proc/diskstats-linux-6.8-u32-wrap-t1.txt"));
+        // nvme0n1, 64 I/Os in flight: read time, io_ticks and time in queue cross 2^32 ms.
+        const auto r = BlockRates::compute(find(t0, "nvme0n1"), find(t1, "nvme0n1"), 1'000'000'000);
+        QVERIFY(r);
+        QCOMPARE(r->readBytesPerS, 104857600.0);
+        QCOMPARE(r->writeBytesPerS, 10485760.0);
+        QCOMPARE(*r->readAwaitS, 0.058);  // +58000 ms over 1000 reads
+        QCOMPARE(*r->writeAwaitS, 0.060); // +6000 ms over 100 writes, no wrap
+        QCOMPARE(r->utilPct, 100.0);      // +1000 ms busy
+        QCOMPARE(r->queueDepth, 64.0);    // +64000 ms in queue
+    }
+
+    void millisecondsBeyond32BitsGoingBackIsAReset() {
+        DiskStat a;
+        a.reads = 10;
+        a.weightedIoMs = 5'000'000'000; // cannot come from a 32-bit field
+        DiskStat b = a;
+        b.reads = 20;
+        b.weightedIoMs = 100;
+        QVERIFY(!BlockRates::compute(a, b, 1'000'000'000));
+    }
+
     void counterResetIsAbsent() {
         const auto t1 =
             DiskstatsParser::parse(test::fixture("proc/diskstats-linux-6.1-nvme-multipath-t1.txt"));

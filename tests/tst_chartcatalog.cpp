@@ -35,7 +35,7 @@ class TestChartCatalog : public QObject {
              metric(11, "engine/gpu1:8000/kv_cache_usage_ratio"),
              metric(12, "engine/gpu1:8000/requests_waiting"),
              metric(13, "workload/read_bytes_per_s", R"({"workload":"kv-restore"})"),
-             metric(14, "host/mem/dirty_bytes")},
+             metric(14, "host/mem/dirty_bytes"), metric(15, "host/cpu/steal_pct")},
             {});
         const auto& busy = find(charts, "gpu-busy");
         QCOMPARE(busy.series.size(), std::size_t(1));
@@ -51,7 +51,9 @@ class TestChartCatalog : public QObject {
         for (const auto& s : storage.series)
             names << QString::fromStdString(s.name);
         QCOMPARE(names, QStringList({"kv-restore read", "nvme1n1 read (NVMe/RDMA)", "vda write"}));
-        QCOMPARE(find(charts, "host-cpu").series.size(), std::size_t(1)); // the total, not per core
+        const auto& cpu = find(charts, "host-cpu"); // the total and steal, not per core
+        QCOMPARE(cpu.series.size(), std::size_t(2));
+        QCOMPARE(cpu.series[1].name, std::string("CPU steal"));
         const auto& ttft = find(charts, "engine-ttft");
         QCOMPARE(ttft.series.size(), std::size_t(2));
         QCOMPARE(ttft.series[0].name, std::string("gpu1:8000 TTFT p50"));

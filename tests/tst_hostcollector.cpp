@@ -66,6 +66,22 @@ class TestHostCollector : public QObject {
         QCOMPARE(second.at("host/rdma/mlx5_0/1/tx_bytes_per_s"), 4.0 * 500 / 2);
     }
 
+    void stealIsItsOwnSeriesAndNotBusy() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        HostCollector c({dir.path().toStdString() + "/proc", dir.path().toStdString() + "/sys"});
+        test::writeFile(dir.path() + "/proc/stat", QByteArray::fromStdString(test::fixture(
+                                                       "proc/stat-linux-6.8-kvm-steal-t0.txt")));
+        QVERIFY(byPath(c.sample(1'000'000'000)).count("host/cpu/steal_pct") == 0);
+        test::writeFile(dir.path() + "/proc/stat", QByteArray::fromStdString(test::fixture(
+                                                       "proc/stat-linux-6.8-kvm-steal-t1.txt")));
+        const auto r = byPath(c.sample(2'000'000'000));
+        QCOMPARE(r.at("host/cpu/busy_pct"), 55.0);
+        QCOMPARE(r.at("host/cpu/0/busy_pct"), 55.0);
+        QCOMPARE(r.at("host/cpu/steal_pct"), 20.0);
+        QVERIFY(r.count("host/cpu/0/steal_pct") == 0); // the machine-wide share only
+    }
+
     void missingSourcesReportNothing() {
         HostCollector c({"/nonexistent/proc", "/nonexistent/sys"});
         QVERIFY(c.sample(1).empty());

@@ -30,11 +30,27 @@ class TestProcStatParser : public QObject {
         QCOMPARE(*ProcStatParser::busyPercent(a, b), 40.0);
     }
 
+    void stealIsNotBusy() {
+        // A KVM guest over 1 s: per 200 ticks, user 80, system 20, softirq 10, idle 40,
+        // iowait 10 and steal 40 (the hypervisor ran another guest).
+        const auto t0 =
+            ProcStatParser::parse(test::fixture("proc/stat-linux-6.8-kvm-steal-t0.txt"));
+        const auto t1 =
+            ProcStatParser::parse(test::fixture("proc/stat-linux-6.8-kvm-steal-t1.txt"));
+        QCOMPARE(t0.size(), std::size_t(3));
+        QCOMPARE(*ProcStatParser::busyPercent(t0[0], t1[0]), 55.0);
+        QCOMPARE(*ProcStatParser::stealPercent(t0[0], t1[0]), 20.0);
+        QCOMPARE(*ProcStatParser::busyPercent(t0[1], t1[1]), 55.0);
+        QCOMPARE(*ProcStatParser::stealPercent(t0[2], t1[2]), 20.0);
+    }
+
     void noElapsedTimeOrResetIsAbsent() {
         CpuTimes a{"cpu", 100, 0, 50, 800, 50, 0, 0, 0};
         QVERIFY(!ProcStatParser::busyPercent(a, a));
         CpuTimes reset{"cpu", 10, 0, 5, 80, 5, 0, 0, 0};
         QVERIFY(!ProcStatParser::busyPercent(a, reset));
+        QVERIFY(!ProcStatParser::stealPercent(a, a));
+        QVERIFY(!ProcStatParser::stealPercent(a, reset));
     }
 
     void ignoresOtherLinesAndGarbage() {

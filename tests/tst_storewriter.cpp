@@ -5,6 +5,9 @@
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
+#include <limits>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 #include <thread>
 
 using namespace tierscope;
@@ -92,6 +95,46 @@ class TestStoreWriter : public QObject {
         QCOMPARE(reader.db().queryInt("SELECT sum(n) FROM sample_recent"), 5000);
         // One packed row per series per commit, not one row per sample.
         QVERIFY(reader.db().queryInt("SELECT count(*) FROM sample_recent") <= 2);
+    }
+
+    void nonFiniteValuesNeverReachARollup() {
+        const auto db = path("nonfinite.db");
+        const auto session = newSession(db);
+        auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+        const auto previous = spdlog::default_logger();
+        spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+        {
+            StoreWriter writer(db);
+            SessionRecorder recorder(writer, session);
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            const double inf = std::numeric_limits<double>::infinity();
+            const std::pair<std::int64_t, double> values[] = {{1'000, 1.0},  {2'000, nan},
+                                                              {3'000, 3.0},  {4'000, inf},
+                                                              {5'000, -inf}, {6'000, 5.0}};
+            for (const auto& [t, v] : values) {
+                const Reading r{{"a/b", "1"}, v};
+                recorder.write(t, std::span<const Reading>(&r, 1));
+            }
+            writer.stop(); // seals: chunks and rollups
+            QCOMPARE(writer.stats().committedSamples, std::int64_t(3));
+            QCOMPARE(writer.stats().nonFiniteSamples, std::int64_t(3));
+            QCOMPARE(writer.stats().droppedSamples, std::int64_t(0));
+        }
+        spdlog::set_default_logger(previous);
+        const auto logged = sink->last_formatted();
+        QCOMPARE(logged.size(), std::size_t(1)); // once, not per value
+        QVERIFY(logged[0].find("non-finite") != std::string::npos);
+        QVERIFY(logged[0].find("a/b") != std::string::npos);
+
+        Store store(db, Store::Mode::ReadOnly);
+        const auto metricId = store.metrics(session).at(0).id;
+        const auto raw = store.readRaw(metricId, 0, 10'000);
+        QCOMPARE(raw.size(), std::size_t(3));
+        const Bucket b = store.summarize(metricId);
+        QCOMPARE(b.count, std::int64_t(3));
+        QCOMPARE(b.min, 1.0);
+        QCOMPARE(b.max, 5.0);
+        QCOMPARE(b.sum, 9.0);
     }
 
     void stopIsIdempotentAndLaterSamplesAreCounted() {

@@ -18,7 +18,7 @@ const std::map<std::string, Kind>& kinds() {
         {"gpu", {"GPUs", {"vendor", "model", "bus", "vram_total_bytes", "serial"}}},
         {"nvme-controller",
          {"NVMe controllers", {"transport", "traddr", "subsysnqn", "model", "serial", "state"}}},
-        {"block", {"Block devices", {"transport", "path_of", "model", "size_bytes"}}},
+        {"block", {"Block devices", {"transport", "path_of", "in_total", "model", "size_bytes"}}},
         {"engine", {"Engine endpoints", {"url", "state"}}},
         {"backend", {"Backends", {"state", "reason", "detail", "source"}}},
     };
