@@ -134,6 +134,22 @@ void parseComment(std::string_view line, PrometheusTextParser::Result& r) {
     r.help[name] = text;
 }
 
+bool endsWith(const std::string& s, std::string_view suffix) {
+    return s.size() > suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Families without a # TYPE line (copied excerpts, some exporters) are histograms when they have
+// <family>_bucket samples with an le label; a declared type always wins.
+void inferHistograms(PrometheusTextParser::Result& r) {
+    constexpr std::string_view kBucket = "_bucket";
+    for (const auto& s : r.samples) {
+        if (!endsWith(s.name, kBucket) || !s.label("le") || r.types.count(s.name))
+            continue;
+        r.types.try_emplace(s.name.substr(0, s.name.size() - kBucket.size()), "histogram");
+    }
+}
+
 } // namespace
 
 bool PrometheusTextParser::parseValue(std::string_view text, double& out) {
@@ -213,6 +229,7 @@ PrometheusTextParser::Result PrometheusTextParser::parse(std::string_view text) 
         }
         r.samples.push_back(std::move(sample));
     }
+    inferHistograms(r);
     return r;
 }
 

@@ -57,4 +57,16 @@ HistogramQuantile::Buckets HistogramQuantile::delta(const Buckets& before, const
     return out;
 }
 
+HistogramQuantile::Buckets HistogramQuantile::summedDelta(const Series& before,
+                                                          const Series& after) {
+    static const Buckets kNone;
+    std::map<double, double> byLe;
+    for (const auto& [key, buckets] : after) {
+        const auto it = before.find(key);
+        for (const auto& [le, count] : delta(it == before.end() ? kNone : it->second, buckets))
+            byLe[le] += count;
+    }
+    return {byLe.begin(), byLe.end()};
+}
+
 } // namespace tierscope
