@@ -225,18 +225,20 @@ void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& n
     put(out, prefix + "_p99_s", "s", HistogramQuantile::compute(0.99, *delta));
 }
 
-// The counter's increase over the interval, summed over its series; a series that went down
-// was reset and counts from zero (Prometheus' rate rule), a new one counts whole.
+// The counter's increase over the interval, summed over its series, as Prometheus'
+// sum(rate(...)): a series that went down was reset and counts from zero; one in only one of
+// the scrapes counts nothing. Absent when no series is in both.
 std::optional<double> EngineMetricsMapper::increase(const Snapshot& now,
                                                     const std::string& name) const {
     const auto before = m_previous->counters.find(name);
     const auto after = now.counters.find(name);
     if (before == m_previous->counters.end() || after == now.counters.end())
         return std::nullopt;
-    double total = 0;
+    std::optional<double> total;
     for (const auto& [key, value] : after->second) {
         const auto it = before->second.find(key);
-        total += it == before->second.end() || value < it->second ? value : value - it->second;
+        if (it != before->second.end())
+            total = total.value_or(0) + (value < it->second ? value : value - it->second);
     }
     return total;
 }

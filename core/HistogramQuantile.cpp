@@ -59,11 +59,12 @@ HistogramQuantile::Buckets HistogramQuantile::delta(const Buckets& before, const
 
 HistogramQuantile::Buckets HistogramQuantile::summedDelta(const Series& before,
                                                           const Series& after) {
-    static const Buckets kNone;
     std::map<double, double> byLe;
     for (const auto& [key, buckets] : after) {
         const auto it = before.find(key);
-        for (const auto& [le, count] : delta(it == before.end() ? kNone : it->second, buckets))
+        if (it == before.end())
+            continue;
+        for (const auto& [le, count] : delta(it->second, buckets))
             byLe[le] += count;
     }
     return {byLe.begin(), byLe.end()};

@@ -25,7 +25,8 @@ class HistogramQuantile {
     // sum by (le) of each series' delta, as Prometheus computes sum by (le) (rate(x_bucket[..])):
     // one series that was reset (a restarted engine) counts from zero on its own instead of
     // turning every series' history into the interval, or hiding the reset in the sum. A series
-    // the earlier scrape did not have counts whole; one that is gone counts nothing.
+    // in only one of the scrapes counts nothing, as rate() needs two samples of it (so one that
+    // reappears after a gap never brings its whole history into the interval).
     static Buckets summedDelta(const Series& before, const Series& after);
 };
 

@@ -89,6 +89,36 @@ class TestEngineMetricsMapper : public QObject {
         QVERIFY(reset.count("engine/e/ttft_p50_s") == 0);
     }
 
+    // A series missing from one scrape (an exporter glitch) and back in the next must not bring
+    // its whole history into that interval: as in Prometheus, a series needs two samples.
+    void seriesMissingFromOneScrapeAddsNothing() {
+        auto withoutEngine1 = [](const std::string& text) {
+            std::string out;
+            std::size_t at = 0;
+            while (at < text.size()) {
+                const auto end = text.find('\n', at);
+                const auto line = text.substr(at, end - at);
+                if (line.find("engine=\"1\"") == std::string::npos)
+                    out += line + "\n";
+                at = end == std::string::npos ? text.size() : end + 1;
+            }
+            return out;
+        };
+        EngineMetricsMapper mapper("gap", false);
+        const int a0[4] = {10, 60, 90, 100}, a1[4] = {14, 72, 108, 120};
+        const int history[4] = {0, 500, 900, 1000}; // engine 1, unchanged throughout
+        mapper.update(PrometheusTextParser::parse(v1Scrape(a0, history, 1000, 500, 4000, 1000)),
+                      1'000'000'000);
+        mapper.update(PrometheusTextParser::parse(
+                          withoutEngine1(v1Scrape(a0, history, 1000, 500, 4000, 1000))),
+                      2'000'000'000);
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(v1Scrape(a1, history, 3000, 1000, 5000, 1250)),
+            3'000'000'000));
+        // Engine 0's 20 requests only: 4 / 8 / 6 / 2, rank 10 in (0.1, 0.5] with 4 below.
+        QCOMPARE(r.at("engine/gap/ttft_p50_s"), 0.1 + 0.4 * (6.0 / 8.0));
+    }
+
     // Two data-parallel engines in vLLM 0.10's exposition; engine 1 restarted between the
     // scrapes. Interval (10 s): engine 0 served 60 requests, the restarted engine 1 served 20.
     // Summing the buckets before the delta turns engine 0's whole history into this interval
