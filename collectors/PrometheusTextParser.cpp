@@ -139,14 +139,16 @@ bool endsWith(const std::string& s, std::string_view suffix) {
            s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Families without a # TYPE line (copied excerpts, some exporters) are histograms when they have
-// <family>_bucket samples with an le label; a declared type always wins.
+// Families without a # TYPE line (copied excerpts, some exporters), or typed untyped/unknown,
+// are histograms when they have <family>_bucket samples with an le label; a declared type wins.
 void inferHistograms(PrometheusTextParser::Result& r) {
     constexpr std::string_view kBucket = "_bucket";
     for (const auto& s : r.samples) {
         if (!endsWith(s.name, kBucket) || !s.label("le") || r.types.count(s.name))
             continue;
-        r.types.try_emplace(s.name.substr(0, s.name.size() - kBucket.size()), "histogram");
+        auto& type = r.types[s.name.substr(0, s.name.size() - kBucket.size())];
+        if (type.empty() || type == "untyped" || type == "unknown")
+            type = "histogram";
     }
 }
 

@@ -108,7 +108,10 @@ class TestPrometheusTextParser : public QObject {
         QCOMPARE(r.typeOf("lat_seconds_sum"), std::string("histogram"));
         QCOMPARE(r.typeOf("s3_bucket"), std::string("untyped")); // no le: not a bucket
         QCOMPARE(r.familyOf("plain_count"), std::string("plain_count"));
-        // A declared type is never overridden.
+        // "untyped" says no more than a missing line; a declared type is never overridden.
+        const auto u =
+            PrometheusTextParser::parse("# TYPE lat untyped\nlat_bucket{le=\"+Inf\"} 1\n");
+        QCOMPARE(u.typeOf("lat_bucket"), std::string("histogram"));
         const auto g = PrometheusTextParser::parse("# TYPE odd gauge\nodd_bucket{le=\"1\"} 1\n");
         QCOMPARE(g.typeOf("odd"), std::string("gauge"));
     }
