@@ -145,7 +145,7 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
         const std::string base = counterBase(s.name);
         if (std::find(kCounters.begin(), kCounters.end(), base) != kCounters.end() &&
             std::isfinite(s.value))
-            now.counters[base][seriesKey(s)] += s.value;
+            now.counters[base][seriesKey(s)] = s.value;
     }
 
     std::vector<Reading> out;
