@@ -11,6 +11,7 @@
 #include "core/Version.h"
 #include "core/WallClock.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -82,6 +83,8 @@ void report(const PrometheusImport::Summary& s, bool quiet) {
         std::cerr << "tierscope: query failed, kept the rest: " << e << "\n";
     for (const auto& w : s.warnings)
         std::cerr << "tierscope: Prometheus warns: " << w << "\n";
+    for (const auto& u : s.unmapped)
+        std::cerr << "tierscope: not imported: " << u << "\n";
     if (quiet)
         return;
     std::string nodes;
@@ -162,6 +165,10 @@ int PrometheusSource::record(const GlobalOptions& global, const Options& o,
             total.series = std::max(total.series, s->series);
             total.points += s->points;
             total.nodes.insert(s->nodes.begin(), s->nodes.end());
+            for (const auto& u : s->unmapped)
+                if (std::find(total.unmapped.begin(), total.unmapped.end(), u) ==
+                    total.unmapped.end())
+                    total.unmapped.push_back(u);
             const std::string error = s->errors.empty() ? "" : s->errors.front();
             if (!error.empty() && error != lastError)
                 std::cerr << "tierscope record: " << error << " (retrying)\n";

@@ -16,11 +16,42 @@ const std::vector<std::string> kItl = {
     "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds"};
 const std::vector<std::string> kLmcacheRetrieve = {"lmcache:time_to_retrieve"};
 const std::vector<std::string> kLmcacheSpeed = {"lmcache:retrieve_speed"};
+
+// Latency histograms that become <prefix>_p50_s, _p90_s and _p99_s. The request phases (vLLM
+// V1 and late V0) split TTFT into queueing and prefill, and the rest into decode.
+struct LatencyFamily {
+    const char* prefix;
+    std::vector<std::string> families;
+};
+const std::vector<LatencyFamily> kLatencies = {
+    {"ttft", kTtft},
+    {"itl", kItl},
+    {"queue_time", {"vllm:request_queue_time_seconds", "sglang:queue_time_seconds"}},
+    {"prefill_time", {"vllm:request_prefill_time_seconds"}},
+    {"decode_time", {"vllm:request_decode_time_seconds"}},
+    {"inference_time", {"vllm:request_inference_time_seconds"}},
+    {"e2e_latency", {"vllm:e2e_request_latency_seconds", "sglang:e2e_request_latency_seconds"}},
+    {"lmcache_retrieve", kLmcacheRetrieve},
+};
+
 const std::vector<std::string> kCounters = {
     "vllm:prompt_tokens",        "vllm:generation_tokens",       "vllm:num_preemptions",
     "sglang:prompt_tokens",      "sglang:generation_tokens",     "vllm:prefix_cache_hits",
     "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_hits",   "vllm:gpu_prefix_cache_queries",
     "lmcache:num_hit_tokens",    "lmcache:num_requested_tokens", "lmcache:num_remote_read_bytes"};
+
+// A series' identity within its family: its labels other than le, in a fixed order.
+std::string seriesKey(const PromSample& s) {
+    std::vector<std::pair<std::string, std::string>> labels;
+    for (const auto& label : s.labels)
+        if (label.first != "le")
+            labels.push_back(label);
+    std::sort(labels.begin(), labels.end());
+    std::string key;
+    for (const auto& [k, v] : labels)
+        key += k + '\x1f' + v + '\x1e';
+    return key;
+}
 
 // "foo_total" and "foo" name the same counter (0.0.4 vs OpenMetrics conventions).
 std::string counterBase(const std::string& name) {
@@ -97,24 +128,24 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
     now.tNs = tNs;
     for (const auto& s : scrape.samples) {
         const std::string family = scrape.familyOf(s.name);
-        if (s.name == family + "_bucket") {
+        if (s.name == family + "_bucket" && scrape.typeOf(s.name) == "histogram") {
             double le = 0;
             const std::string* bound = s.label("le");
             if (!bound || !PrometheusTextParser::parseValue(*bound, le))
                 continue;
-            auto& buckets = now.histograms[family];
+            auto& buckets = now.histograms[family][seriesKey(s)];
             auto it = std::find_if(buckets.begin(), buckets.end(),
                                    [&](auto& b) { return b.first == le; });
             if (it == buckets.end())
                 buckets.emplace_back(le, s.value);
             else
-                it->second += s.value; // sum by (le) across engines and models
+                it->second = s.value; // a repeated line: the last one stands
             continue;
         }
         const std::string base = counterBase(s.name);
         if (std::find(kCounters.begin(), kCounters.end(), base) != kCounters.end() &&
             std::isfinite(s.value))
-            now.counters[base] += s.value;
+            now.counters[base][seriesKey(s)] = s.value;
     }
 
     std::vector<Reading> out;
@@ -125,6 +156,9 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
     put(out, "kv_cache_usage_ratio", "ratio",
         maxOf(scrape,
               {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}));
+    // V0 only: V1 neither swaps nor keeps a CPU KV cache.
+    put(out, "requests_swapped", "1", sumOf(scrape, {"vllm:num_requests_swapped"}));
+    put(out, "cpu_kv_cache_usage_ratio", "ratio", maxOf(scrape, {"vllm:cpu_cache_usage_perc"}));
     put(out, "lmcache_local_cache_usage_bytes", "bytes",
         sumOf(scrape, {"lmcache:local_cache_usage"}));
     put(out, "lmcache_remote_cache_usage_bytes", "bytes",
@@ -149,9 +183,8 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
     put(out, "lmcache_hit_rate", "ratio", lmcacheHit);
 
     if (m_previous && tNs > m_previous->tNs) {
-        quantiles(out, now, "ttft", kTtft);
-        quantiles(out, now, "itl", kItl);
-        quantiles(out, now, "lmcache_retrieve", kLmcacheRetrieve);
+        for (const auto& latency : kLatencies)
+            quantiles(out, now, latency.prefix, latency.families);
         put(out, "prompt_tokens_per_s", "1/s",
             rate(now, {"vllm:prompt_tokens", "sglang:prompt_tokens"}));
         put(out, "generation_tokens_per_s", "1/s",
@@ -159,14 +192,9 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
         put(out, "preemptions_per_s", "1/s", rate(now, {"vllm:num_preemptions"}));
         put(out, "lmcache_remote_read_bytes_per_s", "bytes/s",
             rate(now, {"lmcache:num_remote_read_bytes"}));
-        for (const auto& family : kLmcacheSpeed) {
-            const auto before = m_previous->histograms.find(family);
-            const auto after = now.histograms.find(family);
-            if (before != m_previous->histograms.end() && after != now.histograms.end())
-                put(out, "lmcache_retrieve_speed_p50_tokens_per_s", "1/s",
-                    HistogramQuantile::compute(
-                        0.5, HistogramQuantile::delta(before->second, after->second)));
-        }
+        if (const auto speed = intervalBuckets(now, kLmcacheSpeed))
+            put(out, "lmcache_retrieve_speed_p50_tokens_per_s", "1/s",
+                HistogramQuantile::compute(0.5, *speed));
     }
     if (m_recordRaw)
         raw(out, scrape);
@@ -174,35 +202,53 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
     return out;
 }
 
-void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& now,
-                                    const char* prefix,
-                                    const std::vector<std::string>& families) const {
+std::optional<HistogramQuantile::Buckets>
+EngineMetricsMapper::intervalBuckets(const Snapshot& now,
+                                     const std::vector<std::string>& families) const {
     for (const auto& family : families) {
         const auto before = m_previous->histograms.find(family);
         const auto after = now.histograms.find(family);
-        if (before == m_previous->histograms.end() || after == now.histograms.end())
-            continue;
-        const auto delta = HistogramQuantile::delta(before->second, after->second);
-        const std::string p = prefix;
-        put(out, p + "_p50_s", "s", HistogramQuantile::compute(0.50, delta));
-        put(out, p + "_p90_s", "s", HistogramQuantile::compute(0.90, delta));
-        put(out, p + "_p99_s", "s", HistogramQuantile::compute(0.99, delta));
-        return; // the first family the engine exposes wins
+        if (before != m_previous->histograms.end() && after != now.histograms.end())
+            return HistogramQuantile::summedDelta(before->second, after->second);
     }
+    return std::nullopt; // the first family the engine exposes wins
+}
+
+void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& now,
+                                    const std::string& prefix,
+                                    const std::vector<std::string>& families) const {
+    const auto delta = intervalBuckets(now, families);
+    if (!delta)
+        return;
+    put(out, prefix + "_p50_s", "s", HistogramQuantile::compute(0.50, *delta));
+    put(out, prefix + "_p90_s", "s", HistogramQuantile::compute(0.90, *delta));
+    put(out, prefix + "_p99_s", "s", HistogramQuantile::compute(0.99, *delta));
+}
+
+// The counter's increase over the interval, summed over its series, as Prometheus'
+// sum(rate(...)): a series that went down was reset and counts from zero; one in only one of
+// the scrapes counts nothing. Absent when no series is in both.
+std::optional<double> EngineMetricsMapper::increase(const Snapshot& now,
+                                                    const std::string& name) const {
+    const auto before = m_previous->counters.find(name);
+    const auto after = now.counters.find(name);
+    if (before == m_previous->counters.end() || after == now.counters.end())
+        return std::nullopt;
+    std::optional<double> total;
+    for (const auto& [key, value] : after->second) {
+        const auto it = before->second.find(key);
+        if (it != before->second.end())
+            total = total.value_or(0) + (value < it->second ? value : value - it->second);
+    }
+    return total;
 }
 
 std::optional<double> EngineMetricsMapper::rate(const Snapshot& now,
                                                 const std::vector<std::string>& names) const {
     const double seconds = static_cast<double>(now.tNs - m_previous->tNs) / 1e9;
-    for (const auto& name : names) {
-        const auto before = m_previous->counters.find(name);
-        const auto after = now.counters.find(name);
-        if (before == m_previous->counters.end() || after == now.counters.end())
-            continue;
-        if (after->second < before->second)
-            return std::nullopt; // counter reset: this interval is unknown
-        return (after->second - before->second) / seconds;
-    }
+    for (const auto& name : names)
+        if (const auto d = increase(now, name))
+            return *d / seconds;
     return std::nullopt;
 }
 
@@ -212,16 +258,13 @@ std::optional<double> EngineMetricsMapper::ratio(const Snapshot& now,
     if (!m_previous)
         return std::nullopt;
     for (std::size_t i = 0; i < hits.size() && i < queries.size(); ++i) {
-        const auto h0 = m_previous->counters.find(hits[i]), h1 = now.counters.find(hits[i]);
-        const auto q0 = m_previous->counters.find(queries[i]), q1 = now.counters.find(queries[i]);
-        if (h0 == m_previous->counters.end() || h1 == now.counters.end() ||
-            q0 == m_previous->counters.end() || q1 == now.counters.end())
+        const auto dh = increase(now, hits[i]);
+        const auto dq = increase(now, queries[i]);
+        if (!dh || !dq)
             continue;
-        const double dq = q1->second - q0->second;
-        const double dh = h1->second - h0->second;
-        if (dq <= 0 || dh < 0)
-            return std::nullopt; // nothing queried in the interval, or a reset
-        return dh / dq;
+        if (*dq <= 0)
+            return std::nullopt; // nothing queried in the interval
+        return *dh / *dq;
     }
     return std::nullopt;
 }

@@ -24,16 +24,21 @@ class EngineMetricsMapper {
     static std::string endpointIdFromUrl(const std::string& url);
 
   private:
+    // Everything per series (label set), as Prometheus keeps it: deltas are taken per series
+    // and summed afterwards, so one restarted engine resets only its own series.
     struct Snapshot {
         std::int64_t tNs = 0;
-        std::map<std::string, HistogramQuantile::Buckets> histograms;
-        std::map<std::string, double> counters;
+        std::map<std::string, HistogramQuantile::Series> histograms;
+        std::map<std::string, std::map<std::string, double>> counters;
     };
 
     void put(std::vector<Reading>& out, const std::string& what, const char* unit,
              std::optional<double> value) const;
-    void quantiles(std::vector<Reading>& out, const Snapshot& now, const char* prefix,
+    void quantiles(std::vector<Reading>& out, const Snapshot& now, const std::string& prefix,
                    const std::vector<std::string>& families) const;
+    std::optional<HistogramQuantile::Buckets>
+    intervalBuckets(const Snapshot& now, const std::vector<std::string>& families) const;
+    std::optional<double> increase(const Snapshot& now, const std::string& name) const;
     std::optional<double> rate(const Snapshot& now, const std::vector<std::string>& names) const;
     std::optional<double> ratio(const Snapshot& now, const std::vector<std::string>& hits,
                                 const std::vector<std::string>& queries) const;

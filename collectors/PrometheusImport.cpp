@@ -29,10 +29,28 @@ PrometheusImport::Summary PrometheusImport::run(const Options& o, double startS,
             summary.errors.push_back(t.exporter + " " + t.path + ": " + result.error);
         summary.warnings.insert(summary.warnings.end(), result.warnings.begin(),
                                 result.warnings.end());
+        std::set<std::string> ownPaths;
+        std::set<std::string> missing;
+        std::size_t mapped = 0, unlabelled = 0, collided = 0;
         for (const auto& s : result.series) {
             const auto path = t.expandPath(s.labels);
-            if (!path || s.points.empty() || !seenPaths.insert(*path).second)
-                continue; // a label missing, nothing measured, or another exporter got it first
+            if (!path) {
+                ++unlabelled;
+                for (const auto& name : t.pathLabels())
+                    if (const auto it = s.labels.find(name);
+                        it == s.labels.end() || it->second.empty())
+                        missing.insert(name);
+                continue;
+            }
+            if (s.points.empty())
+                continue; // nothing measured
+            if (!ownPaths.insert(*path).second) {
+                ++collided; // the path does not tell these series apart
+                continue;
+            }
+            if (!seenPaths.insert(*path).second)
+                continue; // an earlier template (the preferred source) got it first
+            ++mapped;
             nlohmann::json labels = nlohmann::json::object();
             for (const auto& [k, v] : s.labels)
                 if (k != "__name__")
@@ -51,6 +69,19 @@ PrometheusImport::Summary PrometheusImport::run(const Options& o, double startS,
             ++summary.series;
             summary.points += s.points.size();
         }
+        const std::string what = t.exporter + " " + t.path + ": ";
+        if (mapped == 0 && unlabelled > 0) {
+            std::string names;
+            for (const auto& m : missing)
+                names += (names.empty() ? "" : ", ") + m;
+            summary.unmapped.push_back(what + std::to_string(unlabelled) +
+                                       " series mapped to nothing, they lack the label(s) " +
+                                       names);
+        }
+        if (collided > 0)
+            summary.unmapped.push_back(what + std::to_string(collided) +
+                                       " series left out: the path does not tell them apart from "
+                                       "another series of the same query");
     }
     if (progress)
         progress(o.templates.size(), o.templates.size());

@@ -29,6 +29,10 @@ class PrometheusImport {
         std::set<std::string> nodes;
         std::vector<std::string> errors; // "exporter path: why"
         std::vector<std::string> warnings;
+        // A template whose query answered but whose series mapped to nothing (a label its path
+        // names is missing), or to one path several times (all but the first left out):
+        // "exporter path: why".
+        std::vector<std::string> unmapped;
     };
     using Progress = std::function<void(std::size_t done, std::size_t total)>;
 

@@ -134,6 +134,24 @@ void parseComment(std::string_view line, PrometheusTextParser::Result& r) {
     r.help[name] = text;
 }
 
+bool endsWith(const std::string& s, std::string_view suffix) {
+    return s.size() > suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Families without a # TYPE line (copied excerpts, some exporters), or typed untyped/unknown,
+// are histograms when they have <family>_bucket samples with an le label; a declared type wins.
+void inferHistograms(PrometheusTextParser::Result& r) {
+    constexpr std::string_view kBucket = "_bucket";
+    for (const auto& s : r.samples) {
+        if (!endsWith(s.name, kBucket) || !s.label("le") || r.types.count(s.name))
+            continue;
+        auto& type = r.types[s.name.substr(0, s.name.size() - kBucket.size())];
+        if (type.empty() || type == "untyped" || type == "unknown")
+            type = "histogram";
+    }
+}
+
 } // namespace
 
 bool PrometheusTextParser::parseValue(std::string_view text, double& out) {
@@ -213,6 +231,7 @@ PrometheusTextParser::Result PrometheusTextParser::parse(std::string_view text) 
         }
         r.samples.push_back(std::move(sample));
     }
+    inferHistograms(r);
     return r;
 }
 

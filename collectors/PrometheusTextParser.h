@@ -15,7 +15,9 @@ class PrometheusTextParser {
   public:
     struct Result {
         std::vector<PromSample> samples;
-        std::map<std::string, std::string> types; // family -> counter|gauge|histogram|summary|...
+        // family -> counter|gauge|histogram|summary|..., from # TYPE lines; an untyped family
+        // with <family>_bucket samples that carry an le label is a histogram.
+        std::map<std::string, std::string> types;
         std::map<std::string, std::string> help;
         int malformedLines = 0;
         std::vector<std::string> errors; // at most kMaxErrors, "line N: why"

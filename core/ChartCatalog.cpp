@@ -99,6 +99,8 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
     static const std::map<std::string, std::pair<std::string, std::string>> engine = {
         {"ttft_p50_s", {"engine-ttft", "TTFT p50"}},
         {"ttft_p99_s", {"engine-ttft", "TTFT p99"}},
+        {"queue_time_p50_s", {"engine-ttft", "queue p50"}}, // the parts of TTFT
+        {"prefill_time_p50_s", {"engine-ttft", "prefill p50"}},
         {"generation_tokens_per_s", {"engine-tokens", "generation"}},
         {"prompt_tokens_per_s", {"engine-tokens", "prompt"}},
         {"kv_cache_usage_ratio", {"kv-cache", "KV-cache usage"}},

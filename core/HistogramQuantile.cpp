@@ -57,4 +57,17 @@ HistogramQuantile::Buckets HistogramQuantile::delta(const Buckets& before, const
     return out;
 }
 
+HistogramQuantile::Buckets HistogramQuantile::summedDelta(const Series& before,
+                                                          const Series& after) {
+    std::map<double, double> byLe;
+    for (const auto& [key, buckets] : after) {
+        const auto it = before.find(key);
+        if (it == before.end())
+            continue;
+        for (const auto& [le, count] : delta(it->second, buckets))
+            byLe[le] += count;
+    }
+    return {byLe.begin(), byLe.end()};
+}
+
 } // namespace tierscope

@@ -57,6 +57,18 @@ PrometheusTemplate::expandPath(const std::map<std::string, std::string>& labels)
     return out;
 }
 
+std::vector<std::string> PrometheusTemplate::pathLabels() const {
+    std::vector<std::string> out;
+    for (std::size_t open = path.find('{'); open != std::string::npos;
+         open = path.find('{', open + 1)) {
+        const auto close = path.find('}', open);
+        if (close == std::string::npos)
+            break;
+        out.push_back(path.substr(open + 1, close - open - 1));
+    }
+    return out;
+}
+
 std::vector<PrometheusTemplate> PrometheusTemplate::parse(std::string_view text) {
     toml::table doc;
     try {

@@ -20,6 +20,8 @@ struct PrometheusTemplate {
     std::string expandQuery(const std::string& nodesRegex, const std::string& window) const;
     // nullopt when the series lacks a label the path names.
     std::optional<std::string> expandPath(const std::map<std::string, std::string>& labels) const;
+    // The labels the path names, in order ("device", "instance" for block/{device}@{instance}/...).
+    std::vector<std::string> pathLabels() const;
 
     // Throws std::runtime_error naming the line or template that is wrong.
     static std::vector<PrometheusTemplate> parse(std::string_view toml);

@@ -35,7 +35,9 @@ class TestChartCatalog : public QObject {
              metric(11, "engine/gpu1:8000/kv_cache_usage_ratio"),
              metric(12, "engine/gpu1:8000/requests_waiting"),
              metric(13, "workload/read_bytes_per_s", R"({"workload":"kv-restore"})"),
-             metric(14, "host/mem/dirty_bytes"), metric(15, "host/cpu/steal_pct")},
+             metric(14, "host/mem/dirty_bytes"), metric(15, "host/cpu/steal_pct"),
+             metric(16, "engine/gpu1:8000/queue_time_p50_s"),
+             metric(17, "engine/gpu1:8000/prefill_time_p50_s")},
             {});
         const auto& busy = find(charts, "gpu-busy");
         QCOMPARE(busy.series.size(), std::size_t(1));
@@ -55,8 +57,10 @@ class TestChartCatalog : public QObject {
         QCOMPARE(cpu.series.size(), std::size_t(2));
         QCOMPARE(cpu.series[1].name, std::string("CPU steal"));
         const auto& ttft = find(charts, "engine-ttft");
-        QCOMPARE(ttft.series.size(), std::size_t(2));
+        QCOMPARE(ttft.series.size(), std::size_t(4)); // TTFT beside its queue and prefill parts
         QCOMPARE(ttft.series[0].name, std::string("gpu1:8000 TTFT p50"));
+        QCOMPARE(ttft.series[2].name, std::string("gpu1:8000 prefill p50"));
+        QCOMPARE(ttft.series[3].name, std::string("gpu1:8000 queue p50"));
         QCOMPARE(find(charts, "kv-cache").series.size(), std::size_t(1));
         QCOMPARE(find(charts, "requests").series[0].metricId, 12);
         QCOMPARE(find(charts, "host-memory").series[0].name, std::string("dirty"));

@@ -79,12 +79,151 @@ class TestEngineMetricsMapper : public QObject {
         QVERIFY(idle.count("engine/e/prefix_cache_hit_rate") == 0);
         QCOMPARE(idle.at("engine/e/prompt_tokens_per_s"), 0.0);
 
-        // A restarted engine (counters went down) makes that interval unknown.
+        // A restarted engine (counters went down) counts from zero again, as Prometheus' rate
+        // does: what it reports now is what it did since the restart. No request finished.
         const int z[4] = {0, 0, 0, 0};
         const auto reset = byPath(mapper.update(
             PrometheusTextParser::parse(v1Scrape(z, z, 10, 5, 10, 1)), 5'000'000'000));
-        QVERIFY(reset.count("engine/e/prompt_tokens_per_s") == 0);
-        QVERIFY(reset.count("engine/e/prefix_cache_hit_rate") == 0);
+        QCOMPARE(reset.at("engine/e/prompt_tokens_per_s"), 10.0);
+        QCOMPARE(reset.at("engine/e/prefix_cache_hit_rate"), 0.1);
+        QVERIFY(reset.count("engine/e/ttft_p50_s") == 0);
+    }
+
+    // A series missing from one scrape (an exporter glitch) and back in the next must not bring
+    // its whole history into that interval: as in Prometheus, a series needs two samples.
+    void seriesMissingFromOneScrapeAddsNothing() {
+        auto withoutEngine1 = [](const std::string& text) {
+            std::string out;
+            std::size_t at = 0;
+            while (at < text.size()) {
+                const auto end = text.find('\n', at);
+                const auto line = text.substr(at, end - at);
+                if (line.find("engine=\"1\"") == std::string::npos)
+                    out += line + "\n";
+                at = end == std::string::npos ? text.size() : end + 1;
+            }
+            return out;
+        };
+        EngineMetricsMapper mapper("gap", false);
+        const int a0[4] = {10, 60, 90, 100}, a1[4] = {14, 72, 108, 120};
+        const int history[4] = {0, 500, 900, 1000}; // engine 1, unchanged throughout
+        mapper.update(PrometheusTextParser::parse(v1Scrape(a0, history, 1000, 500, 4000, 1000)),
+                      1'000'000'000);
+        mapper.update(PrometheusTextParser::parse(
+                          withoutEngine1(v1Scrape(a0, history, 1000, 500, 4000, 1000))),
+                      2'000'000'000);
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(v1Scrape(a1, history, 3000, 1000, 5000, 1250)),
+            3'000'000'000));
+        // Engine 0's 20 requests only: 4 / 8 / 6 / 2, rank 10 in (0.1, 0.5] with 4 below.
+        QCOMPARE(r.at("engine/gap/ttft_p50_s"), 0.1 + 0.4 * (6.0 / 8.0));
+    }
+
+    // Two data-parallel engines in vLLM 0.10's exposition; engine 1 restarted between the
+    // scrapes. Interval (10 s): engine 0 served 60 requests, the restarted engine 1 served 20.
+    // Summing the buckets before the delta turns engine 0's whole history into this interval
+    // (TTFT p50 0.692 s); per-series deltas summed by le, as Prometheus' sum by (le) (rate())
+    // does, give the interval's own 0.25 s.
+    void dataParallelEngineRestartIsThatSeriesReset() {
+        EngineMetricsMapper mapper("dp", false);
+        const std::int64_t t0 = 1'764'590'400'000'000'000, t1 = t0 + 10'000'000'000;
+        const auto first = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t0.txt")), t0));
+        QCOMPARE(first.at("engine/dp/requests_running"), 8.0);
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t1.txt")), t1));
+        // TTFT: 40 in (0.1, 0.25], 40 in (0.25, 0.5].
+        QCOMPARE(r.at("engine/dp/ttft_p50_s"), 0.25);
+        QCOMPARE(r.at("engine/dp/ttft_p90_s"), 0.25 + 0.25 * (32.0 / 40.0));
+        QCOMPARE(r.at("engine/dp/ttft_p99_s"), 0.25 + 0.25 * (39.2 / 40.0));
+        // Counters the same way: +30,000 prompt tokens on engine 0 and 10,000 on the restarted
+        // engine 1 (Prometheus' rate counts a decrease as a reset), over 10 s.
+        QCOMPARE(r.at("engine/dp/prompt_tokens_per_s"), 4000.0);
+        QCOMPARE(r.at("engine/dp/generation_tokens_per_s"), 800.0);
+        QCOMPARE(r.at("engine/dp/prefix_cache_hit_rate"), (15000.0 + 1000.0) / 40000.0);
+    }
+
+    // vLLM V1's request-phase histograms, over the same interval, split TTFT and latency.
+    void requestPhaseHistograms() {
+        EngineMetricsMapper mapper("dp", false);
+        const std::int64_t t0 = 1'764'590'400'000'000'000, t1 = t0 + 10'000'000'000;
+        mapper.update(PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t0.txt")),
+                      t0);
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t1.txt")), t1));
+        // Queue: 60 in (0, 0.3], 20 in (0.3, 0.5].
+        QCOMPARE(r.at("engine/dp/queue_time_p50_s"), 0.3 * (40.0 / 60.0));
+        QCOMPARE(r.at("engine/dp/queue_time_p90_s"), 0.3 + 0.2 * (12.0 / 20.0));
+        QCOMPARE(r.at("engine/dp/queue_time_p99_s"), 0.3 + 0.2 * (19.2 / 20.0));
+        // Prefill: all 80 in (0, 0.3].
+        QCOMPARE(r.at("engine/dp/prefill_time_p50_s"), 0.15);
+        QCOMPARE(r.at("engine/dp/prefill_time_p90_s"), 0.3 * 0.9);
+        // Decode: 40 in (1.5, 2], 20 in (5, 10], 20 in (10, 15].
+        QCOMPARE(r.at("engine/dp/decode_time_p50_s"), 2.0);
+        QCOMPARE(r.at("engine/dp/decode_time_p90_s"), 10.0 + 5.0 * (12.0 / 20.0));
+        QCOMPARE(r.at("engine/dp/decode_time_p99_s"), 10.0 + 5.0 * (19.2 / 20.0));
+        // Inference (running phase): 40 in (2, 2.5], 20 in (5, 10], 20 in (10, 15].
+        QCOMPARE(r.at("engine/dp/inference_time_p50_s"), 2.5);
+        QCOMPARE(r.at("engine/dp/inference_time_p90_s"), 13.0);
+        // End to end: 40 in (2.5, 5], 20 in (5, 10], 20 in (10, 15].
+        QCOMPARE(r.at("engine/dp/e2e_latency_p50_s"), 5.0);
+        QCOMPARE(r.at("engine/dp/e2e_latency_p99_s"), 14.8);
+        // V1 has no swapping and no CPU KV cache: absent, not zero.
+        QVERIFY(r.count("engine/dp/requests_swapped") == 0);
+        QVERIFY(r.count("engine/dp/cpu_kv_cache_usage_ratio") == 0);
+    }
+
+    // Copied excerpts and some exporters drop the # TYPE lines: the _bucket samples with an le
+    // label still make a histogram.
+    void histogramWithoutTypeLine() {
+        auto untyped = [](const std::string& text) {
+            std::string out;
+            std::size_t at = 0;
+            while (at < text.size()) {
+                const auto end = text.find('\n', at);
+                const auto line = text.substr(at, end - at);
+                if (line.rfind("# TYPE", 0) != 0 && line.rfind("# HELP", 0) != 0)
+                    out += line + "\n";
+                at = end == std::string::npos ? text.size() : end + 1;
+            }
+            return out;
+        };
+        EngineMetricsMapper mapper("u", false);
+        const std::int64_t t0 = 1'764'590'400'000'000'000, t1 = t0 + 10'000'000'000;
+        mapper.update(
+            PrometheusTextParser::parse(untyped(test::fixture("engine/vllm-0.10-v1-dp2-t0.txt"))),
+            t0);
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(untyped(test::fixture("engine/vllm-0.10-v1-dp2-t1.txt"))),
+            t1));
+        QCOMPARE(r.at("engine/u/ttft_p50_s"), 0.25);
+        QCOMPARE(r.at("engine/u/queue_time_p50_s"), 0.2);
+        QCOMPARE(r.at("engine/u/prompt_tokens_per_s"), 4000.0);
+    }
+
+    // SGLang's queueing histogram (its first bucket is le="0.0") and end-to-end latency.
+    void sglangQueueAndLatency() {
+        auto scrape = [](int zero, int small, int e2e) {
+            const std::string l = "model_name=\"meta-llama/Llama-3.1-8B-Instruct\"";
+            std::string t = "# TYPE sglang:queue_time_seconds histogram\n";
+            for (const auto& [le, n] : std::vector<std::pair<std::string, int>>{
+                     {"0.0", zero}, {"0.1", zero}, {"0.2", zero + small}, {"+Inf", zero + small}})
+                t += "sglang:queue_time_seconds_bucket{le=\"" + le + "\"," + l + "} " +
+                     std::to_string(n) + ".0\n";
+            t += "# TYPE sglang:e2e_request_latency_seconds histogram\n";
+            for (const auto& [le, n] :
+                 std::vector<std::pair<std::string, int>>{{"0.5", 0}, {"1.0", e2e}, {"+Inf", e2e}})
+                t += "sglang:e2e_request_latency_seconds_bucket{le=\"" + le + "\"," + l + "} " +
+                     std::to_string(n) + ".0\n";
+            return t;
+        };
+        EngineMetricsMapper mapper("sg", false);
+        mapper.update(PrometheusTextParser::parse(scrape(100, 50, 150)), 1'000'000'000);
+        const auto r =
+            byPath(mapper.update(PrometheusTextParser::parse(scrape(110, 60, 170)), 2'000'000'000));
+        QCOMPARE(r.at("engine/sg/queue_time_p50_s"), 0.0); // rank 10 of 20 in the le="0.0" bucket
+        QCOMPARE(r.at("engine/sg/queue_time_p90_s"), 0.1 + 0.1 * (8.0 / 10.0));
+        QCOMPARE(r.at("engine/sg/e2e_latency_p50_s"), 0.75);
     }
 
     void vllmV0AndSglangNames() {
@@ -95,6 +234,8 @@ class TestEngineMetricsMapper : public QObject {
         QCOMPARE(a.at("engine/v0/requests_waiting"), 2.0);
         QCOMPARE(a.at("engine/v0/kv_cache_usage_ratio"), 0.0);    // reported as 0.0: a real zero
         QVERIFY(a.count("engine/v0/prefix_cache_hit_rate") == 0); // -1: prefix caching off
+        QCOMPARE(a.at("engine/v0/requests_swapped"), 0.0);        // V0 only
+        QCOMPARE(a.at("engine/v0/cpu_kv_cache_usage_ratio"), 0.0);
 
         EngineMetricsMapper sg("sg", false);
         const auto b = byPath(

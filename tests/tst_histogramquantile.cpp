@@ -49,6 +49,21 @@ class TestHistogramQuantile : public QObject {
         QCOMPARE(HistogramQuantile::delta(t1, t0), t0);
     }
 
+    void summedDeltaTakesEachSeriesOnItsOwn() {
+        const HistogramQuantile::Series t0{{"engine=0", {{0.1, 10}, {1.0, 20}, {kInf, 20}}},
+                                           {"engine=1", {{0.1, 0}, {1.0, 500}, {kInf, 1000}}},
+                                           {"engine=3", {{0.1, 9}, {1.0, 9}, {kInf, 9}}}};
+        const HistogramQuantile::Series t1{{"engine=0", {{0.1, 14}, {1.0, 28}, {kInf, 28}}},
+                                           {"engine=1", {{0.1, 2}, {1.0, 2}, {kInf, 2}}},
+                                           {"engine=2", {{0.1, 1}, {1.0, 1}, {kInf, 1}}}};
+        // engine 0 grew by 4 / 8 / 8; engine 1 restarted and counts from zero (2 / 2 / 2);
+        // engine 2 is new and engine 3 is gone: one sample each, they add nothing.
+        QCOMPARE(HistogramQuantile::summedDelta(t0, t1),
+                 (HistogramQuantile::Buckets{{0.1, 6}, {1.0, 10}, {kInf, 10}}));
+        // Summing first would see 1030 -> 31 at +Inf and take the whole t1 as the interval.
+        QCOMPARE(HistogramQuantile::summedDelta({}, {}), HistogramQuantile::Buckets{});
+    }
+
     void capturedVllmTtft() {
         const auto r = PrometheusTextParser::parse(test::fixture("engine/vllm-0.6-v0.txt"));
         HistogramQuantile::Buckets b;

@@ -362,6 +362,22 @@ scrape_configs:
                 QVERIFY2(std::abs(viaProm - direct) <= 0.10 * direct, qPrintable(detail));
             }
         }
+        // node_exporter's IOPS, as iostat counts them, agree too; its byte rates carry
+        // node_disk_info's labels.
+        {
+            const double direct = meanOf(d, 1, "block/" + device + "/read_iops", a - 2.5, b - 2.5);
+            const double viaProm =
+                meanOf(p, 1, "block/" + device + "@" + nodeName + "/read_iops", a, b);
+            const QString detail =
+                QString("read_iops: direct %1, via Prometheus %2").arg(direct).arg(viaProm);
+            qInfo("%s", qPrintable(detail));
+            QVERIFY2(direct > 0 && std::abs(viaProm - direct) <= 0.10 * direct, qPrintable(detail));
+            bool labelled = false;
+            for (const auto& m : p.metrics(1))
+                if (m.descriptor.path == "block/" + device + "@" + nodeName + "/read_bytes_per_s")
+                    labelled = m.descriptor.labels.find("\"major\"") != std::string::npos;
+            QVERIFY2(labelled, "node_disk_info's labels are missing");
+        }
         for (const char* q : {"ttft_p50_s", "ttft_p99_s"}) {
             const double direct =
                 meanOf(d, 1, "engine/127.0.0.1:" + std::to_string(simPort) + "/" + q, a, b);

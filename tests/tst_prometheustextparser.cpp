@@ -94,6 +94,28 @@ class TestPrometheusTextParser : public QObject {
         QVERIFY(r.errors[0].starts_with("line 7: "));
     }
 
+    // No # TYPE line (copied excerpts, some exporters): _bucket samples with an le label make
+    // a histogram, and its _sum and _count belong to it. Names alone decide nothing else.
+    void histogramRecognisedWithoutTypeLine() {
+        const auto r = PrometheusTextParser::parse("lat_seconds_bucket{le=\"0.5\"} 1\n"
+                                                   "lat_seconds_bucket{le=\"+Inf\"} 2\n"
+                                                   "lat_seconds_sum 1.5\n"
+                                                   "lat_seconds_count 2\n"
+                                                   "s3_bucket{name=\"a\"} 7\n"
+                                                   "plain_count 3\n");
+        QCOMPARE(r.typeOf("lat_seconds_bucket"), std::string("histogram"));
+        QCOMPARE(r.familyOf("lat_seconds_count"), std::string("lat_seconds"));
+        QCOMPARE(r.typeOf("lat_seconds_sum"), std::string("histogram"));
+        QCOMPARE(r.typeOf("s3_bucket"), std::string("untyped")); // no le: not a bucket
+        QCOMPARE(r.familyOf("plain_count"), std::string("plain_count"));
+        // "untyped" says no more than a missing line; a declared type is never overridden.
+        const auto u =
+            PrometheusTextParser::parse("# TYPE lat untyped\nlat_bucket{le=\"+Inf\"} 1\n");
+        QCOMPARE(u.typeOf("lat_bucket"), std::string("histogram"));
+        const auto g = PrometheusTextParser::parse("# TYPE odd gauge\nodd_bucket{le=\"1\"} 1\n");
+        QCOMPARE(g.typeOf("odd"), std::string("gauge"));
+    }
+
     void hostileInputNeverThrows() {
         for (const std::string input :
              {std::string("{"), std::string("a{b=\""), std::string("a{b=\"\\"),
