@@ -137,6 +137,57 @@ class TestLoadSummary : public QObject {
         }
     }
 
+    // vLLM pools every gap of every request: a request with 3 gaps weighs three times one
+    // with 1 gap (the mean of per-request means would say 60 ms here).
+    void itlPoolsAllGaps() {
+        const auto s = LoadSummary::compute(
+            {done(0.1, 0.2, 2, {0.1}), done(0.1, 0.16, 4, {0.02, 0.02, 0.02})}, 1.0, 2);
+        QCOMPARE(s["mean_itl_ms"].get<double>(), (100.0 + 3 * 20.0) / 4);
+        QCOMPARE(s["median_itl_ms"].get<double>(), 20.0);
+    }
+
+    // Without a usage chunk a request's token count is unknown: the totals and every figure
+    // derived from them are null, never the number of chunks, never 0.
+    void unknownTokenCountsAreNull() {
+        auto noUsage = done(0.1, 1.1, 11, {0.1});
+        noUsage.outputTokens.reset();
+        noUsage.promptTokens.reset();
+        LoadSummary::Slo tpotSlo;
+        tpotSlo.tpotMs = 500;
+        const auto s = LoadSummary::compute({done(0.2, 1.2, 11, {0.1}), noUsage}, 2.0, 2, tpotSlo);
+        QCOMPARE(s["completed"].get<long>(), 2L);
+        QCOMPARE(s["request_throughput"].get<double>(), 1.0);
+        for (const char* key : {"total_input_tokens", "total_output_tokens", "output_throughput",
+                                "total_token_throughput", "request_goodput"})
+            QVERIFY2(s.at(key).is_null(), key);
+        QCOMPARE(s["requests_without_output_tokens"].get<long>(), 1L);
+        QCOMPARE(s["requests_without_input_tokens"].get<long>(), 1L);
+        QCOMPARE(s["mean_tpot_ms"].get<double>(), 100.0); // from the request that reported
+        // Only the input count missing: output figures stand, input and total do not.
+        auto noPrompt = done(0.1, 1.1, 11, {0.1});
+        noPrompt.promptTokens.reset();
+        const auto input = LoadSummary::compute({noPrompt}, 2.0, 1);
+        QVERIFY(input["total_input_tokens"].is_null());
+        QVERIFY(input["total_token_throughput"].is_null());
+        QCOMPARE(input["total_output_tokens"].get<long>(), 11L);
+        QCOMPARE(input["output_throughput"].get<double>(), 5.5);
+    }
+
+    // No successful request: no latency figure at all (vLLM would print 0.00).
+    void allFailedGivesNoLatencyFigures() {
+        RequestRecord failed;
+        failed.httpStatus = 500;
+        failed.error = "HTTP 500";
+        const auto s = LoadSummary::compute({failed, failed}, 0.0, 2);
+        QCOMPARE(s["failed"].get<long>(), 2L);
+        for (const char* metric : {"ttft", "tpot", "itl", "e2el"})
+            for (const char* stat : {"mean", "median", "std", "p90", "p99"}) {
+                const std::string key = std::string(stat) + "_" + metric + "_ms";
+                QVERIFY2(s.at(key).is_null(), key.c_str());
+            }
+        QVERIFY(s["request_throughput"].is_null()); // no measured span to divide by
+    }
+
     // Past the exact range, a percentile whose two neighbouring ranks fall in different modes
     // is interpolated as numpy does: half the values 1 ms and half 1 s, p50 is 500.5 ms, not
     // one of the modes. The 0.05 % bound holds at every percentile.
