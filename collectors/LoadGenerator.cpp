@@ -352,7 +352,8 @@ void LoadGenerator::run(const RecordSink& sink,
         if (it == active.end())
             return;
         Transfer& t = *it->second;
-        const auto now = t.lastReceived.value_or(loop.readyAt);
+        // A stream ends with its last data; a failure (a timeout, a reset) when it was seen.
+        const auto now = result == CURLE_OK && t.lastReceived ? *t.lastReceived : loop.readyAt;
         long status = 0;
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
         t.record.httpStatus = static_cast<int>(status);
