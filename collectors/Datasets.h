@@ -16,8 +16,8 @@ namespace tierscope {
 // product exceeds kMaxDatasetWords, throw std::invalid_argument naming the limit.
 class Datasets {
   public:
-    static constexpr long long kMaxPromptWords = 1'000'000;   // one prompt or system prompt
-    static constexpr long long kMaxDatasetWords = 50'000'000; // all prompts (~350 MB of text)
+    static constexpr long long kMaxPromptWords = 1'000'000;    // one prompt or system prompt
+    static constexpr long long kMaxDatasetWords = 100'000'000; // all prompts (~700 MB of text)
     static constexpr int kMaxRounds = 1000;
     static constexpr int kMaxUsers = 1'000'000;
 
