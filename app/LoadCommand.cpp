@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -36,37 +37,62 @@ bool parseRange(const std::string& text, int& lo, int& hi) {
     return lo > 0 && hi >= lo;
 }
 
+std::optional<double> number(const nlohmann::json& s, const std::string& key) {
+    const auto it = s.find(key);
+    return it != s.end() && it->is_number() ? std::optional<double>(it->get<double>())
+                                            : std::nullopt;
+}
+
+// vLLM bench serve's result block. A figure that was not measured is left out (never 0.00),
+// and one line says why.
 void printSummary(const nlohmann::json& s, bool scheduled) {
     auto line = [](const char* name, double v, const char* fmt = "%.2f") {
         char value[64];
         std::snprintf(value, sizeof value, fmt, v);
         std::printf("%-40s %s\n", name, value);
     };
+    auto optional = [&](const char* name, const std::string& key, const char* fmt = "%.2f") {
+        if (const auto v = number(s, key))
+            line(name, *v, fmt);
+    };
     auto block = [&](const char* title, const std::string& key, const char* label) {
+        if (!number(s, "mean_" + key + "_ms"))
+            return;
         std::printf("%s\n", title);
-        for (const char* stat : {"mean", "median", "p90", "p99"}) {
-            const std::string name = std::string(stat == std::string("p90")    ? "P90"
-                                                 : stat == std::string("p99")  ? "P99"
-                                                 : stat == std::string("mean") ? "Mean"
-                                                                               : "Median") +
-                                     " " + label + " (ms):";
-            line(name.c_str(), s.value(std::string(stat) + "_" + key + "_ms", 0.0));
+        for (const auto& [stat, name] : {std::pair{"mean", "Mean"}, std::pair{"median", "Median"},
+                                         std::pair{"p90", "P90"}, std::pair{"p99", "P99"}}) {
+            const std::string text = std::string(name) + " " + label + " (ms):";
+            optional(text.c_str(), std::string(stat) + "_" + key + "_ms");
         }
     };
+    const long completed = s.value("completed", 0L);
     std::printf("============ Serving Benchmark Result ============\n");
-    line("Successful requests:", s["completed"].get<double>(), "%.0f");
-    line("Failed requests:", s["failed"].get<double>(), "%.0f");
-    line("Maximum request concurrency:", s["max_concurrent_requests"].get<double>(), "%.0f");
-    line("Benchmark duration (s):", s["duration"].get<double>());
-    line("Total input tokens:", s["total_input_tokens"].get<double>(), "%.0f");
-    line("Total generated tokens:", s["total_output_tokens"].get<double>(), "%.0f");
-    line("Request throughput (req/s):", s["request_throughput"].get<double>());
-    if (s.contains("request_goodput"))
-        line("Request goodput (req/s):", s["request_goodput"].get<double>());
-    line("Output token throughput (tok/s):", s["output_throughput"].get<double>());
-    line("Total Token throughput (tok/s):", s["total_token_throughput"].get<double>());
+    line("Successful requests:", static_cast<double>(completed), "%.0f");
+    line("Failed requests:", s.value("failed", 0.0), "%.0f");
+    optional("Maximum request concurrency:", "max_concurrency", "%.0f");
+    optional("Request rate configured (RPS):", "request_rate");
+    line("Benchmark duration (s):", s.value("duration", 0.0));
+    optional("Total input tokens:", "total_input_tokens", "%.0f");
+    optional("Total generated tokens:", "total_output_tokens", "%.0f");
+    optional("Request throughput (req/s):", "request_throughput");
+    optional("Request goodput (req/s):", "request_goodput");
+    optional("Output token throughput (tok/s):", "output_throughput");
+    optional("Peak concurrent requests:", "max_concurrent_requests");
+    optional("Total Token throughput (tok/s):", "total_token_throughput");
+    const long noOutput = s.value("requests_without_output_tokens", 0L);
+    const long noInput = s.value("requests_without_input_tokens", 0L);
+    if (noOutput > 0)
+        std::printf("Generated tokens unknown: %ld of %ld responses had no usage chunk, so token "
+                    "totals, token throughput and TPOT%s are not reported\n",
+                    noOutput, completed, noOutput < completed ? " of those requests" : "");
+    if (noInput > 0)
+        std::printf("Input tokens unknown: %ld of %ld responses reported no prompt_tokens, so "
+                    "input and total token figures are not reported\n",
+                    noInput, completed);
+    if (completed == 0)
+        std::printf("No latency figures: no request succeeded\n");
     block("---------------Time to First Token----------------", "ttft", "TTFT");
-    if (scheduled && s.contains("mean_ttft_from_scheduled_ms"))
+    if (scheduled)
         block("-----TTFT from scheduled send (incl. client queueing)-----", "ttft_from_scheduled",
               "TTFT");
     block("-----Time per Output Token (excl. 1st token)------", "tpot", "TPOT");
@@ -136,10 +162,19 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         std::cerr << "tierscope load: " << message << "\n";
         return kExitUsage;
     };
+    // Only the engine is a target: never file://, gopher:// and the like. The URL is shown
+    // without its password wherever it is printed or stored.
+    if (!LoadGenerator::httpUrl(o.url))
+        return usage("--url must be an http:// or https:// URL, not " +
+                     LoadGenerator::redacted(o.url));
     if (o.concurrency <= 0 && o.rate <= 0)
         return usage("give --concurrency N (closed loop) or --rate R (open loop)");
     if (o.requests <= 0 && o.duration.empty())
         return usage("give --requests K or --duration D");
+    if (o.warmup < 0)
+        return usage("--warmup must be 0 or more");
+    if (o.outputLen < 1)
+        return usage("--output-len must be 1 or more");
     LoadGenerator::Options options;
     options.url = o.url;
     options.model = o.model;
@@ -169,23 +204,28 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         std::cerr << "tierscope load: warning: TLS certificate verification is OFF\n";
 
     std::vector<Conversation> conversations;
-    const int needed = std::max(1, (o.requests > 0 ? o.requests : 1000) + o.warmup);
-    if (o.dataset == "synthetic") {
-        int lo = 0, hi = 0;
-        if (!parseRange(o.inputLen, lo, hi))
-            return usage("--input-len takes N or MIN-MAX");
-        conversations = Datasets::synthetic(needed, lo, hi, o.outputLen, o.seed);
-    } else if (o.dataset == "shared-prefix") {
-        conversations = Datasets::sharedPrefix(o.users, o.systemTokens, o.rounds, o.questionTokens,
-                                               o.outputLen, o.seed);
-    } else {
-        if (o.datasetPath.empty())
-            return usage("--dataset jsonl needs --dataset-path FILE");
-        try {
+    // Sizes are checked by Datasets before anything is allocated; its message names the limit.
+    const long long needed = static_cast<long long>(o.requests > 0 ? o.requests : 1000) + o.warmup;
+    try {
+        if (o.dataset == "synthetic") {
+            int lo = 0, hi = 0;
+            if (!parseRange(o.inputLen, lo, hi))
+                return usage("--input-len takes N or MIN-MAX");
+            if (needed > std::numeric_limits<int>::max())
+                return usage("--requests plus --warmup must be at most " +
+                             std::to_string(std::numeric_limits<int>::max()));
+            conversations =
+                Datasets::synthetic(static_cast<int>(needed), lo, hi, o.outputLen, o.seed);
+        } else if (o.dataset == "shared-prefix") {
+            conversations = Datasets::sharedPrefix(o.users, o.systemTokens, o.rounds,
+                                                   o.questionTokens, o.outputLen, o.seed);
+        } else {
+            if (o.datasetPath.empty())
+                return usage("--dataset jsonl needs --dataset-path FILE");
             conversations = Datasets::jsonl(o.datasetPath, o.outputLen);
-        } catch (const std::exception& e) {
-            return usage(e.what());
         }
+    } catch (const std::exception& e) {
+        return usage(e.what());
     }
 
     const std::string dbPath = global.dbPath();
@@ -198,7 +238,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     const std::int64_t session =
         store.createSession({0, o.label.empty() ? "load " + o.model : o.label, o.storageProfile,
                              host, clock.nowNs(), std::nullopt, "", "load", kToolVersion});
-    const nlohmann::json params = {{"url", o.url},
+    const nlohmann::json params = {{"url", LoadGenerator::redacted(o.url)},
                                    {"model", o.model},
                                    {"api", o.api},
                                    {"concurrency", o.concurrency},
@@ -249,7 +289,14 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
 
     auto summary = accumulator.summary(generator.durationS(), generator.maxConcurrent());
     summary["tool_version"] = kToolVersion;
-    summary["endpoint"] = generator.endpoint();
+    summary["endpoint"] = generator.displayEndpoint();
+    // vLLM's result fields: the configured limit, beside the observed peak
+    // (max_concurrent_requests, measured requests only).
+    summary["max_concurrency"] = o.concurrency > 0 ? nlohmann::json(o.concurrency) : nullptr;
+    if (o.rate > 0) {
+        summary["request_rate"] = o.rate;
+        summary["burstiness"] = o.burstiness;
+    }
     summary["session_id"] = session;
     summary["run_id"] = run;
     // Not vLLM fields: the chain from sent to stored, so a lost request shows.

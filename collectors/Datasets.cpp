@@ -1,6 +1,8 @@
 #include "collectors/Datasets.h"
 
+#include <algorithm>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -23,6 +25,21 @@ std::uint64_t next(std::uint64_t& s) {
     return s;
 }
 
+void inRange(const char* what, long long value, long long lo, long long hi) {
+    if (value < lo || value > hi)
+        throw std::invalid_argument(std::string(what) + " must be between " + std::to_string(lo) +
+                                    " and " + std::to_string(hi) + ", not " +
+                                    std::to_string(value));
+}
+
+// Prompts are built up front: refuse before allocating what cannot fit.
+void withinTotal(long long words, const std::string& what) {
+    if (words > Datasets::kMaxDatasetWords)
+        throw std::invalid_argument(what + " make " + std::to_string(words) +
+                                    " prompt words, more than the limit of " +
+                                    std::to_string(Datasets::kMaxDatasetWords));
+}
+
 } // namespace
 
 std::string Datasets::words(int count, std::uint64_t& state) {
@@ -37,8 +54,15 @@ std::string Datasets::words(int count, std::uint64_t& state) {
 
 std::vector<Conversation> Datasets::synthetic(int count, int inputMin, int inputMax,
                                               int outputTokens, std::uint64_t seed) {
+    inRange("the number of prompts", count, 1, kMaxDatasetWords);
+    inRange("the input length", inputMin, 0, kMaxPromptWords);
+    inRange("the input length", inputMax, inputMin, kMaxPromptWords);
+    inRange("the output length", outputTokens, 1, std::numeric_limits<int>::max());
+    withinTotal(static_cast<long long>(count) * std::max(1, inputMax),
+                std::to_string(count) + " prompts of up to " + std::to_string(inputMax) + " words");
     std::uint64_t state = seed | 1;
     std::vector<Conversation> out;
+    out.reserve(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
         const int span = std::max(0, inputMax - inputMin);
         const int length =
@@ -52,6 +76,15 @@ std::vector<Conversation> Datasets::synthetic(int count, int inputMin, int input
 std::vector<Conversation> Datasets::sharedPrefix(int users, int systemWords, int rounds,
                                                  int questionWords, int outputTokens,
                                                  std::uint64_t seed) {
+    inRange("the number of users", users, 1, kMaxUsers);
+    inRange("the system prompt length", systemWords, 0, kMaxPromptWords);
+    inRange("the number of rounds", rounds, 1, kMaxRounds);
+    inRange("the question length", questionWords, 0, kMaxPromptWords);
+    inRange("the output length", outputTokens, 1, std::numeric_limits<int>::max());
+    // Each conversation holds its own copy of the system prompt; "user N asks:" adds 3 words.
+    withinTotal(static_cast<long long>(users) *
+                    (systemWords + static_cast<long long>(rounds) * (questionWords + 3)),
+                std::to_string(users) + " users of " + std::to_string(rounds) + " rounds");
     std::uint64_t state = seed | 1;
     const std::string system = words(systemWords, state);
     std::vector<Conversation> out;

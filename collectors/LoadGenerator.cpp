@@ -5,6 +5,7 @@
 #include "collectors/SseParser.h"
 #include "collectors/StreamChunk.h"
 
+#include <cctype>
 #include <curl/curl.h>
 #include <deque>
 #include <memory>
@@ -48,8 +49,11 @@ struct Transfer {
     // the socket was seen readable): chunks are timed by this, not by when the loop got around
     // to parsing them, so a busy client does not add its own queueing to TTFT and ITL.
     const Clock::time_point* readyAt = nullptr;
+    // When this transfer's newest data arrived: its end, as the end of a stream is the data
+    // that closes it, not when the connection's close was seen or another socket was served.
+    std::optional<Clock::time_point> lastReceived;
     bool done = false;
-    int contentChunks = 0;
+    int tokenChunks = 0;
     std::string rawStart; // the first bytes, to explain a non-SSE error reply
     std::unique_ptr<SseParser> parser;
     bool chat = false;
@@ -58,18 +62,19 @@ struct Transfer {
 constexpr std::size_t kMaxAnswerBytes = 1 << 20;
 constexpr int kAddsPerTurn = 32;
 
-// A chunk's text: the first non-empty one is the first token (TTFT), later ones are gaps.
-void onContent(Transfer& t, const std::string& text, Clock::time_point now) {
-    if (text.empty())
-        return; // role-only or empty chunks do not count as the first token
+// A token chunk (one carrying answer or reasoning text, StreamChunk): the first one is the
+// first token (TTFT), each later one adds a gap. Only the answer goes into the history.
+void onToken(Transfer& t, const StreamChunk& chunk, Clock::time_point now) {
+    if (!chunk.carriesText())
+        return;
     if (!t.record.ttftS)
         t.record.ttftS = seconds(now - t.send);
     else
         t.record.itlS.push_back(seconds(now - t.lastChunk));
     t.lastChunk = now;
-    ++t.contentChunks;
+    ++t.tokenChunks;
     if (t.record.outputText.size() < kMaxAnswerBytes)
-        t.record.outputText += text;
+        t.record.outputText += chunk.text;
 }
 
 void onEvent(Transfer& t, std::string_view data) {
@@ -86,12 +91,13 @@ void onEvent(Transfer& t, std::string_view data) {
         t.record.promptTokens = chunk.promptTokens;
     if (chunk.outputTokens)
         t.record.outputTokens = chunk.outputTokens;
-    onContent(t, chunk.text, *t.readyAt);
+    onToken(t, chunk, *t.readyAt);
 }
 
 std::size_t onData(char* data, std::size_t size, std::size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
     const std::size_t n = size * count;
+    t->lastReceived = *t->readyAt;
     if (t->rawStart.size() < 512)
         t->rawStart.append(data, std::min(n, 512 - t->rawStart.size()));
     if (!t->parser->feed(std::string_view(data, n))) {
@@ -144,11 +150,38 @@ int onTimer(CURLM*, long timeoutMs, void* user) {
 
 } // namespace
 
+bool LoadGenerator::httpUrl(const std::string& url) {
+    const auto scheme = url.find("://");
+    if (scheme == std::string::npos)
+        return false;
+    std::string name = url.substr(0, scheme);
+    for (char& c : name)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return (name == "http" || name == "https") && url.size() > scheme + 3;
+}
+
+std::string LoadGenerator::redacted(const std::string& url) {
+    const auto scheme = url.find("://");
+    const std::size_t host = scheme == std::string::npos ? 0 : scheme + 3;
+    const auto end = url.find_first_of("/?#", host);
+    const auto at = url.rfind('@', end == std::string::npos ? std::string::npos : end);
+    if (at == std::string::npos || at < host)
+        return url;
+    return url.substr(0, host) + url.substr(at + 1);
+}
+
 LoadGenerator::LoadGenerator(Options options, std::vector<Conversation> conversations,
                              const WallClock& clock)
     : m_options(std::move(options)), m_conversations(std::move(conversations)), m_clock(clock) {
+    if (!httpUrl(m_options.url))
+        throw std::invalid_argument("the load generator's URL must be http:// or https://, not " +
+                                    redacted(m_options.url));
     if (m_conversations.empty())
         throw std::invalid_argument("the load generator needs at least one prompt");
+    for (const auto& c : m_conversations)
+        if (c.questions.empty() || c.questions.size() != c.maxTokens.size())
+            throw std::invalid_argument("every conversation needs at least one round, each with "
+                                        "its max_tokens");
     if ((m_options.concurrency > 0) == (m_options.rate > 0))
         throw std::invalid_argument("give exactly one of concurrency and rate");
     if (m_options.requests <= 0 && m_options.duration.count() <= 0)
@@ -162,6 +195,10 @@ std::string LoadGenerator::endpoint() const {
     while (!base.empty() && base.back() == '/')
         base.pop_back();
     return base + (m_options.api == "chat" ? "/v1/chat/completions" : "/v1/completions");
+}
+
+std::string LoadGenerator::displayEndpoint() const {
+    return redacted(endpoint());
 }
 
 std::vector<RequestRecord>
@@ -198,8 +235,11 @@ void LoadGenerator::run(const RecordSink& sink,
     std::size_t nextConversation = 0;
     const auto started = Clock::now();
     auto lastProgress = started;
-    Clock::time_point lastCompletion = started;
-    std::optional<Clock::time_point> firstSend;
+    // The throughput clock runs from the first measured send to the last measured completion,
+    // as vLLM's starts after its warm-ups: warm-ups neither start nor extend it.
+    std::optional<Clock::time_point> firstMeasuredSend;
+    Clock::time_point lastMeasuredCompletion{};
+    long measuredInFlight = 0;
 
     std::mt19937_64 random(m_options.seed);
     std::gamma_distribution<double> gaps(
@@ -217,14 +257,14 @@ void LoadGenerator::run(const RecordSink& sink,
     };
 
     int running = 0;
-    // `stamp`: nothing was read since the last stamp, so data libcurl reads now is new.
-    auto driveTimeout = [&](bool stamp) {
-        const auto now = Clock::now();
-        if (!loop.timer || now < *loop.timer)
+    auto timerDue = [&] { return loop.timer && Clock::now() >= *loop.timer; };
+    // A timer action may read any socket (libcurl polls its transfers itself), so what it reads
+    // can only be stamped "now": callers serve the sockets that are ready first.
+    auto driveTimeout = [&] {
+        if (!timerDue())
             return;
         loop.timer.reset();
-        if (stamp)
-            loop.readyAt = now;
+        loop.readyAt = Clock::now();
         curl_multi_socket_action(loop.multi, CURL_SOCKET_TIMEOUT, 0, &running);
     };
     auto start = [&](Cursor cursor) {
@@ -269,6 +309,9 @@ void LoadGenerator::run(const RecordSink& sink,
             t->headers = curl_slist_append(t->headers, authorization.c_str());
         t->easy = curl_easy_init();
         curl_easy_setopt(t->easy, CURLOPT_URL, url.c_str());
+        // Never file://, gopher:// and the rest, not even through a redirect.
+        curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(t->easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, t->body.c_str());
         curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(t->body.size()));
         curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
@@ -283,17 +326,18 @@ void LoadGenerator::run(const RecordSink& sink,
         curl_easy_setopt(t->easy, CURLOPT_SSL_VERIFYPEER, m_options.insecureTls ? 0L : 1L);
         curl_easy_setopt(t->easy, CURLOPT_SSL_VERIFYHOST, m_options.insecureTls ? 0L : 2L);
         t->send = Clock::now();
-        if (!firstSend)
-            firstSend = t->send;
+        if (!t->warmup && !firstMeasuredSend)
+            firstMeasuredSend = t->send;
         t->record.scheduledNs = m_clock.toWallNs(t->cursor.scheduled);
         t->record.sendNs = m_clock.toWallNs(t->send);
         curl_multi_add_handle(loop.multi, t->easy);
         // On the wire now: its clock has started, and setting up the next adds would delay it.
-        driveTimeout(true);
+        driveTimeout();
         active.emplace(t->easy, std::move(t));
         ++progress.issued;
         ++progress.inFlight;
-        m_maxConcurrent = std::max(m_maxConcurrent, static_cast<int>(progress.inFlight));
+        if (!raw->warmup)
+            m_maxConcurrent = std::max(m_maxConcurrent, static_cast<int>(++measuredInFlight));
     };
 
     auto newConversation = [&](Clock::time_point scheduled) {
@@ -308,19 +352,20 @@ void LoadGenerator::run(const RecordSink& sink,
         if (it == active.end())
             return;
         Transfer& t = *it->second;
-        const auto now = loop.readyAt;
+        // A stream ends with its last data; a failure (a timeout, a reset) when it was seen.
+        const auto now = result == CURLE_OK && t.lastReceived ? *t.lastReceived : loop.readyAt;
         long status = 0;
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
         t.record.httpStatus = static_cast<int>(status);
         if (t.record.error.empty()) {
             if (result != CURLE_OK)
                 t.record.error = std::string(curl_easy_strerror(result)) + " after " +
-                                 std::to_string(t.contentChunks) + " chunks";
+                                 std::to_string(t.tokenChunks) + " token chunks";
             else if (status != 200)
                 t.record.error =
                     "HTTP " + std::to_string(status) + ": " + t.rawStart.substr(0, 200);
             else if (!t.record.ttftS)
-                t.record.error = "no content received";
+                t.record.error = "no token received";
             else if (!t.done)
                 t.record.error = "stream ended without [DONE]";
         }
@@ -329,8 +374,8 @@ void LoadGenerator::run(const RecordSink& sink,
         if (t.record.ttftS)
             t.record.ttftScheduledS = *t.record.ttftS + lateness;
         t.record.e2eScheduledS = *t.record.e2eS + lateness;
-        if (!t.record.outputTokens && t.contentChunks > 0)
-            t.record.outputTokens = t.contentChunks;
+        // Without a usage chunk the token count stays unknown: chunks are not tokens (a server
+        // may send several tokens in one chunk).
         if (t.record.ok()) {
             ++progress.completed;
             const Conversation& c = m_conversations[t.cursor.conversation];
@@ -345,9 +390,11 @@ void LoadGenerator::run(const RecordSink& sink,
             ++progress.failed;
         }
         t.record.outputText.clear(); // history only; keeps memory flat over long runs
-        lastCompletion = now;
-        if (!t.warmup)
+        if (!t.warmup) {
+            lastMeasuredCompletion = std::max(lastMeasuredCompletion, now);
+            --measuredInFlight;
             sink(std::move(t.record));
+        }
         curl_multi_remove_handle(loop.multi, easy);
         curl_slist_free_all(t.headers);
         curl_easy_cleanup(easy);
@@ -360,6 +407,30 @@ void LoadGenerator::run(const RecordSink& sink,
     // that arrives while a batch is worked off waits for the next stamp.
     constexpr int kEventsPerTurn = 16;
     epoll_event events[kEventsPerTurn];
+    // Transfers that ended are finished right after the action that ended them, so their end
+    // is stamped with their own receive time (Transfer::lastReceived), and a follow-up round
+    // is scheduled at once.
+    auto finishDone = [&] {
+        int queued = 0;
+        while (CURLMsg* msg = curl_multi_info_read(loop.multi, &queued))
+            if (msg->msg == CURLMSG_DONE)
+                finish(msg->easy_handle, msg->data.result);
+    };
+    auto serveReady = [&](int waitMs) {
+        const int n = epoll_wait(loop.epoll, events, kEventsPerTurn, waitMs);
+        const auto polledAt = Clock::now();
+        for (int i = 0; i < n; ++i) {
+            loop.readyAt = events[i].events & EPOLLIN
+                               ? loop.received.newestQueued(events[i].data.fd).value_or(polledAt)
+                               : polledAt;
+            const int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                             (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                             (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+            curl_multi_socket_action(loop.multi, events[i].data.fd, mask, &running);
+            finishDone();
+        }
+        return n;
+    };
     for (;;) {
         auto now = Clock::now();
         // Issue what is due: follow-up rounds first, then new conversations.
@@ -404,28 +475,21 @@ void LoadGenerator::run(const RecordSink& sink,
                 static_cast<int>(std::max<long>(
                     0, std::chrono::duration_cast<std::chrono::milliseconds>(nextArrival - now)
                            .count())));
-        const int n = epoll_wait(loop.epoll, events, kEventsPerTurn, waitMs);
-        const auto polledAt = Clock::now();
-        for (int i = 0; i < n; ++i) {
-            loop.readyAt = events[i].events & EPOLLIN
-                               ? loop.received.newestQueued(events[i].data.fd).value_or(polledAt)
-                               : polledAt;
-            const int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
-                             (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
-                             (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
-            curl_multi_socket_action(loop.multi, events[i].data.fd, mask, &running);
-        }
-        driveTimeout(n <= 0);
-        int queued = 0;
-        while (CURLMsg* msg = curl_multi_info_read(loop.multi, &queued))
-            if (msg->msg == CURLMSG_DONE)
-                finish(msg->easy_handle, msg->data.result);
+        int n = serveReady(waitMs);
+        // Sockets that became ready while this turn worked (a slow sink stalls it) are served
+        // with their own stamps before the timer action could read them unstamped.
+        for (int round = 0; n > 0 && round < 8 && timerDue(); ++round)
+            n = serveReady(0);
+        driveTimeout();
+        finishDone();
         if (onProgress && Clock::now() - lastProgress >= std::chrono::seconds(1)) {
             lastProgress = Clock::now();
             onProgress(progress);
         }
     }
-    m_durationS = firstSend ? seconds(lastCompletion - *firstSend) : 0.0;
+    m_durationS = firstMeasuredSend && lastMeasuredCompletion > *firstMeasuredSend
+                      ? seconds(lastMeasuredCompletion - *firstMeasuredSend)
+                      : 0.0;
     curl_multi_cleanup(loop.multi);
     close(loop.epoll);
     if (onProgress)

@@ -55,9 +55,19 @@ class LoadGenerator {
     std::vector<RequestRecord> run(const std::function<void(const Progress&)>& onProgress = {},
                                    const std::atomic<bool>* cancel = nullptr);
 
+    // From the first measured send to the last measured completion: vLLM's benchmark duration,
+    // whose clock starts after the warm-ups. 0 when no measured request finished.
     double durationS() const { return m_durationS; }
+    // The most measured requests in flight at once (vLLM's "Peak concurrent requests"); the
+    // configured limit is Options::concurrency.
     int maxConcurrent() const { return m_maxConcurrent; }
     std::string endpoint() const;
+    std::string displayEndpoint() const; // endpoint() without a user:password part
+
+    // Only http:// and https:// URLs are load targets (case-insensitive scheme).
+    static bool httpUrl(const std::string& url);
+    // The URL as stored or printed: without any user:password@ part.
+    static std::string redacted(const std::string& url);
 
   private:
     Options m_options;

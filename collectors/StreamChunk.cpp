@@ -2,6 +2,7 @@
 
 #include "core/Utf8.h"
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace tierscope {
@@ -63,11 +64,19 @@ const nlohmann::json* member(const nlohmann::json& object, const char* key) {
     return it == object.end() ? nullptr : &*it;
 }
 
+std::string textOf(const nlohmann::json* v) {
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+}
+
 std::optional<int> count(const nlohmann::json& usage, const char* key) {
     const auto* v = member(usage, key);
     if (!v || !v->is_number_integer())
         return std::nullopt;
-    return static_cast<int>(v->get<long long>());
+    const bool negative = !v->is_number_unsigned() && v->get<long long>() < 0;
+    const auto n = negative ? 0ULL : v->get<unsigned long long>();
+    if (negative || n > static_cast<unsigned long long>(std::numeric_limits<int>::max()))
+        return std::nullopt; // no engine counts that; a wrapped int would read as a figure
+    return static_cast<int>(n);
 }
 
 } // namespace
@@ -82,8 +91,11 @@ StreamChunk StreamChunk::parse(std::string_view data, bool chat, bool idKnown) {
         out.error = "invalid UTF-8 in the event stream";
         return out;
     }
+    // A chunk that may carry reasoning text takes the full parse: its answer field is often
+    // present but empty or null beside it.
     if (idKnown && data.find("\"usage\"") == std::string_view::npos &&
-        data.find("\"error\"") == std::string_view::npos) {
+        data.find("\"error\"") == std::string_view::npos &&
+        data.find("\"reasoning") == std::string_view::npos) {
         if (auto text = stringField(data, chat ? R"("content":)" : R"("text":)")) {
             out.text = std::move(*text);
             return out;
@@ -108,13 +120,16 @@ StreamChunk StreamChunk::parse(std::string_view data, bool chat, bool idKnown) {
     if (!choices || !choices->is_array() || choices->empty())
         return out;
     const auto& choice = (*choices)[0];
-    const nlohmann::json* text = nullptr;
-    if (!chat)
-        text = member(choice, "text");
-    else if (const auto* delta = member(choice, "delta"))
-        text = member(*delta, "content");
-    if (text && text->is_string())
-        out.text = text->get<std::string>();
+    if (!chat) {
+        out.text = textOf(member(choice, "text"));
+        return out;
+    }
+    if (const auto* delta = member(choice, "delta")) {
+        out.text = textOf(member(*delta, "content"));
+        // SGLang and vLLM name it reasoning_content; newer vLLM releases name it reasoning.
+        out.reasoning = textOf(member(*delta, "reasoning_content"));
+        out.reasoning += textOf(member(*delta, "reasoning"));
+    }
     return out;
 }
 

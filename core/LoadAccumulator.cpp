@@ -6,13 +6,15 @@ namespace tierscope {
 
 namespace {
 
-// Percentiles are reported in ms; a sketch holds seconds.
+// Percentiles are reported in ms; a sketch holds seconds. Nothing measured: null, not 0.
 void describe(nlohmann::json& out, const std::string& metric, const QuantileSketch& s) {
-    out["mean_" + metric + "_ms"] = s.mean() * 1000.0;
-    out["median_" + metric + "_ms"] = s.percentile(50) * 1000.0;
-    out["std_" + metric + "_ms"] = s.stddev() * 1000.0;
-    out["p90_" + metric + "_ms"] = s.percentile(90) * 1000.0;
-    out["p99_" + metric + "_ms"] = s.percentile(99) * 1000.0;
+    const bool any = s.count() > 0;
+    auto ms = [&](double seconds) { return any ? nlohmann::json(seconds * 1000.0) : nullptr; };
+    out["mean_" + metric + "_ms"] = ms(s.mean());
+    out["median_" + metric + "_ms"] = ms(s.percentile(50));
+    out["std_" + metric + "_ms"] = ms(s.stddev());
+    out["p90_" + metric + "_ms"] = ms(s.percentile(90));
+    out["p99_" + metric + "_ms"] = ms(s.percentile(99));
 }
 
 } // namespace
@@ -27,18 +29,25 @@ void LoadAccumulator::add(const RequestRecord& r) {
         return;
     }
     ++m_completed;
-    m_inputTokens += r.promptTokens.value_or(0);
-    const int out = r.outputTokens.value_or(0);
-    m_outputTokens += out;
+    if (r.promptTokens)
+        m_inputTokens += *r.promptTokens;
+    else
+        ++m_inputUnknown;
+    if (r.outputTokens)
+        m_outputTokens += *r.outputTokens;
+    else
+        ++m_outputUnknown;
     m_ttft.add(*r.ttftS);
     if (r.ttftScheduledS)
         m_ttftScheduled.add(*r.ttftScheduledS);
     m_e2el.add(*r.e2eS);
     for (const double gap : r.itlS)
         m_itl.add(gap);
+    // vLLM: (latency - ttft) / (output tokens - 1), only for requests of more than one token;
+    // for goodput a request of one token counts as TPOT 0.
     std::optional<double> tpot;
-    if (out > 1)
-        tpot = (*r.e2eS - *r.ttftS) / (out - 1);
+    if (r.outputTokens && *r.outputTokens > 1)
+        tpot = (*r.e2eS - *r.ttftS) / (*r.outputTokens - 1);
     if (tpot)
         m_tpot.add(*tpot);
     const bool meets = (!m_slo.ttftMs || *r.ttftS * 1000 <= *m_slo.ttftMs) &&
@@ -47,19 +56,30 @@ void LoadAccumulator::add(const RequestRecord& r) {
     m_good += meets ? 1 : 0;
 }
 
-nlohmann::json LoadAccumulator::summary(double durationS, int maxConcurrent) const {
-    const double d = durationS > 0 ? durationS : 1.0;
-    nlohmann::json out = {{"duration", durationS},
-                          {"completed", m_completed},
-                          {"failed", m_failed},
-                          {"total_input_tokens", m_inputTokens},
-                          {"total_output_tokens", m_outputTokens},
-                          {"request_throughput", m_completed / d},
-                          {"output_throughput", m_outputTokens / d},
-                          {"total_token_throughput", (m_inputTokens + m_outputTokens) / d},
-                          {"max_concurrent_requests", maxConcurrent}};
+nlohmann::json LoadAccumulator::summary(double durationS, int peakConcurrent) const {
+    const bool timed = durationS > 0;
+    auto perSecond = [&](double count, bool known) {
+        return timed && known ? nlohmann::json(count / durationS) : nullptr;
+    };
+    const bool inputKnown = m_inputUnknown == 0, outputKnown = m_outputUnknown == 0;
+    nlohmann::json out = {
+        {"duration", durationS},
+        {"completed", m_completed},
+        {"failed", m_failed},
+        {"total_input_tokens", inputKnown ? nlohmann::json(m_inputTokens) : nullptr},
+        {"total_output_tokens", outputKnown ? nlohmann::json(m_outputTokens) : nullptr},
+        {"request_throughput", perSecond(static_cast<double>(m_completed), true)},
+        {"output_throughput", perSecond(static_cast<double>(m_outputTokens), outputKnown)},
+        {"total_token_throughput",
+         perSecond(static_cast<double>(m_inputTokens + m_outputTokens), inputKnown && outputKnown)},
+        {"max_concurrent_requests", peakConcurrent},
+        // Not vLLM fields: why token figures are null (successful requests without a count).
+        {"requests_without_input_tokens", m_inputUnknown},
+        {"requests_without_output_tokens", m_outputUnknown}};
     if (m_slo.ttftMs || m_slo.tpotMs || m_slo.e2elMs)
-        out["request_goodput"] = m_good / d;
+        // A TPOT SLO cannot be judged for a request whose token count is unknown.
+        out["request_goodput"] =
+            perSecond(static_cast<double>(m_good), !m_slo.tpotMs || outputKnown);
     describe(out, "ttft", m_ttft);
     describe(out, "tpot", m_tpot);
     describe(out, "itl", m_itl);

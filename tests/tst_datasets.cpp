@@ -51,6 +51,36 @@ class TestDatasets : public QObject {
         QVERIFY(users[0].questions[0] != users[1].questions[0]);
     }
 
+    // Sizes are refused before anything is allocated, with the limit in the message:
+    // --rounds 0 once made conversations of no rounds (a crash), --input-len 100000000 took
+    // 3 GB.
+    void absurdSizesAreRefusedWithTheLimit() {
+        auto message = [](auto make) {
+            try {
+                make();
+            } catch (const std::invalid_argument& e) {
+                return std::string(e.what());
+            }
+            return std::string("accepted");
+        };
+        const auto rounds0 = message([] { Datasets::sharedPrefix(4, 10, 0, 5, 8, 1); });
+        QVERIFY2(rounds0.find("rounds") != std::string::npos &&
+                     rounds0.find("between 1 and 1000") != std::string::npos,
+                 rounds0.c_str());
+        QVERIFY(message([] { Datasets::sharedPrefix(4, 10, -3, 5, 8, 1); }) != "accepted");
+        QVERIFY(message([] { Datasets::sharedPrefix(0, 10, 2, 5, 8, 1); }) != "accepted");
+        const auto longPrompt =
+            message([] { Datasets::synthetic(10, 100'000'000, 100'000'000, 8, 1); });
+        QVERIFY2(longPrompt.find("between 0 and 1000000") != std::string::npos, longPrompt.c_str());
+        const auto many = message([] { Datasets::synthetic(2'000'000, 512, 512, 8, 1); });
+        QVERIFY2(many.find("100000000") != std::string::npos, many.c_str());
+        const auto users = message([] { Datasets::sharedPrefix(100'000, 1000, 4, 64, 8, 1); });
+        QVERIFY2(users.find("100000000") != std::string::npos, users.c_str());
+        QVERIFY(message([] { Datasets::synthetic(1, 20, 10, 8, 1); }) != "accepted"); // MIN > MAX
+        QVERIFY(message([] { Datasets::synthetic(1, 10, 10, 0, 1); }) != "accepted");
+        QCOMPARE(Datasets::sharedPrefix(1, 0, 1, 0, 1, 1).size(), std::size_t(1)); // the edges
+    }
+
     void jsonlAndShareGpt() {
         QTemporaryDir dir;
         test::writeFile(dir.filePath("d.jsonl"),

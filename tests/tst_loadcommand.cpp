@@ -1,8 +1,10 @@
+#include "SseTestServer.h"
 #include "TestSupport.h"
 #include "collectors/EngineSimulator.h"
 #include "core/Store.h"
 
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <atomic>
@@ -25,6 +27,13 @@ class TestLoadCommand : public QObject {
         p.start(TIERSCOPE_BINARY, args);
         p.waitForFinished(120000);
         return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    }
+
+    static nlohmann::json readJson(const QString& path) {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return nullptr;
+        return nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
     }
 
   private slots:
@@ -61,12 +70,18 @@ class TestLoadCommand : public QObject {
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY(r.out.contains("Serving Benchmark Result"));
         QVERIFY(r.out.contains("Successful requests:                     40"));
+        // vLLM's lines: the configured limit, and the peak of measured requests beside it.
+        QVERIFY2(r.out.contains("Maximum request concurrency:             4\n"), r.out.constData());
+        QVERIFY(r.out.contains("Peak concurrent requests:                4.00\n"));
+        QVERIFY(!r.out.contains("unknown"));
         QFile file(dir.filePath("r.json"));
         QVERIFY(file.open(QIODevice::ReadOnly));
         const auto json = nlohmann::json::parse(file.readAll().toStdString());
         QCOMPARE(json["completed"].get<int>(), 40);
         QCOMPARE(json["total_output_tokens"].get<int>(), 320);
         QCOMPARE(json["request_goodput"].get<double>(), json["request_throughput"].get<double>());
+        QCOMPARE(json["max_concurrency"].get<int>(), 4);
+        QCOMPARE(json["max_concurrent_requests"].get<int>(), 4);
         for (const char* key :
              {"mean_ttft_ms", "median_tpot_ms", "p90_itl_ms", "p99_e2el_ms", "std_ttft_ms"})
             QVERIFY2(json.contains(key), key);
@@ -178,6 +193,156 @@ class TestLoadCommand : public QObject {
         QCOMPARE(refused.code, 1);
         QVERIFY(refused.err.contains("no request succeeded"));
         QVERIFY(refused.out.contains("Failed requests:                         3"));
+        QVERIFY2(!refused.out.contains("TTFT (ms)"), refused.out.constData());
+    }
+
+    // Every request failed: no latency figure is printed or stored as 0, and the exit status
+    // says so with the server's first error.
+    void anAllFailedRunPrintsNoLatencyFigures() {
+        test::SseTestServer server([](const std::string&) {
+            test::SseTestServer::Reply r;
+            r.status = 503;
+            r.errorBody = R"({"error":{"message":"model is loading"}})";
+            return r;
+        });
+        QTemporaryDir dir;
+        const auto r = run({"--db", dir.filePath("w.db"), "load", "--url",
+                            QString::fromStdString(server.url()), "--model", "m", "--concurrency",
+                            "2", "--requests", "4", "--out", dir.filePath("r.json")});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("first error: HTTP 503") && r.err.contains("model is loading"),
+                 r.err.constData());
+        for (const char* absent : {"TTFT", "TPOT", "ITL", "E2EL"})
+            QVERIFY2(!r.out.contains(absent), absent);
+        QVERIFY(r.out.contains("No latency figures: no request succeeded"));
+        const auto json = readJson(dir.filePath("r.json"));
+        QCOMPARE(json["failed"].get<int>(), 4);
+        for (const char* key : {"mean_ttft_ms", "p99_ttft_ms", "mean_itl_ms", "median_e2el_ms"})
+            QVERIFY2(json.at(key).is_null(), key);
+    }
+
+    // Two tokens in each chunk and no usage chunk: the token figures are not invented from the
+    // chunk count; they are null in the JSON and one line says why.
+    void withoutUsageTheTokenFiguresAreAbsent() {
+        test::SseTestServer server([](const std::string&) {
+            test::SseTestServer::Reply r;
+            for (int i = 0; i < 4; ++i)
+                r.events.push_back({i, test::SseTestServer::textChunk("ab")});
+            r.events.push_back({4, test::SseTestServer::done()});
+            return r;
+        });
+        QTemporaryDir dir;
+        const auto r = run({"--db", dir.filePath("w.db"), "load", "--url",
+                            QString::fromStdString(server.url()), "--model", "m", "--concurrency",
+                            "2", "--requests", "4", "--out", dir.filePath("r.json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("Generated tokens unknown: 4 of 4 responses had no usage chunk"),
+                 r.out.constData());
+        for (const char* absent : {"Total generated tokens:", "Output token throughput",
+                                   "Total Token throughput", "TPOT (ms)", "Total input tokens:"})
+            QVERIFY2(!r.out.contains(absent), absent);
+        QVERIFY(r.out.contains("Mean TTFT (ms):"));
+        QVERIFY(r.out.contains("Mean ITL (ms):"));
+        const auto json = readJson(dir.filePath("r.json"));
+        for (const char* key : {"total_output_tokens", "output_throughput", "total_input_tokens",
+                                "total_token_throughput", "mean_tpot_ms"})
+            QVERIFY2(json.at(key).is_null(), key);
+        QCOMPARE(json["completed"].get<int>(), 4);
+        Store store(dir.filePath("w.db").toStdString(), Store::Mode::ReadOnly);
+        for (const auto& row : store.requests(json["run_id"].get<std::int64_t>()))
+            QVERIFY(row.ok && !row.outputTokens); // stored as unknown (NULL), not 4 chunks
+    }
+
+    // Only http and https: a file:// URL would make libcurl read a local file, gopher:// and
+    // friends hang. Refused before anything is written.
+    void onlyHttpUrlsAreTargets() {
+        QTemporaryDir dir;
+        for (const char* url : {"file:///etc/passwd", "gopher://127.0.0.1:70/", "dict://x:2628/",
+                                "ftp://127.0.0.1/", "localhost:8000"}) {
+            const auto r = run({"--db", dir.filePath("w.db"), "load", "--url", url, "--model", "m",
+                                "--concurrency", "1", "--requests", "1"});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("http:// or https://"), r.err.constData());
+            QVERIFY(!r.out.contains("root:")); // nothing of /etc/passwd
+        }
+        QVERIFY(!QFile::exists(dir.filePath("w.db")));
+    }
+
+    // A password in the URL reaches the server (basic auth) and nothing else: not the
+    // workspace, the result file, the output or the logs.
+    void aPasswordInTheUrlIsNeverKept() {
+        const std::string password = "pw-5c1d0e77";
+        test::SseTestServer server([](const std::string&) {
+            test::SseTestServer::Reply r;
+            r.events = {{0, test::SseTestServer::textChunk("hi")},
+                        {0, test::SseTestServer::usageChunk(3, 1)},
+                        {0, test::SseTestServer::done()}};
+            return r;
+        });
+        QTemporaryDir dir;
+        const QString url =
+            QString("http://user:%1@127.0.0.1:%2").arg(password.c_str()).arg(server.port());
+        const auto r = run({"--db", dir.filePath("w.db"), "--log-level", "trace", "load", "--url",
+                            url, "--model", "m", "--concurrency", "1", "--requests", "2", "--out",
+                            dir.filePath("r.json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(server.requests(), 2);
+        QVERIFY(server.headers().front().find("Authorization: Basic") != std::string::npos);
+        QVERIFY(!(r.out + r.err).contains(password.c_str()));
+        int scanned = 0;
+        for (QDirIterator it(dir.path(), QDir::Files); it.hasNext(); ++scanned) {
+            QFile f(it.next());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY2(!f.readAll().contains(password.c_str()), qPrintable(f.fileName()));
+        }
+        QVERIFY(scanned >= 2);
+        const auto json = readJson(dir.filePath("r.json"));
+        QCOMPARE(json["endpoint"].get<std::string>(),
+                 "http://127.0.0.1:" + std::to_string(server.port()) + "/v1/completions");
+    }
+
+    // Numbers out of range are usage errors before anything is allocated, with the limit in
+    // the message: --rounds 0 used to crash, --input-len 100000000 took 3 GB.
+    void absurdNumbersAreUsageErrors() {
+        QTemporaryDir dir;
+        auto load = [&](QStringList extra) {
+            QStringList args{"--db",
+                             dir.filePath("w.db"),
+                             "load",
+                             "--url",
+                             "http://127.0.0.1:1",
+                             "--model",
+                             "m",
+                             "--concurrency",
+                             "1",
+                             "--requests",
+                             "1"};
+            return run(args + extra);
+        };
+        for (const char* rounds : {"0", "-1"}) {
+            const auto r = load({"--dataset", "shared-prefix", "--rounds", rounds});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("rounds must be between 1 and 1000"), r.err.constData());
+        }
+        const auto longPrompt = load({"--input-len", "100000000"});
+        QCOMPARE(longPrompt.code, 2);
+        QVERIFY2(longPrompt.err.contains("between 0 and 1000000"), longPrompt.err.constData());
+        QElapsedTimer timer;
+        timer.start();
+        const auto many =
+            run({"--db", dir.filePath("w.db"), "load", "--url", "http://127.0.0.1:1", "--model",
+                 "m", "--concurrency", "1", "--requests", "2000000000", "--warmup", "2000000000"});
+        QCOMPARE(many.code, 2);
+        QVERIFY2(many.err.contains("at most"), many.err.constData());
+        const auto total =
+            run({"--db", dir.filePath("w.db"), "load", "--url", "http://127.0.0.1:1", "--model",
+                 "m", "--concurrency", "1", "--requests", "1000", "--input-len", "1000000"});
+        QCOMPARE(total.code, 2);
+        QVERIFY2(total.err.contains("100000000"), total.err.constData());
+        QVERIFY(timer.elapsed() < 30000); // refused, not built
+        QCOMPARE(load({"--warmup", "-1"}).code, 2);
+        QCOMPARE(load({"--output-len", "0"}).code, 2);
+        QVERIFY(!QFile::exists(dir.filePath("w.db")));
     }
 };
 

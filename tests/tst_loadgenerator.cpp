@@ -1,16 +1,59 @@
+#include "SseTestServer.h"
 #include "TestSupport.h"
 #include "collectors/Datasets.h"
 #include "collectors/EngineSimulator.h"
 #include "collectors/LoadGenerator.h"
 #include "core/LoadSummary.h"
 
+#include <algorithm>
+#include <atomic>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <thread>
 
 using namespace tierscope;
 
-// The load generator against the engine simulator on loopback.
+namespace {
+
+using Sse = test::SseTestServer;
+
+std::vector<Conversation> prompts(std::initializer_list<const char*> tags, int maxTokens = 64) {
+    std::vector<Conversation> out;
+    for (const char* tag : tags)
+        out.push_back({"", {tag}, {maxTokens}});
+    return out;
+}
+
+bool asks(const std::string& body, const char* prompt) {
+    return body.find("\"prompt\":\"" + std::string(prompt) + "\"") != std::string::npos;
+}
+
+// A quick complete stream: one token chunk at 0 ms, one at `lastMs`, usage, [DONE].
+Sse::Reply quick(int lastMs, std::string tag = {}) {
+    Sse::Reply r;
+    r.tag = std::move(tag);
+    r.events = {{0, Sse::textChunk("a")},
+                {lastMs, Sse::textChunk("b")},
+                {lastMs, Sse::usageChunk(4, 2)},
+                {lastMs, Sse::done()}};
+    return r;
+}
+
+// Seconds from the first measured send to the last measured end, from the records alone.
+double measuredSpan(const std::vector<RequestRecord>& records) {
+    std::int64_t first = std::numeric_limits<std::int64_t>::max();
+    double last = 0;
+    for (const auto& r : records) {
+        first = std::min(first, r.sendNs);
+        last = std::max(last, static_cast<double>(r.sendNs) + *r.e2eS * 1e9);
+    }
+    return (last - static_cast<double>(first)) / 1e9;
+}
+
+} // namespace
+
+// The load generator against the engine simulator and scripted SSE servers on loopback.
 class TestLoadGenerator : public QObject {
     Q_OBJECT
   private:
@@ -220,6 +263,260 @@ class TestLoadGenerator : public QObject {
               timeouts);
         QVERIFY(http500 > 0 && cut > 0 && timeouts > 0 && ok > 0);
         QCOMPARE(ok + http500 + cut + timeouts, 80);
+    }
+
+    // vLLM's parity case, shortened: 100 ms of prefill, then 50 reasoning and 10 answer tokens
+    // 10 ms apart. vLLM's client counts reasoning chunks as tokens: TTFT is the prefill and
+    // TPOT the decode gap. A role-only chunk is no token, wherever the server puts it: sent
+    // before the prefill (the first request) or with the first token as vLLM and SGLang do.
+    void reasoningChunksAreTokens() {
+        std::atomic<int> served{0};
+        Sse server([&](const std::string&) {
+            const bool first = served++ == 0;
+            const std::string field = first ? "reasoning_content" : "reasoning";
+            Sse::Reply r;
+            r.events.push_back({first ? 0 : 100, Sse::roleChunk()});
+            for (int i = 0; i < 50; ++i)
+                r.events.push_back({100 + 10 * i, Sse::deltaChunk(field, "t")});
+            for (int i = 0; i < 10; ++i)
+                r.events.push_back(
+                    {600 + 10 * i, Sse::deltaChunk("content", "a", i == 9 ? "stop" : nullptr)});
+            r.events.push_back({690, Sse::usageChunk(12, 60)});
+            r.events.push_back({690, Sse::done()});
+            return r;
+        });
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = server.url();
+        o.model = "m";
+        o.api = "chat";
+        o.concurrency = 2;
+        o.requests = 2;
+        LoadGenerator generator(o, prompts({"q"}), clock);
+        const auto records = generator.run();
+        QCOMPARE(records.size(), std::size_t(2));
+        for (const auto& r : records) {
+            QVERIFY2(r.ok(), r.error.c_str());
+            QCOMPARE(r.outputTokens.value_or(0), 60);
+            QCOMPARE(r.itlS.size(), std::size_t(59)); // one gap per token chunk after the first
+            const double tpot = (*r.e2eS - *r.ttftS) / 59;
+            qInfo("TTFT %.1f ms, TPOT %.2f ms", *r.ttftS * 1e3, tpot * 1e3);
+            // Bounds wide enough for a busy machine; the old reading gave 600 ms and 1.7 ms.
+            QVERIFY2(*r.ttftS >= 0.099 && *r.ttftS < 0.3, qPrintable(QString::number(*r.ttftS)));
+            QVERIFY2(tpot > 0.007 && tpot < 0.014, qPrintable(QString::number(tpot)));
+        }
+        const auto s = LoadSummary::compute(records, generator.durationS(), 2);
+        QCOMPARE(s["total_output_tokens"].get<long>(), 120L);
+        QVERIFY(s["mean_ttft_ms"].get<double>() < 300);
+        QVERIFY(s["mean_tpot_ms"].get<double>() > 7 && s["mean_tpot_ms"].get<double>() < 14);
+    }
+
+    // max_tokens runs out while the model still reasons: no answer text at all, and still a
+    // successful request (vLLM counts it one).
+    void aStreamOfReasoningOnlySucceeds() {
+        Sse server([](const std::string&) {
+            Sse::Reply r;
+            r.events = {{0, Sse::roleChunk()},
+                        {0, Sse::deltaChunk("reasoning_content", "hmm")},
+                        {5, Sse::deltaChunk("reasoning_content", "so", "length")},
+                        {5, Sse::usageChunk(7, 2)},
+                        {5, Sse::done()}};
+            return r;
+        });
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = server.url();
+        o.model = "m";
+        o.api = "chat";
+        o.concurrency = 1;
+        o.requests = 2;
+        const auto records = LoadGenerator(o, prompts({"q"}), clock).run();
+        QCOMPARE(records.size(), std::size_t(2));
+        for (const auto& r : records) {
+            QVERIFY2(r.ok(), r.error.c_str());
+            QVERIFY(r.ttftS);
+            QCOMPARE(r.itlS.size(), std::size_t(1));
+            QCOMPARE(*r.outputTokens, 2);
+            QCOMPARE(*r.promptTokens, 7);
+        }
+    }
+
+    // A server that packs two tokens into each chunk and sends no usage: the token count is
+    // unknown, not the number of chunks, and nothing derived from it is reported.
+    void withoutUsageTokenCountsAreAbsent() {
+        Sse server([](const std::string&) {
+            Sse::Reply r;
+            for (int i = 0; i < 5; ++i)
+                r.events.push_back({2 * i, Sse::textChunk("ab")});
+            r.events.push_back({10, Sse::done()});
+            return r;
+        });
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = server.url();
+        o.model = "m";
+        o.concurrency = 3;
+        o.requests = 3;
+        LoadGenerator generator(o, prompts({"q"}), clock);
+        const auto records = generator.run();
+        QCOMPARE(records.size(), std::size_t(3));
+        for (const auto& r : records) {
+            QVERIFY2(r.ok(), r.error.c_str());
+            QVERIFY2(!r.outputTokens, "chunks are not tokens");
+            QVERIFY(!r.promptTokens);
+            QCOMPARE(r.itlS.size(), std::size_t(4)); // gaps between chunks, as vLLM's client
+        }
+        const auto s = LoadSummary::compute(records, generator.durationS(), 3);
+        QCOMPARE(s["completed"].get<long>(), 3L);
+        for (const char* key : {"total_output_tokens", "output_throughput", "total_input_tokens",
+                                "total_token_throughput", "mean_tpot_ms", "p99_tpot_ms"})
+            QVERIFY2(s.at(key).is_null(), key);
+        QCOMPARE(s["requests_without_output_tokens"].get<long>(), 3L);
+        QVERIFY(s["request_throughput"].is_number());
+        QVERIFY(s["mean_itl_ms"].is_number());
+    }
+
+    // A request's end is the receive time of its own last data. Here the client stands still
+    // (a slow sink) while A's stream ends and, 150 ms later, B sends a chunk; when the client
+    // resumes, both sockets are ready in one turn, and A must not be stamped with B's time.
+    void e2eIsStampedByItsOwnSocket() {
+        Sse server([](const std::string& body) {
+            Sse::Reply r;
+            if (asks(body, "C"))
+                return quick(100, "C");
+            if (asks(body, "A"))
+                return quick(200, "A");
+            r.tag = "B";
+            r.events = {{0, Sse::textChunk("a")},
+                        {350, Sse::textChunk("b")},
+                        {600, Sse::usageChunk(4, 2)},
+                        {600, Sse::done()}};
+            return r;
+        });
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = server.url();
+        o.model = "m";
+        o.concurrency = 3;
+        o.requests = 3;
+        LoadGenerator generator(o, prompts({"C", "A", "B"}), clock);
+        std::vector<RequestRecord> records;
+        generator.run([&](RequestRecord&& r) {
+            if (r.index == 0) // C, the first to end: stall past A's end and B's chunk
+                std::this_thread::sleep_for(std::chrono::milliseconds(450));
+            records.push_back(std::move(r));
+        });
+        QCOMPARE(records.size(), std::size_t(3));
+        const auto ended = server.ended();
+        const auto a = std::find_if(records.begin(), records.end(),
+                                    [](const RequestRecord& r) { return r.index == 1; });
+        QVERIFY(a != records.end() && a->ok() && ended.count("A"));
+        const double clientEnd = static_cast<double>(a->sendNs) + *a->e2eS * 1e9;
+        const double serverEnd = static_cast<double>(clock.toWallNs(ended.at("A")));
+        const double errorMs = (clientEnd - serverEnd) / 1e6;
+        qInfo("A ended at the server %.2f ms before the client's stamp", errorMs);
+        QVERIFY2(std::abs(errorMs) < 75, qPrintable(QString::number(errorMs))); // B's: 150
+    }
+
+    // vLLM starts its clock after the warm-ups: one warm-up before 8 requests must not make
+    // every throughput 11 % low. The duration is exactly the measured requests' span.
+    void throughputClockStartsAtTheFirstMeasuredSend() {
+        Sse server([](const std::string&) { return quick(50); });
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = server.url();
+        o.model = "m";
+        o.concurrency = 1;
+        o.requests = 8;
+        o.warmup = 1;
+        LoadGenerator generator(o, prompts({"q"}), clock);
+        const auto records = generator.run();
+        QCOMPARE(records.size(), std::size_t(8));
+        QCOMPARE(server.requests(), 9);
+        const double span = measuredSpan(records);
+        qInfo("duration %.4f s, measured span %.4f s", generator.durationS(), span);
+        QVERIFY2(std::abs(generator.durationS() - span) < 1e-3,
+                 qPrintable(QString::number(generator.durationS())));
+        const auto s = LoadSummary::compute(records, generator.durationS(), 1);
+        QCOMPARE(s["request_throughput"].get<double>(), 8.0 / generator.durationS());
+    }
+
+    // ... and a warm-up that ends after the last measured request does not extend it.
+    void warmUpCompletionsDoNotExtendTheClock() {
+        Sse server([](const std::string& body) { return quick(asks(body, "slow") ? 400 : 50); });
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = server.url();
+        o.model = "m";
+        o.concurrency = 2;
+        o.requests = 2;
+        o.warmup = 1; // the first request issued: the "slow" prompt
+        LoadGenerator generator(o, prompts({"slow", "fast", "fast"}), clock);
+        const auto records = generator.run();
+        QCOMPARE(records.size(), std::size_t(2));
+        const double span = measuredSpan(records);
+        qInfo("duration %.4f s, measured span %.4f s", generator.durationS(), span);
+        QVERIFY(span < 0.35);
+        QVERIFY2(std::abs(generator.durationS() - span) < 1e-3,
+                 qPrintable(QString::number(generator.durationS())));
+    }
+
+    // The peak counts measured requests only: four warm-ups fill the limit of 4, then one
+    // measured request runs alone.
+    void peakConcurrencyCountsMeasuredRequests() {
+        Sse server([](const std::string&) { return quick(20); });
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = server.url();
+        o.model = "m";
+        o.concurrency = 4;
+        o.requests = 1;
+        o.warmup = 4;
+        LoadGenerator generator(o, prompts({"q"}), clock);
+        QCOMPARE(generator.run().size(), std::size_t(1));
+        QCOMPARE(server.requests(), 5);
+        QCOMPARE(generator.maxConcurrent(), 1);
+    }
+
+    void onlyHttpUrlsAndWellFormedConversations() {
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.model = "m";
+        o.concurrency = 1;
+        o.requests = 1;
+        for (const char* url : {"file:///etc/passwd", "gopher://127.0.0.1:70/", "dict://x/",
+                                "ftp://127.0.0.1/", "127.0.0.1:8000", "http://"}) {
+            o.url = url;
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                     LoadGenerator(o, prompts({"q"}), clock));
+        }
+        QVERIFY(LoadGenerator::httpUrl("HTTPS://host:8000"));
+        QVERIFY(LoadGenerator::httpUrl("http://u:p@host/v1/completions"));
+        o.url = "http://127.0.0.1:1";
+        // A conversation of no rounds (--rounds 0) once crashed the generator.
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 LoadGenerator(o, {Conversation{"sys", {}, {}}}, clock));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 LoadGenerator(o, {Conversation{"", {"q"}, {}}}, clock));
+    }
+
+    void passwordsAreRedacted() {
+        QCOMPARE(LoadGenerator::redacted("http://user:s3cret@host:8000/v1/completions"),
+                 std::string("http://host:8000/v1/completions"));
+        QCOMPARE(LoadGenerator::redacted("https://a%40b:p@ss@host"), std::string("https://host"));
+        QCOMPARE(LoadGenerator::redacted("http://host:8000/path@x"),
+                 std::string("http://host:8000/path@x"));
+        QCOMPARE(LoadGenerator::redacted("http://host?q=a@b"), std::string("http://host?q=a@b"));
+        QCOMPARE(LoadGenerator::redacted("http://host"), std::string("http://host"));
+        LoadGenerator::Options o;
+        o.url = "http://u:pw@127.0.0.1:9";
+        o.model = "m";
+        o.concurrency = 1;
+        o.requests = 1;
+        WallClock clock;
+        const LoadGenerator generator(o, prompts({"q"}), clock);
+        QCOMPARE(generator.displayEndpoint(), std::string("http://127.0.0.1:9/v1/completions"));
+        QCOMPARE(generator.endpoint(), std::string("http://u:pw@127.0.0.1:9/v1/completions"));
     }
 
     void chatApiAndMultiRoundHistory() {

@@ -3,6 +3,7 @@
 #include "core/LoadSummary.h"
 #include "core/QuantileSketch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -103,16 +104,10 @@ class TestLoadSummary : public QObject {
         QVERIFY(std::abs(sketch.stddev() - stddev) <= 1e-9 * stddev);
         std::sort(values.begin(), values.end());
         for (const double p : {1.0, 50.0, 90.0, 99.0, 99.9}) {
-            // The sketch answers the value at numpy's rank rounded; numpy interpolates between
-            // two neighbours, so the bound is taken against both.
-            const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
-            const double lo = values[static_cast<std::size_t>(std::floor(rank))];
-            const double hi = values[static_cast<std::size_t>(std::ceil(rank))];
+            const double want = LoadSummary::percentile(values, p);
             const double got = sketch.percentile(p);
-            const double tolerance = QuantileSketch::kRelativeError * hi * 1.000001;
-            QVERIFY2(
-                got >= lo - tolerance && got <= hi + tolerance,
-                qPrintable(QString("p%1: %2 not in [%3, %4]").arg(p).arg(got).arg(lo).arg(hi)));
+            QVERIFY2(std::abs(got - want) <= QuantileSketch::kRelativeError * want * 1.000001,
+                     qPrintable(QString("p%1: %2 against numpy's %3").arg(p).arg(got).arg(want)));
         }
         QCOMPARE(sketch.percentile(0), 0.0);
         QCOMPARE(sketch.percentile(100), values.back()); // clamped to the largest value seen
@@ -139,6 +134,88 @@ class TestLoadSummary : public QObject {
             // Each value repeats about 11 times, so numpy's neighbours are equal and only the
             // bucket's error remains.
             QVERIFY2(std::abs(got - want) <= 1.0001 * QuantileSketch::kRelativeError * want, key);
+        }
+    }
+
+    // vLLM pools every gap of every request: a request with 3 gaps weighs three times one
+    // with 1 gap (the mean of per-request means would say 60 ms here).
+    void itlPoolsAllGaps() {
+        const auto s = LoadSummary::compute(
+            {done(0.1, 0.2, 2, {0.1}), done(0.1, 0.16, 4, {0.02, 0.02, 0.02})}, 1.0, 2);
+        QCOMPARE(s["mean_itl_ms"].get<double>(), (100.0 + 3 * 20.0) / 4);
+        QCOMPARE(s["median_itl_ms"].get<double>(), 20.0);
+    }
+
+    // Without a usage chunk a request's token count is unknown: the totals and every figure
+    // derived from them are null, never the number of chunks, never 0.
+    void unknownTokenCountsAreNull() {
+        auto noUsage = done(0.1, 1.1, 11, {0.1});
+        noUsage.outputTokens.reset();
+        noUsage.promptTokens.reset();
+        LoadSummary::Slo tpotSlo;
+        tpotSlo.tpotMs = 500;
+        const auto s = LoadSummary::compute({done(0.2, 1.2, 11, {0.1}), noUsage}, 2.0, 2, tpotSlo);
+        QCOMPARE(s["completed"].get<long>(), 2L);
+        QCOMPARE(s["request_throughput"].get<double>(), 1.0);
+        for (const char* key : {"total_input_tokens", "total_output_tokens", "output_throughput",
+                                "total_token_throughput", "request_goodput"})
+            QVERIFY2(s.at(key).is_null(), key);
+        QCOMPARE(s["requests_without_output_tokens"].get<long>(), 1L);
+        QCOMPARE(s["requests_without_input_tokens"].get<long>(), 1L);
+        QCOMPARE(s["mean_tpot_ms"].get<double>(), 100.0); // from the request that reported
+        // Only the input count missing: output figures stand, input and total do not.
+        auto noPrompt = done(0.1, 1.1, 11, {0.1});
+        noPrompt.promptTokens.reset();
+        const auto input = LoadSummary::compute({noPrompt}, 2.0, 1);
+        QVERIFY(input["total_input_tokens"].is_null());
+        QVERIFY(input["total_token_throughput"].is_null());
+        QCOMPARE(input["total_output_tokens"].get<long>(), 11L);
+        QCOMPARE(input["output_throughput"].get<double>(), 5.5);
+    }
+
+    // No successful request: no latency figure at all (vLLM would print 0.00).
+    void allFailedGivesNoLatencyFigures() {
+        RequestRecord failed;
+        failed.httpStatus = 500;
+        failed.error = "HTTP 500";
+        const auto s = LoadSummary::compute({failed, failed}, 0.0, 2);
+        QCOMPARE(s["failed"].get<long>(), 2L);
+        for (const char* metric : {"ttft", "tpot", "itl", "e2el"})
+            for (const char* stat : {"mean", "median", "std", "p90", "p99"}) {
+                const std::string key = std::string(stat) + "_" + metric + "_ms";
+                QVERIFY2(s.at(key).is_null(), key.c_str());
+            }
+        QVERIFY(s["request_throughput"].is_null()); // no measured span to divide by
+    }
+
+    // Past the exact range, a percentile whose two neighbouring ranks fall in different modes
+    // is interpolated as numpy does: half the values 1 ms and half 1 s, p50 is 500.5 ms, not
+    // one of the modes. The 0.05 % bound holds at every percentile.
+    void sketchInterpolatesBetweenModes() {
+        for (const int n : {100'000, 100'001, 70'000}) {
+            std::vector<double> values;
+            QuantileSketch sketch; // the default exact limit, 65,536
+            std::mt19937_64 random(3);
+            for (int i = 0; i < n; ++i)
+                values.push_back(i < n / 2 ? 0.001 : 1.0);
+            std::shuffle(values.begin(), values.end(), random);
+            for (const double v : values)
+                sketch.add(v);
+            QVERIFY(!sketch.exact());
+            const double boundary = 100.0 * (n / 2 - 1 + 0.3) / (n - 1); // rank 0.3 past it
+            for (const double p :
+                 {0.0, 1.0, 25.0, 49.99, 50.0, boundary, 50.01, 75.0, 99.0, 100.0}) {
+                const double want = LoadSummary::percentile(values, p);
+                const double got = sketch.percentile(p);
+                QVERIFY2(std::abs(got - want) <= QuantileSketch::kRelativeError * want * 1.000001,
+                         qPrintable(QString("n %1 p%2: %3 against numpy's %4")
+                                        .arg(n)
+                                        .arg(p)
+                                        .arg(got)
+                                        .arg(want)));
+            }
+            if (n == 100'000)
+                QVERIFY(std::abs(sketch.percentile(50) - 0.5005) < 0.5005 * 0.0005);
         }
     }
 

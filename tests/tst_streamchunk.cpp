@@ -53,6 +53,43 @@ class TestStreamChunk : public QObject {
         QCOMPARE(unicode.text, std::string("caf\xc3\xa9"));
     }
 
+    // Reasoning models stream their thinking before the answer, under reasoning_content
+    // (vLLM, SGLang) or reasoning (newer vLLM): those chunks carry text, a role-only one none.
+    void reasoningDeltasCarryText() {
+        const auto chunks = readStream(test::fixture("sse/vllm-chat-reasoning.txt"), true);
+        QCOMPARE(chunks.size(), std::size_t(8));
+        QVERIFY(!chunks[0].carriesText()); // {"role":"assistant","content":""}
+        QCOMPARE(chunks[1].reasoning, std::string("Let me"));
+        QVERIFY(chunks[1].text.empty() && chunks[1].carriesText());
+        QCOMPARE(chunks[2].reasoning, std::string(" think"));
+        QCOMPARE(chunks[3].reasoning, std::string("."));
+        QCOMPARE(chunks[4].text, std::string("Yes"));
+        QVERIFY(chunks[4].reasoning.empty());
+        QVERIFY(!chunks[5].carriesText()); // finish_reason only
+        QCOMPARE(*chunks[6].outputTokens, 4);
+        QCOMPARE(*chunks[6].promptTokens, 9);
+        QVERIFY(!chunks[6].carriesText());
+        QVERIFY(chunks[7].done);
+        // Once the id is known the fast path must not skip reasoning beside an empty content.
+        const auto both = StreamChunk::parse(
+            R"({"choices":[{"delta":{"content":"","reasoning":"hm"}}]})", true, true);
+        QCOMPARE(both.reasoning, std::string("hm"));
+        QVERIFY(both.carriesText());
+        const auto nullContent = StreamChunk::parse(
+            R"({"choices":[{"delta":{"content":null,"reasoning_content":"x"}}]})", true, true);
+        QCOMPARE(nullContent.reasoning, std::string("x"));
+        // Completions streams have no reasoning field; a chat-shaped delta there is ignored.
+        QVERIFY(!StreamChunk::parse(R"({"choices":[{"delta":{"reasoning":"x"}}]})", false, true)
+                     .carriesText());
+    }
+
+    void absurdTokenCountsAreNotReported() {
+        const auto c = StreamChunk::parse(
+            R"({"usage":{"prompt_tokens":-4,"completion_tokens":99999999999}})", false, true);
+        QVERIFY(!c.promptTokens);
+        QVERIFY(!c.outputTokens);
+    }
+
     // Fields of the wrong type are ignored, never thrown on (the SSE fuzz target found
     // {"text": 0}).
     void wrongTypesAndErrors() {

@@ -1,0 +1,205 @@
+#pragma once
+
+#include <arpa/inet.h>
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace tierscope::test {
+
+// A scripted OpenAI-style streaming server on a free loopback port, for tests that need exact
+// control of what an engine sends and when: reasoning deltas, role-only chunks, several tokens
+// in one chunk, no usage chunk, an error status. Not the project's simulator: each reply is
+// chosen by a script from the request body, and each event leaves at its own offset from the
+// moment the request was read (sleep_until, so offsets do not drift).
+class SseTestServer {
+  public:
+    using Clock = std::chrono::steady_clock;
+    struct Event {
+        int atMs = 0;     // after the request was read
+        std::string data; // raw bytes: usually event(json)
+    };
+    struct Reply {
+        int status = 200;
+        std::string errorBody; // the body when status is not 200
+        std::vector<Event> events;
+        std::string tag; // names the reply in ended()
+    };
+    using Script = std::function<Reply(const std::string& body)>;
+
+    explicit SseTestServer(Script script) : m_script(std::move(script)) {
+        m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        const int one = 1;
+        ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof a;
+        ::bind(m_listen, reinterpret_cast<sockaddr*>(&a), sizeof a);
+        ::listen(m_listen, 128);
+        ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&a), &length);
+        m_port = ntohs(a.sin_port);
+        m_thread = std::thread([this] { acceptLoop(); });
+    }
+    ~SseTestServer() {
+        m_stop = true;
+        ::shutdown(m_listen, SHUT_RDWR);
+        m_thread.join();
+        for (auto& t : m_connections)
+            t.join();
+        ::close(m_listen);
+    }
+    int port() const { return m_port; }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    int requests() const { return m_requests; }
+    std::vector<std::string> bodies() const {
+        std::lock_guard lock(m_mutex);
+        return m_bodies;
+    }
+    std::vector<std::string> headers() const {
+        std::lock_guard lock(m_mutex);
+        return m_headers;
+    }
+    // When the last byte of each tagged reply left this server.
+    std::map<std::string, Clock::time_point> ended() const {
+        std::lock_guard lock(m_mutex);
+        return m_ended;
+    }
+
+    static std::string event(const std::string& json) { return "data: " + json + "\n\n"; }
+    static std::string done() { return "data: [DONE]\n\n"; }
+    // Chunks as vLLM's OpenAI server writes them (exclude_unset: only the fields it set).
+    static std::string roleChunk() {
+        return event(R"({"id":"chatcmpl-t","object":"chat.completion.chunk","model":"m",)"
+                     R"("choices":[{"index":0,"delta":{"role":"assistant","content":""},)"
+                     R"("logprobs":null,"finish_reason":null}]})");
+    }
+    static std::string deltaChunk(const std::string& field, const std::string& text,
+                                  const char* finish = nullptr) {
+        return event(R"({"id":"chatcmpl-t","object":"chat.completion.chunk","model":"m",)"
+                     R"("choices":[{"index":0,"delta":{")" +
+                     field + R"(":")" + text + R"("},"logprobs":null,"finish_reason":)" +
+                     (finish ? "\"" + std::string(finish) + "\"" : std::string("null")) + "}]}");
+    }
+    static std::string textChunk(const std::string& text) {
+        return event(R"({"id":"cmpl-t","object":"text_completion","model":"m",)"
+                     R"("choices":[{"index":0,"text":")" +
+                     text + R"(","logprobs":null,"finish_reason":null}]})");
+    }
+    static std::string usageChunk(int prompt, int completion) {
+        return event(R"({"id":"chatcmpl-t","object":"chat.completion.chunk","model":"m",)"
+                     R"("choices":[],"usage":{"prompt_tokens":)" +
+                     std::to_string(prompt) + R"(,"total_tokens":)" +
+                     std::to_string(prompt + completion) + R"(,"completion_tokens":)" +
+                     std::to_string(completion) + "}}");
+    }
+
+  private:
+    void acceptLoop() {
+        while (!m_stop) {
+            pollfd p{m_listen, POLLIN, 0};
+            if (::poll(&p, 1, 50) <= 0)
+                continue;
+            const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd >= 0)
+                m_connections.emplace_back([this, fd] { serve(fd); });
+        }
+    }
+
+    bool sendAll(int fd, const std::string& data) {
+        std::size_t sent = 0;
+        while (sent < data.size()) {
+            const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+            if (n <= 0)
+                return false;
+            sent += static_cast<std::size_t>(n);
+        }
+        return true;
+    }
+
+    void sleepUntil(Clock::time_point when) {
+        while (!m_stop && Clock::now() < when)
+            std::this_thread::sleep_until(
+                std::min(when, Clock::now() + std::chrono::milliseconds(20)));
+    }
+
+    // Headers, then Content-Length bytes of body; empty when the client went away.
+    static std::pair<std::string, std::string> readRequest(int fd) {
+        std::string request;
+        char buffer[8192];
+        std::size_t headerEnd = std::string::npos;
+        std::size_t length = 0;
+        for (;;) {
+            if (headerEnd == std::string::npos) {
+                headerEnd = request.find("\r\n\r\n");
+                if (headerEnd != std::string::npos) {
+                    const auto at = request.find("Content-Length:");
+                    if (at != std::string::npos && at < headerEnd)
+                        length = std::stoul(request.substr(at + 15));
+                }
+            }
+            if (headerEnd != std::string::npos && request.size() >= headerEnd + 4 + length)
+                return {request.substr(0, headerEnd), request.substr(headerEnd + 4, length)};
+            const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+            if (n <= 0)
+                return {};
+            request.append(buffer, static_cast<std::size_t>(n));
+        }
+    }
+
+    void serve(int fd) {
+        const auto [head, body] = readRequest(fd);
+        const auto start = Clock::now();
+        if (head.empty()) {
+            ::close(fd);
+            return;
+        }
+        ++m_requests;
+        {
+            std::lock_guard lock(m_mutex);
+            m_bodies.push_back(body);
+            m_headers.push_back(head);
+        }
+        const Reply reply = m_script(body);
+        if (reply.status != 200) {
+            sendAll(fd, "HTTP/1.1 " + std::to_string(reply.status) +
+                            " Error\r\nContent-Type: application/json\r\nContent-Length: " +
+                            std::to_string(reply.errorBody.size()) +
+                            "\r\nConnection: close\r\n\r\n" + reply.errorBody);
+        } else if (sendAll(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                               "Connection: close\r\n\r\n")) {
+            for (const auto& e : reply.events) {
+                sleepUntil(start + std::chrono::milliseconds(e.atMs));
+                if (m_stop || !sendAll(fd, e.data))
+                    break;
+            }
+        }
+        if (!reply.tag.empty()) {
+            std::lock_guard lock(m_mutex);
+            m_ended[reply.tag] = Clock::now();
+        }
+        ::close(fd);
+    }
+
+    Script m_script;
+    int m_listen = -1;
+    int m_port = 0;
+    std::atomic<bool> m_stop{false};
+    std::atomic<int> m_requests{0};
+    mutable std::mutex m_mutex;
+    std::vector<std::string> m_bodies, m_headers;
+    std::map<std::string, Clock::time_point> m_ended;
+    std::thread m_thread;
+    std::vector<std::thread> m_connections;
+};
+
+} // namespace tierscope::test
