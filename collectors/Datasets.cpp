@@ -40,6 +40,16 @@ void withinTotal(long long words, const std::string& what) {
                                     std::to_string(Datasets::kMaxDatasetWords));
 }
 
+// Every seed its own stream: `seed | 1` gave seeds 2 and 3 (and 0 and 1) the same prompts, so
+// a "new" run could be served from the engine's prefix cache.
+std::uint64_t initialState(std::uint64_t seed) {
+    std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return z != 0 ? z : 1; // xorshift never leaves zero
+}
+
 } // namespace
 
 std::string Datasets::words(int count, std::uint64_t& state) {
@@ -60,7 +70,7 @@ std::vector<Conversation> Datasets::synthetic(int count, int inputMin, int input
     inRange("the output length", outputTokens, 1, std::numeric_limits<int>::max());
     withinTotal(static_cast<long long>(count) * std::max(1, inputMax),
                 std::to_string(count) + " prompts of up to " + std::to_string(inputMax) + " words");
-    std::uint64_t state = seed | 1;
+    std::uint64_t state = initialState(seed);
     std::vector<Conversation> out;
     out.reserve(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
@@ -85,7 +95,7 @@ std::vector<Conversation> Datasets::sharedPrefix(int users, int systemWords, int
     withinTotal(static_cast<long long>(users) *
                     (systemWords + static_cast<long long>(rounds) * (questionWords + 3)),
                 std::to_string(users) + " users of " + std::to_string(rounds) + " rounds");
-    std::uint64_t state = seed | 1;
+    std::uint64_t state = initialState(seed);
     const std::string system = words(systemWords, state);
     std::vector<Conversation> out;
     for (int u = 0; u < users; ++u) {

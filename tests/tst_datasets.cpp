@@ -2,6 +2,7 @@
 #include "collectors/Datasets.h"
 
 #include <QTemporaryDir>
+#include <set>
 #include <sstream>
 
 using namespace tierscope;
@@ -38,6 +39,18 @@ class TestDatasets : public QObject {
         QCOMPARE(hi, 20);
         QCOMPARE(Datasets::synthetic(3, 5, 9, 1, 42)[2].questions,
                  Datasets::synthetic(3, 5, 9, 1, 42)[2].questions);
+    }
+
+    // Runs with different seeds must not send the same prompts, or the engine's prefix cache
+    // serves the "new" run: seeds 2 and 3, and 0 and 1, once shared one stream.
+    void everySeedItsOwnPrompts() {
+        std::set<std::string> first;
+        for (std::uint64_t seed = 0; seed < 64; ++seed) {
+            QVERIFY2(first.insert(Datasets::synthetic(1, 50, 50, 1, seed)[0].questions[0]).second,
+                     qPrintable(QString::number(seed)));
+            QVERIFY(Datasets::sharedPrefix(1, 50, 1, 5, 1, seed)[0].system !=
+                    Datasets::sharedPrefix(1, 50, 1, 5, 1, seed + 1)[0].system);
+        }
     }
 
     void sharedPrefixConversations() {
