@@ -79,6 +79,28 @@ class TestCli : public QObject {
         QCOMPARE(run({"export", "csv"}).code, 2); // --session is required
     }
 
+    // An empty --duration recorded forever, and --port 70000 listened on 4464 (70000 - 65536).
+    void anEmptyDurationAndAPortOutOfRangeAreUsageErrors() {
+        const auto bounded = [](const QStringList& args) {
+            QProcess p;
+            p.start(TIERSCOPE_BINARY, args);
+            const bool finished = p.waitForFinished(20000);
+            if (!finished) {
+                p.kill();
+                p.waitForFinished();
+            }
+            return std::make_pair(finished ? p.exitCode() : -1, p.readAllStandardError());
+        };
+        auto [code, err] = bounded({"--db", path("d.db"), "record", "--duration", ""});
+        QVERIFY2(code == 2, err.constData());
+        QVERIFY2(err.contains("--duration") && err.contains("not empty"), err.constData());
+        std::tie(code, err) = bounded({"sim-engine", "--port", "70000"});
+        QVERIFY2(code == 2, err.constData());
+        QVERIFY2(err.contains("--port") && err.contains("65535"), err.constData());
+        std::tie(code, err) = bounded({"sim-engine", "--port", "-1"});
+        QCOMPARE(code, 2);
+    }
+
     void databaseRefusals() {
         test::writeFile(path("notes.txt"), QByteArray("not a database at all\n").repeated(200));
         expectOneLineError(run({"--db", path("notes.txt"), "sessions"}), 3, "notes.txt");
