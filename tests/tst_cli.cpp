@@ -180,6 +180,51 @@ class TestCli : public QObject {
         QCOMPARE(run({"devices"}).code, 0);
     }
 
+    // `sessions` used to open read-write, so an empty file became a workspace.
+    void readOnlyCommandsLeaveAnEmptyFileEmpty() {
+        test::writeFile(path("empty.db"), QByteArray());
+        for (const QStringList& args : {QStringList{"sessions"},
+                                        {"devices", "--session", "1"},
+                                        {"export", "csv", "--session", "1"}}) {
+            expectOneLineError(run(QStringList{"--db", path("empty.db")} + args), 3,
+                               "not a tierscope workspace");
+            QCOMPARE(QFileInfo(path("empty.db")).size(), 0);
+        }
+        QVERIFY(!QFile::exists(path("empty.db-wal")));
+    }
+
+    // Root ignores permission bits, so the copy goes on a read-only bind mount in a user and
+    // mount namespace, where writing fails with EROFS and no -shm file can be created.
+    void aCopyOnReadOnlyMediaCanBeRead() {
+        if (QProcess::execute("unshare", {"-Urm", "true"}) != 0)
+            QSKIP("user and mount namespaces are not available here");
+        QDir().mkpath(path("ro"));
+        const QString db = path("ro/ws.db");
+        const auto rec = run({"--db", db, "record", "--duration", "1s", "--interval", "100ms",
+                              "--label", "copied", "-q"});
+        QVERIFY2(rec.code == 0, rec.err.constData());
+        QVERIFY(!QFile::exists(db + "-wal")); // checkpointed at close: all in the main file
+        const auto program = [](const QStringList& args) {
+            QProcess p;
+            p.start("unshare", args);
+            p.waitForFinished(60000);
+            return Result{p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+        };
+        // The probe proves the mount is read-only before tierscope runs.
+        const QString prefix = QString("mount --bind %1 %1 && mount -o remount,ro,bind %1 && "
+                                       "! touch %1/probe 2>/dev/null && %2 --db %1/ws.db ")
+                                   .arg(path("ro"), TIERSCOPE_BINARY);
+        auto r = program({"-Urm", "sh", "-c", prefix + "sessions"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("copied"), r.out.constData());
+        r = program({"-Urm", "sh", "-c", prefix + "devices --session 1"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        r = program({"-Urm", "sh", "-c", prefix + "export csv --session 1 --metric 'host/*'"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.count('\n') > 5);
+        QVERIFY(!QFile::exists(db + "-shm"));
+    }
+
     void guiOpensASessionAndSavesAScreenshot() {
         const QString db = path("gui.db");
         QCOMPARE(run({"--db", db, "record", "--duration", "2s", "--quiet"}).code, 0);
