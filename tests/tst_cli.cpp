@@ -203,6 +203,14 @@ class TestCli : public QObject {
         const auto rec = run({"--db", db, "record", "--duration", "1s", "--interval", "100ms",
                               "--label", "copied", "-q"});
         QVERIFY2(rec.code == 0, rec.err.constData());
+        QDir().mkpath(path("data"));
+        auto r = run({"--db", db, "storage", "prepare", "model-load", "--path", path("data"),
+                      "--size", "2MiB", "--files", "1", "-q"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        for (int i = 0; i < 2; ++i) { // sessions 2 and 3, one model-load run each
+            r = run({"--db", db, "storage", "run", "model-load", "--path", path("data"), "-q"});
+            QVERIFY2(r.code == 0, r.err.constData());
+        }
         QVERIFY(!QFile::exists(db + "-wal")); // checkpointed at close: all in the main file
         const auto program = [](const QStringList& args) {
             QProcess p;
@@ -214,7 +222,7 @@ class TestCli : public QObject {
         const QString prefix = QString("mount --bind %1 %1 && mount -o remount,ro,bind %1 && "
                                        "! touch %1/probe 2>/dev/null && %2 --db %1/ws.db ")
                                    .arg(path("ro"), TIERSCOPE_BINARY);
-        auto r = program({"-Urm", "sh", "-c", prefix + "sessions"});
+        r = program({"-Urm", "sh", "-c", prefix + "sessions"});
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(r.out.contains("copied"), r.out.constData());
         r = program({"-Urm", "sh", "-c", prefix + "devices --session 1"});
@@ -222,6 +230,9 @@ class TestCli : public QObject {
         r = program({"-Urm", "sh", "-c", prefix + "export csv --session 1 --metric 'host/*'"});
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY(r.out.count('\n') > 5);
+        r = program({"-Urm", "sh", "-c", prefix + "compare session:2 session:3"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("model_load_time"), r.out.constData());
         QVERIFY(!QFile::exists(db + "-shm"));
     }
 
