@@ -58,8 +58,18 @@ CLI::App* RecordCommand::attach(CLI::App& parent, Options& options) {
     cmd->add_option("--label", options.label, "Session label, e.g. \"baseline run 3\"");
     cmd->add_option("--storage-profile", options.storageProfile,
                     "Storage configuration under test, e.g. local-nvme or fx100-nvmeof-rdma");
+    // Only a missing --duration means "until Ctrl-C": an empty one is a mistake (an unset
+    // shell variable), not a request to record forever.
     cmd->add_option("--duration", options.duration,
-                    "Stop after this long (30s, 10m, 1h); default: until Ctrl-C");
+                    "Stop after this long (30s, 10m, 1h); default: until Ctrl-C")
+        ->check(CLI::Validator(
+            [](const std::string& s) {
+                return s.empty() ? std::string("must be a positive duration such as 30s, 10m or "
+                                               "1h, not empty (leave it out to record until "
+                                               "Ctrl-C)")
+                                 : std::string();
+            },
+            "DURATION"));
     cmd->add_option("--interval", options.interval, "Sampling interval, 100ms..10s")
         ->capture_default_str();
     cmd->add_flag("-q,--quiet", options.quiet, "No progress line and no summary");

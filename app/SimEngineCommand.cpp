@@ -26,7 +26,8 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
         "streams tokens, serves vLLM-named /metrics, and makes TTFT = queueing + prefill + "
         "real KV-chunk reads from --kv-dir");
     cmd->add_option("--port", o.port, "TCP port on 127.0.0.1 (0: any free port, printed)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::Range(0, 65535));
     cmd->add_option("--kv-dir", o.kvDir,
                     "Directory for the prefix cache's KV chunk files (read with O_DIRECT)");
     cmd->add_option("--model", o.model, "Model name to report")->capture_default_str();

@@ -257,6 +257,13 @@ void printSummary(const nlohmann::json& s, const std::string& path) {
     }
 }
 
+// Files the manifest lists that tierscope cannot prove it created: left alone, and said so.
+bool reportRefusals(const std::vector<std::string>& refusals) {
+    for (const auto& r : refusals)
+        std::cerr << "tierscope storage: " << r << "\n";
+    return !refusals.empty();
+}
+
 // One workload run inside a recorded session: the collectors sample the machine while it
 // runs, and its own bandwidth goes in beside them every 100 ms.
 class RecordedRun {
@@ -365,8 +372,9 @@ int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
     const auto summary = p.summarize(result, restored ? &*restored : nullptr);
     const bool cancelled = result.cancelled || (restored && restored->cancelled);
     recorded.finish(cancelled ? "cancelled" : "completed", summary);
+    std::vector<std::string> refusals;
     if (o.workload == "checkpoint-save" && !o.keep)
-        StorageDataset::remove(manifest, "checkpoint-save");
+        StorageDataset::remove(manifest, "checkpoint-save", &refusals);
     printSummary(summary, o.path);
     std::printf("stored as session %lld, run %lld in %s\n",
                 static_cast<long long>(recorded.session()), static_cast<long long>(recorded.run()),
@@ -377,17 +385,20 @@ int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
         if (!out)
             throw WorkloadError::fromErrno(errno ? errno : EIO, "cannot write", o.json);
     }
+    if (reportRefusals(refusals))
+        return kExitRefused;
     return cancelled ? kExitFailure : kExitOk;
 }
 
 int clean(const StorageCommand::Options& o) {
     StorageManifest manifest = StorageManifest::load(o.path);
-    const int removed = StorageDataset::remove(manifest, o.workload);
+    std::vector<std::string> refusals;
+    const int removed = StorageDataset::remove(manifest, o.workload, &refusals);
     if (o.workload.empty() && manifest.files().empty())
-        std::remove(manifest.pathOf(StorageManifest::kFileName).c_str());
+        manifest.removeManifestFile();
     std::printf("removed %d file%s tierscope had created in %s\n", removed, removed == 1 ? "" : "s",
                 o.path.c_str());
-    return kExitOk;
+    return reportRefusals(refusals) ? kExitRefused : kExitOk;
 }
 
 int geometries() {

@@ -11,15 +11,9 @@ std::unique_ptr<Store> WorkspaceOpener::openExisting(const std::string& path) {
     if (!std::filesystem::exists(path, ec))
         throw StoreError(StoreError::Code::NotFound,
                          "no workspace at " + path + " (record a session first, or pass --db)");
-    // Read-write so WAL readers work and interrupted sessions' staging can be read normally;
-    // nothing is written by the read-only commands.
-    try {
-        return std::make_unique<Store>(path, Store::Mode::ReadWrite);
-    } catch (const StoreError& e) {
-        if (e.code() != StoreError::Code::CannotWrite)
-            throw;
-        return std::make_unique<Store>(path, Store::Mode::ReadOnly);
-    }
+    // Read-only: a read-only command never writes, so an empty file stays an empty file
+    // (Schema refuses it) and a copy on read-only media can be read.
+    return std::make_unique<Store>(path, Store::Mode::ReadOnly);
 }
 
 } // namespace tierscope

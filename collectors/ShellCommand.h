@@ -7,7 +7,9 @@
 namespace tierscope {
 
 // Runs a plan's setup or teardown: `/bin/sh -c TEXT` with extra environment, in its own
-// process group, killed as a group (SIGTERM, then SIGKILL) when it outlives `timeout`.
+// process group, killed as a group (SIGTERM, then SIGKILL) when it outlives `timeout`, even
+// when it closed or detached its output, and when tierscope itself dies while it runs. What
+// it leaves running in the background after it exits is its own business.
 class ShellCommand {
   public:
     struct Result {

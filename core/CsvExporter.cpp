@@ -5,10 +5,51 @@
 #include <cstdio>
 #include <fnmatch.h>
 #include <limits>
+#include <string_view>
 
 namespace tierscope {
 
-std::string CsvExporter::quote(const std::string& field) {
+namespace {
+
+// A plain decimal number: [+-] digits [. digits] [e [+-] digits], nothing else.
+bool plainNumber(const std::string& s) {
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t start = i;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+            ++i;
+        return i - start;
+    };
+    if (i < s.size() && (s[i] == '+' || s[i] == '-'))
+        ++i;
+    std::size_t mantissa = digits();
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        mantissa += digits();
+    }
+    if (mantissa == 0)
+        return false;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-'))
+            ++i;
+        if (digits() == 0)
+            return false;
+    }
+    return i == s.size();
+}
+
+} // namespace
+
+std::string CsvExporter::neutralize(const std::string& field) {
+    if (field.empty() || std::string_view("=+-@\t\r").find(field[0]) == std::string_view::npos ||
+        plainNumber(field))
+        return field;
+    return "'" + field;
+}
+
+std::string CsvExporter::quote(const std::string& raw) {
+    const std::string field = neutralize(raw);
     if (field.find_first_of(",\"\n\r") == std::string::npos)
         return field;
     std::string out = "\"";

@@ -114,6 +114,9 @@ void Schema::prepare(SqliteDb& db, bool writable) {
     const std::int64_t objects = db.queryInt("SELECT count(*) FROM sqlite_master");
 
     const bool empty = appId == 0 && version == 0 && objects == 0;
+    if (empty && !writable)
+        throw StoreError(StoreError::Code::NotADatabase,
+                         db.path() + " is not a tierscope workspace (an empty database)");
     if (!empty && appId != kApplicationId)
         throw StoreError(StoreError::Code::NotADatabase,
                          db.path() + " is an SQLite file but not a tierscope workspace");

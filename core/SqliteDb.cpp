@@ -3,6 +3,7 @@
 #include "core/StoreError.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 namespace tierscope {
 
@@ -23,14 +24,61 @@ StoreError::Code codeFor(int rc) {
     }
 }
 
+// The result of the first read, which is when SQLite opens the file and, in WAL mode, its -shm.
+int firstRead(sqlite3* db) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &stmt, nullptr);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(stmt) == SQLITE_ROW ? SQLITE_OK : sqlite3_errcode(db);
+    sqlite3_finalize(stmt);
+    return rc;
+}
+
+bool nonEmptyFile(const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 && st.st_size > 0;
+}
+
+// RFC 3986 for SQLite's file: URIs: '?', '#' and '%' would end or escape the path.
+std::string uriPath(const std::string& path) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : path) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '?' || c == '#' || c == '%' || u < 0x21 || u >= 0x7F) {
+            out += '%';
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 SqliteDb::SqliteDb(const std::string& path, Mode mode) : m_path(path) {
     const int flags =
         mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    const int rc = sqlite3_open_v2(path.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    open(path, flags);
+    // A WAL workspace on read-only media (a mounted snapshot, a CD, a chmod-ed share) cannot
+    // be read the normal way: the reader must create the -shm file beside it. With no WAL
+    // content to lose, immutable=1 reads the main file without any -shm or lock. With a -wal
+    // that has content and no -shm, immutable would hide its committed transactions, so that
+    // stays an error.
+    if (mode == Mode::ReadOnly && (firstRead(m_db) & 0xff) == SQLITE_CANTOPEN &&
+        !nonEmptyFile(path + "-wal") && nonEmptyFile(path)) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        open("file:" + uriPath(path) + "?immutable=1", flags | SQLITE_OPEN_URI);
+    }
+}
+
+void SqliteDb::open(const std::string& name, int flags) {
+    const int rc = sqlite3_open_v2(name.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
-        const std::string message = std::string("cannot open ") + path + ": " +
+        const std::string message = std::string("cannot open ") + m_path + ": " +
                                     (m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc));
         sqlite3_close(m_db);
         m_db = nullptr;

@@ -31,6 +31,8 @@ class SqliteDb {
     [[noreturn]] static void throwFor(sqlite3* db, int rc, std::string_view what);
 
   private:
+    void open(const std::string& name, int flags);
+
     sqlite3* m_db = nullptr;
     std::string m_path;
 };

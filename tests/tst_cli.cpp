@@ -79,6 +79,28 @@ class TestCli : public QObject {
         QCOMPARE(run({"export", "csv"}).code, 2); // --session is required
     }
 
+    // An empty --duration recorded forever, and --port 70000 listened on 4464 (70000 - 65536).
+    void anEmptyDurationAndAPortOutOfRangeAreUsageErrors() {
+        const auto bounded = [](const QStringList& args) {
+            QProcess p;
+            p.start(TIERSCOPE_BINARY, args);
+            const bool finished = p.waitForFinished(20000);
+            if (!finished) {
+                p.kill();
+                p.waitForFinished();
+            }
+            return std::make_pair(finished ? p.exitCode() : -1, p.readAllStandardError());
+        };
+        auto [code, err] = bounded({"--db", path("d.db"), "record", "--duration", ""});
+        QVERIFY2(code == 2, err.constData());
+        QVERIFY2(err.contains("--duration") && err.contains("not empty"), err.constData());
+        std::tie(code, err) = bounded({"sim-engine", "--port", "70000"});
+        QVERIFY2(code == 2, err.constData());
+        QVERIFY2(err.contains("--port") && err.contains("65535"), err.constData());
+        std::tie(code, err) = bounded({"sim-engine", "--port", "-1"});
+        QCOMPARE(code, 2);
+    }
+
     void databaseRefusals() {
         test::writeFile(path("notes.txt"), QByteArray("not a database at all\n").repeated(200));
         expectOneLineError(run({"--db", path("notes.txt"), "sessions"}), 3, "notes.txt");
@@ -156,6 +178,62 @@ class TestCli : public QObject {
         for (const auto& m : store.metrics(1))
             QVERIFY2(!m.descriptor.path.starts_with("gpu/"), m.descriptor.path.c_str());
         QCOMPARE(run({"devices"}).code, 0);
+    }
+
+    // `sessions` used to open read-write, so an empty file became a workspace.
+    void readOnlyCommandsLeaveAnEmptyFileEmpty() {
+        test::writeFile(path("empty.db"), QByteArray());
+        for (const QStringList& args : {QStringList{"sessions"},
+                                        {"devices", "--session", "1"},
+                                        {"export", "csv", "--session", "1"}}) {
+            expectOneLineError(run(QStringList{"--db", path("empty.db")} + args), 3,
+                               "not a tierscope workspace");
+            QCOMPARE(QFileInfo(path("empty.db")).size(), 0);
+        }
+        QVERIFY(!QFile::exists(path("empty.db-wal")));
+    }
+
+    // Root ignores permission bits, so the copy goes on a read-only bind mount in a user and
+    // mount namespace, where writing fails with EROFS and no -shm file can be created.
+    void aCopyOnReadOnlyMediaCanBeRead() {
+        if (QProcess::execute("unshare", {"-Urm", "true"}) != 0)
+            QSKIP("user and mount namespaces are not available here");
+        QDir().mkpath(path("ro"));
+        const QString db = path("ro/ws.db");
+        const auto rec = run({"--db", db, "record", "--duration", "1s", "--interval", "100ms",
+                              "--label", "copied", "-q"});
+        QVERIFY2(rec.code == 0, rec.err.constData());
+        QDir().mkpath(path("data"));
+        auto r = run({"--db", db, "storage", "prepare", "model-load", "--path", path("data"),
+                      "--size", "2MiB", "--files", "1", "-q"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        for (int i = 0; i < 2; ++i) { // sessions 2 and 3, one model-load run each
+            r = run({"--db", db, "storage", "run", "model-load", "--path", path("data"), "-q"});
+            QVERIFY2(r.code == 0, r.err.constData());
+        }
+        QVERIFY(!QFile::exists(db + "-wal")); // checkpointed at close: all in the main file
+        const auto program = [](const QStringList& args) {
+            QProcess p;
+            p.start("unshare", args);
+            p.waitForFinished(60000);
+            return Result{p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+        };
+        // The probe proves the mount is read-only before tierscope runs.
+        const QString prefix = QString("mount --bind %1 %1 && mount -o remount,ro,bind %1 && "
+                                       "! touch %1/probe 2>/dev/null && %2 --db %1/ws.db ")
+                                   .arg(path("ro"), TIERSCOPE_BINARY);
+        r = program({"-Urm", "sh", "-c", prefix + "sessions"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("copied"), r.out.constData());
+        r = program({"-Urm", "sh", "-c", prefix + "devices --session 1"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        r = program({"-Urm", "sh", "-c", prefix + "export csv --session 1 --metric 'host/*'"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.count('\n') > 5);
+        r = program({"-Urm", "sh", "-c", prefix + "compare session:2 session:3"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("model_load_time"), r.out.constData());
+        QVERIFY(!QFile::exists(db + "-shm"));
     }
 
     void guiOpensASessionAndSavesAScreenshot() {

@@ -114,6 +114,25 @@ files = 2
         QVERIFY(runs[0].summaryJson.find("no mount here") != std::string::npos);
     }
 
+    // Setup output in Latin-1 used to abort the experiment with a JSON error, the run left
+    // "running".
+    void setupOutputThatIsNotUtf8IsStoredLossily() {
+        const QString db = m_dir.filePath("latin1.db");
+        QProcess p;
+        p.start(TIERSCOPE_BINARY,
+                {"--db", db, "run",
+                 writePlan("latin1", "setup = \"printf 'caf\\\\351'; exit 7\"",
+                           "on_failure = \"stop\"")});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 1); // incomplete
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        const auto runs = store.runsOfSession(1);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].status, std::string("failed"));
+        const auto summary = nlohmann::json::parse(runs[0].summaryJson);
+        QCOMPARE(summary["output"].get<std::string>(), std::string("caf\xEF\xBF\xBD"));
+    }
+
     void ctrlCLeavesCompletedRunsAndMarksTheExperimentIncomplete() {
         const QString db = m_dir.filePath("cancel.db");
         const QString plan = writePlan("cancel", "", "", 50);

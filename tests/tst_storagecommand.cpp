@@ -63,6 +63,19 @@ class TestStorageCommand : public QObject {
         return out;
     }
 
+    static std::uint64_t inodeOf(const QString& path) {
+        struct stat st {};
+        return lstat(path.toUtf8().constData(), &st) == 0 ? st.st_ino : 0;
+    }
+    static QByteArray readFile(const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }
+    void writeManifest(const nlohmann::json& files) const {
+        const nlohmann::json doc = {{"created_by", "tierscope"}, {"version", 2}, {"files", files}};
+        test::writeFile(m_data + "/.tierscope-data.json", QByteArray::fromStdString(doc.dump()));
+    }
+
   private slots:
     void init() {
         m_tmp = std::make_unique<QTemporaryDir>(QDir::currentPath() + "/storagecli-XXXXXX");
@@ -213,6 +226,101 @@ class TestStorageCommand : public QObject {
                               {}, "unshare");
         QCOMPARE(drop.code, 5);
         QVERIFY2(drop.err.contains("--drop-caches needs root"), drop.err.constData());
+    }
+
+    // A manifest is data anyone who can write the directory can edit. Every entry below points
+    // at a file tierscope did not make, with its true inode and size, so that only the rules
+    // about names, symlinks and inodes stand between `clean` and the file.
+    void cleanDeletesNothingAManifestPointsAtThatTierscopeDidNotMake() {
+        const QString victim = m_tmp->filePath("victim");
+        test::writeFile(victim, "keep1");
+        QTemporaryDir outside;
+        const QString victim2 = outside.filePath("victim2");
+        test::writeFile(victim2, "keep2");
+        QDir().mkpath(m_data + "/x");
+        QVERIFY(QFile::link(outside.path(), m_data + "/sub"));
+        const QString link = m_data + "/model-00001-of-00001.safetensors";
+        QVERIFY(QFile::link(victim, link));
+        const QString mine = m_data + "/checkpoint-00001-of-00001.pt"; // the user's own file
+        test::writeFile(mine, "mine!");
+        const QString grown = m_data + "/kv-p00000-c00000.bin";
+        test::writeFile(grown, "grown");
+        const QString old = m_data + "/kv-p00000-c00001.bin";
+        test::writeFile(old, "older");
+        const QString foreign = m_data + "/important.db";
+        test::writeFile(foreign, "datab");
+
+        nlohmann::json files = {
+            {"../victim", {{"size", 5}, {"inode", inodeOf(victim)}}},
+            {"x/../../victim", {{"size", 5}, {"inode", inodeOf(victim)}}},
+            {"sub/victim2", {{"size", 5}, {"inode", inodeOf(victim2)}}},
+            {"model-00001-of-00001.safetensors", {{"size", 5}, {"inode", inodeOf(victim)}}},
+            {"checkpoint-00001-of-00001.pt", {{"size", 5}, {"inode", inodeOf(mine) + 1}}},
+            {"kv-p00000-c00000.bin", {{"size", 4}, {"inode", inodeOf(grown)}}},
+            {"kv-p00000-c00001.bin", 5}, // an older manifest: no inode
+            {"important.db", {{"size", 5}, {"inode", inodeOf(foreign)}}}};
+        writeManifest(files);
+
+        auto r = tierscope({"storage", "clean", "--path", m_data});
+        QCOMPARE(r.code, 9);
+        QVERIFY(r.out.contains("removed 0 files"));
+        for (const char* why :
+             {"victim is not a name tierscope gives its files", "victim2 is not a name",
+              "safetensors is a symlink", "is not the file tierscope created (inode",
+              "c00000.bin is larger (5 bytes) than tierscope made it (4)",
+              "c00001.bin was recorded without its inode", "important.db is not a name"})
+            QVERIFY2(r.err.contains(why), r.err.constData());
+        for (const auto& [path, text] :
+             std::vector<std::pair<QString, QByteArray>>{{victim, "keep1"},
+                                                         {victim2, "keep2"},
+                                                         {mine, "mine!"},
+                                                         {grown, "grown"},
+                                                         {old, "older"},
+                                                         {foreign, "datab"}})
+            QVERIFY2(readFile(path) == text, qPrintable(path));
+        QVERIFY(QFileInfo(link).isSymLink());
+        // Kept in the manifest, so the next clean says so again rather than forgetting.
+        QCOMPARE(readJson(m_data + "/.tierscope-data.json")["files"].size(), files.size());
+
+        // prepare and checkpoint-save replace their own names, through the same rules.
+        r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "1MiB",
+                       "--files", "1", "--quiet"});
+        QCOMPARE(r.code, 9);
+        QVERIFY2(r.err.contains("is a symlink"), r.err.constData());
+        r = tierscope({"storage", "run", "checkpoint-save", "--path", m_data, "--size", "1MiB",
+                       "--files", "1", "--quiet"});
+        QCOMPARE(r.code, 9);
+        QVERIFY2(r.err.contains("is not the file tierscope created"), r.err.constData());
+        QCOMPARE(readFile(mine), QByteArray("mine!"));
+        QCOMPARE(readFile(victim), QByteArray("keep1"));
+    }
+
+    void whatTierscopeMadeItStillCleans() {
+        auto r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "1MiB",
+                            "--files", "2", "--quiet"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const auto files = readJson(m_data + "/.tierscope-data.json")["files"];
+        QCOMPARE(files.size(), std::size_t(2));
+        const QString shard = m_data + "/model-00001-of-00002.safetensors";
+        QCOMPARE(files["model-00001-of-00002.safetensors"]["inode"].get<std::uint64_t>(),
+                 inodeOf(shard));
+        r = tierscope({"storage", "clean", "--path", m_data});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains("removed 2 files"));
+        QCOMPARE(
+            QDir(m_data).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).size(),
+            0);
+    }
+
+    void aSymlinkPlantedAtTheManifestsTemporaryNameIsNotWrittenThrough() {
+        const QString target = m_tmp->filePath("target");
+        test::writeFile(target, "precious");
+        QVERIFY(QFile::link(target, m_data + "/.tierscope-data.json.tmp"));
+        const auto r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size",
+                                  "1MiB", "--files", "1", "--quiet"});
+        QCOMPARE(r.code, 9);
+        QVERIFY2(r.err.contains("refusing to write the manifest through it"), r.err.constData());
+        QCOMPARE(readFile(target), QByteArray("precious"));
     }
 
     void helpNamesEveryWorkload() {

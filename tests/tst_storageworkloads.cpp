@@ -1,5 +1,6 @@
 #include "TestSupport.h"
 #include "workloads/CheckpointSaveWorkload.h"
+#include "workloads/DataFileName.h"
 #include "workloads/IoRunner.h"
 #include "workloads/KvRestoreWorkload.h"
 #include "workloads/ModelLoadWorkload.h"
@@ -208,6 +209,60 @@ class TestStorageWorkloads : public QObject {
                  }),
                  WorkloadError::Kind::Refused);
         QCOMPARE(head(target, 7), std::string("outside"));
+    }
+
+    void onlyTierscopesOwnNamesAreItsNames() {
+        QCOMPARE(DataFileName::workloadOf(StorageDataset::shardName(0, 4)),
+                 std::string("model-load"));
+        QCOMPARE(DataFileName::workloadOf(StorageDataset::kvChunkName(12, 123456)),
+                 std::string("kv-restore"));
+        QCOMPARE(DataFileName::workloadOf(StorageDataset::checkpointName(99999, 100000)),
+                 std::string("checkpoint-save"));
+        for (const char* name :
+             {"", ".", "..", "../model-00001-of-00001.safetensors", "x/kv-p00000-c00000.bin",
+              "model-1-of-1.safetensors", "model-000001-of-00001.safetensors",
+              "model-+0001-of-00001.safetensors", "model-00001-of-00001.safetensors.bak",
+              "model-00001-of-00001.safetensors/", "model-../../of-00001.safetensors",
+              "checkpoint-00001-of-00001.pt\n", "kv-p00000-c00000.bin.tmp", "important.db",
+              ".tierscope-data.json", "model-1234567890-of-00001.safetensors"})
+            QVERIFY2(DataFileName::workloadOf(name).empty(), name);
+    }
+
+    void aFileSwappedAfterItWasCreatedIsNotWritten() {
+        auto manifest = StorageManifest::load(m_dir);
+        const IoJob job = StorageDataset::prepareModelLoad(manifest, 4096, 1);
+        const std::string shard = m_dir + "/" + StorageDataset::shardName(0, 1);
+        QCOMPARE(
+            job.streams[0][0].inode,
+            StorageManifest::load(m_dir).files().at(StorageDataset::shardName(0, 1)).inode.value());
+        test::writeFileBytes(m_dir + "/keep", "someone else's"); // first, or it may get the inode
+        QCOMPARE(unlink(shard.c_str()), 0);
+        QCOMPARE(link((m_dir + "/keep").c_str(), shard.c_str()), 0);
+        QCOMPARE(kindOf([&] { IoRunner(job).run(); }), WorkloadError::Kind::Refused);
+        QCOMPARE(head(m_dir + "/keep", 14), std::string("someone else's"));
+        // and clean leaves it too: another inode, and another link
+        std::vector<std::string> refusals;
+        QCOMPARE(StorageDataset::remove(manifest, "", &refusals), 0);
+        QCOMPARE(refusals.size(), std::size_t(1));
+        QCOMPARE(head(shard, 14), std::string("someone else's"));
+    }
+
+    void anInterruptedPrepareCanStillBeCleaned() {
+        auto manifest = StorageManifest::load(m_dir);
+        StorageDataset::prepareKvRestore(manifest, {tinyGeometry(), 256, 512, 2}); // never run
+        QCOMPARE(sizeOf(m_dir + "/" + StorageDataset::kvChunkName(1, 1)), 0ull);
+        auto again = StorageManifest::load(m_dir);
+        QCOMPARE(StorageDataset::remove(again, ""), 4);
+        QVERIFY(StorageManifest::load(m_dir).files().empty());
+        QCOMPARE(QDir(QString::fromStdString(m_dir)).entryList(QDir::Files).size(), 0);
+    }
+
+    void aLeftoverTemporaryManifestIsReplaced() {
+        test::writeFileBytes(m_dir + "/" + StorageManifest::kTempName, "half a manif");
+        auto manifest = StorageManifest::load(m_dir);
+        StorageDataset::prepareModelLoad(manifest, 4096, 1);
+        QCOMPARE(StorageManifest::load(m_dir).files().size(), std::size_t(1));
+        QVERIFY(!QFile::exists(QString::fromStdString(m_dir + "/" + StorageManifest::kTempName)));
     }
 
     void preparingAgainReplacesOnlyItsOwnFiles() {

@@ -26,7 +26,7 @@ IoJob CheckpointSaveWorkload::saveJob(StorageManifest& manifest) const {
     for (auto& s : spans)
         job.streams.push_back({std::move(s)});
     job.write = true;
-    job.create = true;
+    job.create = false; // claim() created them; the runner checks each one's inode
     job.fsyncEachFile = true;
     job.preallocate = m_options.preallocate;
     job.concurrency = m_options.parallel;

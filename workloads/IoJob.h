@@ -10,6 +10,7 @@ namespace tierscope {
 struct FileSpan {
     std::string path;
     std::uint64_t size = 0;
+    std::uint64_t inode = 0; // nonzero: the opened file must be this one, or the run is refused
 };
 
 // What IoRunner executes: streams of files, `concurrency` streams at a time, each with up to

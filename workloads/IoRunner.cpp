@@ -11,6 +11,7 @@
 #include <liburing.h>
 #include <memory>
 #include <optional>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tierscope {
@@ -19,6 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::uint64_t kAlign = 4096;
+constexpr int kReplaced = 1 << 20; // openFile(): not an errno, the file is not the job's
 
 double seconds(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration<double>(to - from).count();
@@ -84,6 +86,7 @@ class Engine {
     void fill(Slot& slot);
     bool openNext(Slot& slot);
     int openFile(const FileSpan& span);
+    int checkOpened(int fd, const FileSpan& span);
     bool issue(Slot& slot, OpenFile& f);
     void issueSync(Slot& slot, OpenFile& f);
     std::optional<Range> nextRange(OpenFile& f);
@@ -210,28 +213,47 @@ int Engine::openFile(const FileSpan& span) {
         const int fd = open(span.path.c_str(), base | O_CREAT | O_EXCL, 0600);
         if (fd < 0)
             return -errno;
-        // Writes into allocated extents skip the per-write block allocation, and extending
-        // O_DIRECT writes serialize on ext4 and XFS. Filesystems without fallocate write as is.
-        if (m_job.preallocate && span.size > 0 &&
-            fallocate(fd, 0, 0, static_cast<off_t>(span.size)) != 0 && errno != EOPNOTSUPP) {
-            const int error = errno;
-            close(fd);
-            return -error;
-        }
         close(fd);
     }
-    ++m_result.filesOpened;
+    int fd = -1;
+    std::string bufferedReason = "buffered I/O was requested";
     if (m_job.direct) {
-        const int fd = open(span.path.c_str(), base | O_DIRECT);
-        if (fd >= 0 || errno != EINVAL)
-            return fd >= 0 ? fd : -errno;
-        m_result.bufferedReason = "the filesystem refused O_DIRECT";
-    } else {
-        m_result.bufferedReason = "buffered I/O was requested";
+        fd = open(span.path.c_str(), base | O_DIRECT);
+        if (fd < 0 && errno != EINVAL)
+            return -errno;
+        bufferedReason = "the filesystem refused O_DIRECT";
     }
-    ++m_result.filesBuffered;
-    const int fd = open(span.path.c_str(), base);
-    return fd >= 0 ? fd : -errno;
+    const bool buffered = fd < 0;
+    if (buffered && (fd = open(span.path.c_str(), base)) < 0)
+        return -errno;
+    if (const int error = checkOpened(fd, span); error != 0) {
+        close(fd);
+        return -error;
+    }
+    ++m_result.filesOpened;
+    if (buffered) {
+        ++m_result.filesBuffered;
+        m_result.bufferedReason = bufferedReason;
+    }
+    return fd;
+}
+
+// The file opened must be the one the job was given: a name swapped for another file between
+// creating and opening it is refused before a byte is written. Then, writes into allocated
+// extents skip the per-write block allocation, and extending O_DIRECT writes serialize on
+// ext4 and XFS; filesystems without fallocate write as is.
+int Engine::checkOpened(int fd, const FileSpan& span) {
+    if (span.inode != 0) {
+        struct stat st {};
+        if (fstat(fd, &st) != 0)
+            return errno;
+        if (static_cast<std::uint64_t>(st.st_ino) != span.inode || !S_ISREG(st.st_mode))
+            return kReplaced;
+    }
+    if (m_job.write && m_job.preallocate && span.size > 0 &&
+        fallocate(fd, 0, 0, static_cast<off_t>(span.size)) != 0 && errno != EOPNOTSUPP)
+        return errno;
+    return 0;
 }
 
 bool Engine::openNext(Slot& slot) {
@@ -245,6 +267,10 @@ bool Engine::openNext(Slot& slot) {
         if (error == EEXIST)
             fail(WorkloadError(WorkloadError::Kind::Refused,
                                span.path + " already exists; refusing to overwrite it"));
+        else if (error == kReplaced || (span.inode != 0 && error == ELOOP))
+            fail(WorkloadError(WorkloadError::Kind::Refused,
+                               span.path + " was replaced after tierscope created it; refusing "
+                                           "to write it"));
         else
             fail(WorkloadError::fromErrno(error, "cannot open", span.path));
         return false;

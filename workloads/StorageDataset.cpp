@@ -1,21 +1,12 @@
 #include "workloads/StorageDataset.h"
 
+#include "workloads/DataFileName.h"
 #include "workloads/SpaceCheck.h"
 #include "workloads/WorkloadError.h"
-
-#include <cerrno>
-#include <cstdio>
-#include <unistd.h>
 
 namespace tierscope {
 
 namespace {
-
-std::string numbered(const char* format, int a, int b) {
-    char name[96];
-    std::snprintf(name, sizeof name, format, a, b);
-    return name;
-}
 
 std::string baseName(const std::string& path) {
     return path.substr(path.find_last_of('/') + 1);
@@ -26,7 +17,7 @@ IoJob writeJob(std::vector<FileSpan> files) {
     for (auto& f : files)
         job.streams.push_back({std::move(f)});
     job.write = true;
-    job.create = true;
+    job.create = false;       // claim() created them, and the runner checks each one's inode
     job.fsyncEachFile = true; // prepared data must be on the device, not in the page cache
     job.preallocate = true;
     job.concurrency = 4;
@@ -81,29 +72,42 @@ StorageDataset::KvLayout StorageDataset::KvLayout::fromJson(const nlohmann::json
 }
 
 std::string StorageDataset::shardName(int index, int count) {
-    return numbered("model-%05d-of-%05d.safetensors", index + 1, count);
+    return DataFileName::shard(index, count);
 }
 
 std::string StorageDataset::kvChunkName(int prefix, int chunk) {
-    return numbered("kv-p%05d-c%05d.bin", prefix, chunk);
+    return DataFileName::kvChunk(prefix, chunk);
 }
 
 std::string StorageDataset::checkpointName(int index, int count) {
-    return numbered("checkpoint-%05d-of-%05d.pt", index + 1, count);
+    return DataFileName::checkpoint(index, count);
 }
 
-void StorageDataset::claim(StorageManifest& manifest, const std::vector<FileSpan>& files) {
+void StorageDataset::claim(StorageManifest& manifest, std::vector<FileSpan>& files) {
     std::uint64_t bytes = 0;
     for (const auto& f : files) {
         manifest.requireWritable(baseName(f.path));
         bytes += f.size;
     }
     for (const auto& f : files)
-        if (manifest.owns(baseName(f.path)) && unlink(f.path.c_str()) != 0 && errno != ENOENT)
-            throw WorkloadError::fromErrno(errno, "cannot remove", f.path);
+        if (manifest.owns(baseName(f.path)))
+            if (const auto refusal = manifest.removeOwned(baseName(f.path))) {
+                manifest.save();
+                throw WorkloadError(WorkloadError::Kind::Refused, *refusal);
+            }
     SpaceCheck::require(manifest.dir(), bytes);
+    // Names first, so that a crash while creating leaves no file the manifest does not name;
+    // then the files, each with its inode, which is what lets a later clean delete it.
     for (const auto& f : files)
         manifest.add(baseName(f.path), f.size);
+    manifest.save();
+    try {
+        for (auto& f : files)
+            f.inode = manifest.create(baseName(f.path));
+    } catch (...) {
+        manifest.save();
+        throw;
+    }
     manifest.save();
 }
 
@@ -139,26 +143,19 @@ IoJob StorageDataset::prepareKvRestore(StorageManifest& manifest, const KvLayout
     return writeJob(std::move(spans));
 }
 
-int StorageDataset::remove(StorageManifest& manifest, const std::string& workload) {
-    auto belongs = [&](const std::string& name) {
-        if (workload.empty())
-            return true;
-        if (workload == "model-load")
-            return name.rfind("model-", 0) == 0;
-        if (workload == "kv-restore")
-            return name.rfind("kv-p", 0) == 0;
-        return workload == "checkpoint-save" && name.rfind("checkpoint-", 0) == 0;
-    };
+int StorageDataset::remove(StorageManifest& manifest, const std::string& workload,
+                           std::vector<std::string>* refusals) {
     std::vector<std::string> names;
-    for (const auto& [name, size] : manifest.files())
-        if (belongs(name))
+    for (const auto& [name, entry] : manifest.files())
+        if (workload.empty() || DataFileName::workloadOf(name) == workload)
             names.push_back(name);
     int removed = 0;
+    std::vector<std::string> refused;
     for (const auto& name : names) {
-        if (unlink(manifest.pathOf(name).c_str()) != 0 && errno != ENOENT)
-            throw WorkloadError::fromErrno(errno, "cannot remove", manifest.pathOf(name));
-        manifest.remove(name);
-        ++removed;
+        if (auto refusal = manifest.removeOwned(name))
+            refused.push_back(std::move(*refusal));
+        else
+            ++removed;
     }
     if (workload.empty()) {
         for (const char* w : {"model-load", "kv-restore", "checkpoint-save"})
@@ -167,6 +164,14 @@ int StorageDataset::remove(StorageManifest& manifest, const std::string& workloa
         manifest.dropDataset(workload);
     }
     manifest.save();
+    if (refusals) {
+        refusals->insert(refusals->end(), refused.begin(), refused.end());
+    } else if (!refused.empty()) {
+        std::string text = refused.front();
+        if (refused.size() > 1)
+            text += " (and " + std::to_string(refused.size() - 1) + " more)";
+        throw WorkloadError(WorkloadError::Kind::Refused, text);
+    }
     return removed;
 }
 

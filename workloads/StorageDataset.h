@@ -42,12 +42,18 @@ class StorageDataset {
     static IoJob prepareKvRestore(StorageManifest& manifest, const KvLayout& layout);
 
     // Deletes the files of one workload's data set (or all, for an empty name) that the
-    // manifest owns, and forgets them. Returns the number of files removed.
-    static int remove(StorageManifest& manifest, const std::string& workload);
+    // manifest owns, and forgets them; files it cannot prove are tierscope's (see
+    // StorageManifest::removeOwned) are left in place and kept in the manifest. Returns the
+    // number of files gone. The refusals go to `refusals`, or without it throw
+    // WorkloadError::Refused once the rest is done.
+    static int remove(StorageManifest& manifest, const std::string& workload,
+                      std::vector<std::string>* refusals = nullptr);
 
-    // Unlinks the owned files among `names`, then records the new ones; throws when a name is
-    // taken by a file tierscope did not create or when the bytes do not fit.
-    static void claim(StorageManifest& manifest, const std::vector<FileSpan>& files);
+    // Unlinks the owned files among `files`, then creates the new ones empty and records them
+    // with their inodes (set in each FileSpan, so the write job can check it still has them);
+    // throws when a name is taken by a file tierscope did not create or cannot prove it
+    // created, or when the bytes do not fit.
+    static void claim(StorageManifest& manifest, std::vector<FileSpan>& files);
 };
 
 } // namespace tierscope

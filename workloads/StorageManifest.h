@@ -3,28 +3,60 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace tierscope {
 
 // The record, kept in the target directory, of every file tierscope created there. It is how
-// the storage commands know which files they may overwrite or delete: only these.
+// the storage commands know which files they may overwrite or delete: only these. The manifest
+// is data anyone who can write the directory can edit, so it is never trusted with a path:
+// every file operation is relative to a descriptor of the directory, never follows a symlink,
+// and deletes only a regular file under one of tierscope's names whose inode is the recorded one.
 class StorageManifest {
   public:
     static constexpr const char* kFileName = ".tierscope-data.json";
+    static constexpr const char* kTempName = ".tierscope-data.json.tmp";
+
+    // What tierscope recorded about one file. The inode is known once the file exists; an
+    // entry without one (an older tierscope's manifest, or a crash between recording the
+    // name and creating the file) is never deleted.
+    struct Entry {
+        std::optional<std::uint64_t> size;
+        std::optional<std::uint64_t> inode;
+    };
 
     // Reads DIR/.tierscope-data.json; an absent file is an empty manifest. Throws WorkloadError
-    // when it exists but is not a manifest (someone else's file of that name).
+    // when it exists but is not a manifest (someone else's file of that name, or a symlink).
     static StorageManifest load(const std::string& dir);
-    // Written to a temporary file and renamed, so a crash never leaves half a manifest.
+    StorageManifest(StorageManifest&& other) noexcept;
+    StorageManifest& operator=(StorageManifest&& other) noexcept;
+    StorageManifest(const StorageManifest&) = delete;
+    StorageManifest& operator=(const StorageManifest&) = delete;
+    ~StorageManifest();
+
+    // Written to a temporary file (created exclusively, never through a symlink) and renamed,
+    // so a crash never leaves half a manifest.
     void save() const;
 
     const std::string& dir() const { return m_dir; }
     std::string pathOf(const std::string& name) const { return m_dir + "/" + name; }
     bool owns(const std::string& name) const { return m_files.count(name) > 0; }
-    void add(const std::string& name, std::uint64_t size) { m_files[name] = size; }
-    void remove(const std::string& name) { m_files.erase(name); }
-    const std::map<std::string, std::uint64_t>& files() const { return m_files; }
+    // Records a name about to be created, with its final size.
+    void add(const std::string& name, std::uint64_t size) { m_files[name] = {size, {}}; }
+    const std::map<std::string, Entry>& files() const { return m_files; }
+
+    // Creates NAME empty (O_CREAT|O_EXCL|O_NOFOLLOW in the directory) and records its inode,
+    // which it returns. Refuses (WorkloadError::Refused) when anything of that name exists.
+    std::uint64_t create(const std::string& name);
+    // Deletes NAME when it is provably the file tierscope created: one of tierscope's names,
+    // a regular file (not a symlink) directly in the directory, with one link, the recorded
+    // inode and at most the recorded size (an interrupted write leaves it shorter). Returns
+    // nothing when the file is gone (deleted, or already missing) and the entry forgotten;
+    // otherwise why it refused, and the entry is kept, so the refusal is reported again.
+    std::optional<std::string> removeOwned(const std::string& name);
+    // Deletes the manifest file itself.
+    void removeManifestFile();
 
     // Per-workload parameters of the prepared data (geometry, sizes).
     nlohmann::json& dataset(const std::string& workload) { return m_datasets[workload]; }
@@ -35,8 +67,12 @@ class StorageManifest {
     void requireWritable(const std::string& name) const;
 
   private:
+    StorageManifest() = default;
+    std::string readManifestText() const;
+
     std::string m_dir;
-    std::map<std::string, std::uint64_t> m_files;
+    int m_dirFd = -1;
+    std::map<std::string, Entry> m_files;
     nlohmann::json m_datasets = nlohmann::json::object();
 };
 
