@@ -1,5 +1,6 @@
 #include "core/ComparisonReport.h"
 
+#include "core/CsvExporter.h"
 #include "core/SvgChart.h"
 
 #include <algorithm>
@@ -62,13 +63,9 @@ std::string percent(const std::optional<double>& share) {
     return share ? printf("%.0f %%", *share * 100) : "n/a";
 }
 
+// Labels come from users: a cell starting with = + - @ would run as a spreadsheet formula.
 std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (const char c : s)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
+    return CsvExporter::quote(s);
 }
 
 std::string number(double v) {

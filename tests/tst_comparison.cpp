@@ -286,6 +286,9 @@ class TestComparison : public QObject {
         QCOMPARE(json["kpis"][0]["runs_b"], (nlohmann::json{100.0, 110.0, 120.0}));
         QCOMPARE(json["kpis"][0]["verdict"].get<std::string>(), std::string("B"));
         QVERIFY(ComparisonReport::markdown(in).find("\\<script\\>") != std::string::npos);
+        // A label that a spreadsheet would run as a formula is neutralized in the CSV report.
+        in.labelB = "=HYPERLINK(\"http://x\")";
+        QVERIFY(ComparisonReport::csv(in).find(",\"'=HYPERLINK(") != std::string::npos);
         const std::string text = ComparisonReport::text(in);
         QVERIFY(text.find("joint claim") != std::string::npos);
         QVERIFY(text.find("B: run 7 (failed)") != std::string::npos);
