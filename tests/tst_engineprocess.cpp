@@ -5,8 +5,11 @@
 
 #include <QFile>
 #include <arpa/inet.h>
+#include <csignal>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace tierscope;
@@ -134,6 +137,41 @@ class TestEngineProcess : public QObject {
             QTRY_VERIFY_WITH_TIMEOUT(!EngineProcess::groupMembers(pid).empty(), 20000);
         }
         QVERIFY(EngineProcess::groupMembers(pid).empty());
+    }
+
+    // tierscope ignores some signals; an engine must not inherit that and outlive SIGTERM.
+    void theEngineGetsSigtermEvenWhenTierscopeIgnoresIt() {
+        const auto previous = std::signal(SIGTERM, SIG_IGN);
+        EngineProcess engine("echo up; sleep 300", {});
+        engine.start();
+        std::signal(SIGTERM, previous);
+        QTRY_VERIFY_WITH_TIMEOUT(engine.logTail(64).find("up") != std::string::npos, 20000);
+        QVERIFY(engine.stop(std::chrono::seconds(10)));
+        QCOMPARE(engine.describeExit(), std::string("killed by signal 15"));
+    }
+
+    void identityFallsBackToTheListeningPid() {
+        httplib::Server server;
+        std::string metrics = "vllm:num_requests_running 0\n";
+        server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+            res.set_content(metrics, "text/plain");
+        });
+        const int port = server.bind_to_any_port("127.0.0.1");
+        std::thread serving([&] { server.listen_after_bind(); });
+        const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+        const auto byPid = EngineIdentity::probe(url);
+        QCOMPARE(byPid["source"].get<std::string>(), std::string("listening_pid"));
+        QCOMPARE(byPid["value"].get<int>(), static_cast<int>(::getpid()));
+        QCOMPARE(byPid["url"].get<std::string>(), "http://127.0.0.1:" + std::to_string(port));
+        metrics += "process_start_time_seconds 1764582000.25\n";
+        const auto byStart = EngineIdentity::probe(url);
+        QCOMPARE(byStart["source"].get<std::string>(), std::string("process_start_time_seconds"));
+        QCOMPARE(byStart["value"].get<double>(), 1764582000.25);
+        QVERIFY(!EngineIdentity::same(byPid, byStart));
+        server.stop();
+        serving.join();
+        const auto nobody = EngineIdentity::probe("http://127.0.0.1:" + std::to_string(port));
+        QCOMPARE(nobody["source"].get<std::string>(), std::string("unknown"));
     }
 
     void identityFromProcessStartTime() {

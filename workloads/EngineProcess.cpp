@@ -62,6 +62,14 @@ void EngineProcess::start() {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(127);
+        // Ignored signals and the signal mask survive exec: the engine must get SIGTERM and
+        // SIGPIPE as if started from a shell, not as tierscope handles them.
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, nullptr);
+        for (int s = 1; s < NSIG; ++s)
+            if (s != SIGKILL && s != SIGSTOP)
+                signal(s, SIG_DFL);
         if (devNull >= 0)
             dup2(devNull, STDIN_FILENO);
         dup2(fds[1], STDOUT_FILENO);
