@@ -73,7 +73,8 @@ ExperimentPlan::Arm arm(const toml::table& t) {
         a.engineRestart = value == "run" ? ExperimentPlan::Arm::EngineRestart::Run
                                          : ExperimentPlan::Arm::EngineRestart::Arm;
     }
-    if (!a.engineStart.empty() && a.engineUrl.empty() && a.engineReady.empty())
+    if (!a.engineStart.empty() && a.engineUrl.empty() &&
+        (a.engineReady.empty() || a.engineReady.front() == '/'))
         fail(t, "arm \"" + a.label +
                     "\": engine_start needs engine_url or engine_ready, to know "
                     "when the engine is ready");

@@ -24,7 +24,8 @@ struct ExperimentPlan {
         // The arm's engine, started by the runner in a process group of its own and stopped as
         // a group (SIGTERM, then SIGKILL after engineStopGrace), so none outlives its arm.
         std::string engineStart; // a shell command; empty: setup manages the engine, if any
-        std::string engineReady; // URL polled until it answers 200; empty: {engine_url}/v1/models
+        // URL (or a path on engine_url) polled until it answers 200; empty: /v1/models
+        std::string engineReady;
         std::chrono::milliseconds readyTimeout{15 * 60 * 1000};
         std::chrono::milliseconds engineStopGrace{30000};
         // run: a fresh engine for every run; arm: one for consecutive runs of the arm.

@@ -102,6 +102,8 @@ class TestExperimentPlan : public QObject {
         // Without a URL the runner could not know when the engine is ready.
         QVERIFY(refused("engine_ready = \"http://127.0.0.1:8000/health\"", "",
                         "engine_start needs engine_url or engine_ready"));
+        QVERIFY(refused("\"http://127.0.0.1:8000/health\"", "\"/health\"", // a path on no URL
+                        "engine_start needs engine_url or engine_ready"));
     }
 
     void interleavesArmsWithWarmupFirst() {

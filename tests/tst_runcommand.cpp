@@ -314,10 +314,12 @@ concurrency = %6
                                      "engine_start = 'echo loading weights; echo CUDA out of "
                                      "memory >&2; exit 3'")
                                  .arg(test::freePort());
+        const int silentPort = test::freePort();
         const QString silent = QString("engine_url = \"http://127.0.0.1:%1\"\n"
                                        "engine_start = 'echo still loading; sleep 300'\n"
+                                       "engine_ready = \"/health\"\n"
                                        "ready_timeout = \"1s\"")
-                                   .arg(test::freePort());
+                                   .arg(silentPort);
         const auto done = runPlan(writeLoadPlan("dead", dead, silent), "dead.db");
         QVERIFY2(done.err.contains("2 runs, 2 failed"), done.err.constData());
         QVERIFY2(done.err.contains("CUDA out of memory"),
@@ -331,7 +333,9 @@ concurrency = %6
         QVERIFY(a["engine_log"].get<std::string>().find("CUDA out of memory") != std::string::npos);
         const auto b = summary(done.runs[1]);
         QCOMPARE(done.runs[1].status, std::string("failed"));
-        QVERIFY2(b["error"].get<std::string>().find("not ready after 1.000 s") != std::string::npos,
+        QVERIFY2(b["error"].get<std::string>().find(
+                     "not ready after 1.0 s: GET http://127.0.0.1:" + std::to_string(silentPort) +
+                     "/health") != std::string::npos,
                  done.runs[1].summaryJson.c_str());
         QVERIFY(b["engine_log"].get<std::string>().find("still loading") != std::string::npos);
         QVERIFY(EngineProcess::groupMembers(b["engine_pid"].get<int>()).empty()); // its sleep too

@@ -11,6 +11,7 @@
 #include "core/RunSchedule.h"
 #include "core/SizeParser.h"
 #include "core/Store.h"
+#include "core/UnitFormat.h"
 #include "core/Version.h"
 #include "workloads/BandwidthSampler.h"
 #include "workloads/CheckpointSaveWorkload.h"
@@ -197,9 +198,12 @@ using Say = std::function<void(const std::string&)>;
 
 constexpr std::size_t kEngineLogKept = 16 * 1024; // of the engine's output, in a run's summary
 
+// engine_ready: a URL, or a path on the engine ("/health"); by default its model list.
 std::string readyUrl(const ExperimentPlan::Arm& arm) {
-    return arm.engineReady.empty() ? EngineIdentity::baseUrl(arm.engineUrl) + "/v1/models"
-                                   : arm.engineReady;
+    if (arm.engineReady.empty() || arm.engineReady.front() == '/')
+        return EngineIdentity::baseUrl(arm.engineUrl) +
+               (arm.engineReady.empty() ? "/v1/models" : arm.engineReady);
+    return arm.engineReady;
 }
 
 std::optional<int> enginePort(const ExperimentPlan::Arm& arm) {
@@ -207,7 +211,7 @@ std::optional<int> enginePort(const ExperimentPlan::Arm& arm) {
 }
 
 std::string seconds(std::chrono::steady_clock::duration d) {
-    return ComparisonReport::formatValue(std::chrono::duration<double>(d).count(), "s");
+    return UnitFormat::seconds(std::chrono::duration<double>(d).count()); // 3.5 s, 15.0 min
 }
 
 // Stops the engine's whole process group and waits until its port is free, so the next arm
