@@ -1,6 +1,7 @@
 #include "app/SimEngineCommand.h"
 
 #include "app/ExitCode.h"
+#include "core/DurationParser.h"
 
 #include <csignal>
 #include <cstdio>
@@ -67,10 +68,28 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
     cmd->add_flag("--close-connections", o.closeConnections,
                   "Close every connection after its response (for thousands of streams: "
                   "cpp-httplib polls idle keep-alive connections)");
+    cmd->add_option_function<std::string>(
+        "--startup-delay",
+        [&o](const std::string& text) {
+            const auto d = DurationParser::parse(text);
+            if (!d)
+                throw CLI::ValidationError("--startup-delay", "not a duration: " + text);
+            o.startupDelayS = std::chrono::duration<double>(*d).count();
+        },
+        "Wait this long before listening, as an engine that loads its weights (e.g. 3s)");
     return cmd;
 }
 
 int SimEngineCommand::run(const EngineSimulator::Options& options) {
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    const auto listenAt = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(options.startupDelayS));
+    while (!g_stop && std::chrono::steady_clock::now() < listenAt)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (g_stop)
+        return kExitOk;
     EngineSimulator simulator(options);
     int port = 0;
     try {
@@ -79,14 +98,14 @@ int SimEngineCommand::run(const EngineSimulator::Options& options) {
         std::cerr << "tierscope sim-engine: " << e.what() << "\n";
         return kExitFailure;
     }
-    std::printf("tierscope sim-engine (a simulator, not an inference engine) listening on "
-                "http://127.0.0.1:%d\n"
-                "  /v1/completions, /v1/chat/completions, /v1/models, /metrics, /sim/requests; "
-                "Ctrl-C stops\n",
-                port);
+    std::printf(
+        "tierscope sim-engine (a simulator, not an inference engine) listening on "
+        "http://127.0.0.1:%d\n"
+        "  /v1/completions, /v1/chat/completions, /v1/models, /metrics, /reset_prefix_cache, "
+        "/sim/requests; "
+        "Ctrl-C stops\n",
+        port);
     std::fflush(stdout);
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
     while (!g_stop)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     simulator.stop();

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
+#include <fstream>
 #include <httplib.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -65,6 +67,37 @@ std::string promptOf(const nlohmann::json& body, bool chat) {
     return text;
 }
 
+// Seconds since the epoch at which this process started, as the Prometheus client libraries
+// compute process_start_time_seconds: boot time (btime in /proc/stat) plus the start time in
+// clock ticks (field 22 of /proc/self/stat).
+double processStartTime() {
+    std::ifstream stat("/proc/stat");
+    double boot = 0;
+    for (std::string key; stat >> key;) {
+        if (key == "btime") {
+            stat >> boot;
+            break;
+        }
+        stat.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    std::ifstream self("/proc/self/stat");
+    std::string text;
+    std::getline(self, text);
+    const auto close = text.rfind(')');
+    std::istringstream fields(close == std::string::npos ? "" : text.substr(close + 2));
+    std::string field;
+    double ticks = -1;
+    for (int i = 3; fields >> field; ++i) // field 3 is the state, right after the comm
+        if (i == 22) {
+            ticks = std::strtod(field.c_str(), nullptr);
+            break;
+        }
+    if (boot <= 0 || ticks < 0) // not Linux /proc: the construction time is as good
+        return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    return boot + ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 } // namespace
 
 struct EngineSimulator::Plan {
@@ -78,7 +111,8 @@ struct EngineSimulator::Plan {
 
 EngineSimulator::EngineSimulator(Options options)
     : m_options(std::move(options)), m_server(std::make_unique<httplib::Server>()),
-      m_ttftBuckets(kTtftBounds.size(), 0.0), m_random(m_options.seed) {
+      m_ttftBuckets(kTtftBounds.size(), 0.0), m_random(m_options.seed),
+      m_processStart(processStartTime()) {
     if (m_options.threads <= 0)
         m_options.threads = m_options.maxConcurrency + 32;
     m_server->new_task_queue = [threads = m_options.threads] {
@@ -323,10 +357,33 @@ std::string EngineSimulator::metricsText() const {
     out += "vllm:time_to_first_token_seconds_bucket{" + labels + ",le=\"+Inf\"} " + count + "\n";
     out += "vllm:time_to_first_token_seconds_sum{" + labels + "} " + sum + "\n";
     out += "vllm:time_to_first_token_seconds_count{" + labels + "} " + count + "\n";
+    out +=
+        "# HELP tierscope_sim:prefix_cache_resets Prefix-cache resets (POST /reset_prefix_cache).\n"
+        "# TYPE tierscope_sim:prefix_cache_resets counter\n"
+        "tierscope_sim:prefix_cache_resets_total{" +
+        labels + "} " + std::to_string(m_prefixResets) + "\n";
+    // As the Prometheus client libraries' process collector writes it: which process answers.
+    std::snprintf(sum, sizeof sum, "%.2f", m_processStart);
+    out += "# HELP process_start_time_seconds Start time of the process since unix epoch in "
+           "seconds.\n# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds " +
+           std::string(sum) + "\n";
     return out;
 }
 
+void EngineSimulator::resetPrefixCache() {
+    std::lock_guard lock(m_mutex);
+    ++m_prefixResets;
+    if (!m_options.kvDir.empty())
+        return;
+    m_lru.clear();
+    m_cached.clear();
+}
+
 void EngineSimulator::routes() {
+    m_server->Post("/reset_prefix_cache", [this](const httplib::Request&, httplib::Response& res) {
+        resetPrefixCache();
+        res.status = 200;
+    });
     m_server->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
         res.set_content(metricsText(), "text/plain; version=0.0.4");
     });

@@ -52,6 +52,9 @@ class EngineSimulator {
         // request by polling every 10 ms on the connection's thread: thousands of idle
         // keep-alive connections keep the scheduler so busy that the client starves.
         bool closeConnections = false;
+        // `sim-engine` waits this long before it listens, as a real engine loads its weights
+        // (start() itself does not wait).
+        double startupDelayS = 0;
     };
     struct RequestRecord {
         std::int64_t id = 0;
@@ -71,6 +74,11 @@ class EngineSimulator {
 
     std::vector<RequestRecord> records() const; // the newest Options::recordLimit
     std::string metricsText() const;
+    // vLLM's POST /reset_prefix_cache: the engine forgets the prefixes it holds in memory.
+    // Without --kv-dir that is the whole cache. With it, every cached chunk lives in --kv-dir,
+    // which models an external KV store (LMCache's disk tier) that this reset leaves alone: the
+    // chunks stay and are read from storage again.
+    void resetPrefixCache();
     bool kvDirectIo() const { return m_kvDirectIo; }
 
   private:
@@ -104,6 +112,7 @@ class EngineSimulator {
     double m_ttftSum = 0;
     std::int64_t m_ttftCount = 0;
     double m_promptTokens = 0, m_generationTokens = 0, m_prefixQueries = 0, m_prefixHits = 0;
+    double m_prefixResets = 0;
     std::mt19937_64 m_random;
 
     std::mutex m_kvMutex;
@@ -113,6 +122,7 @@ class EngineSimulator {
     std::thread m_kvWriter;
     bool m_kvDirectIo = true;
     int m_listenFd = -1;
+    double m_processStart = 0; // process_start_time_seconds, as Prometheus clients compute it
 };
 
 } // namespace tierscope

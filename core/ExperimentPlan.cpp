@@ -31,6 +31,18 @@ std::string text(const toml::node& node) {
     fail(node, "expected a string, number or boolean");
 }
 
+std::chrono::milliseconds duration(const toml::table& t, const char* key,
+                                   std::chrono::milliseconds fallback) {
+    const auto* node = t.get(key);
+    if (!node)
+        return fallback;
+    const auto d =
+        node->is_string() ? DurationParser::parse(node->as_string()->get()) : std::nullopt;
+    if (!d)
+        fail(*node, std::string(key) + " must be a duration such as 60s");
+    return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
 ExperimentPlan::Arm arm(const toml::table& t) {
     ExperimentPlan::Arm a;
     a.label = t["label"].value_or(std::string());
@@ -50,6 +62,22 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     if (const auto* env = t["env"].as_table())
         for (const auto& [k, v] : *env)
             a.env[std::string(k.str())] = text(v);
+    a.engineStart = t["engine_start"].value_or(std::string());
+    a.engineReady = t["engine_ready"].value_or(std::string());
+    a.readyTimeout = duration(t, "ready_timeout", a.readyTimeout);
+    a.engineStopGrace = duration(t, "engine_stop_grace", a.engineStopGrace);
+    if (const auto* restart = t.get("engine_restart")) {
+        const std::string value = restart->value_or(std::string());
+        if (value != "run" && value != "arm")
+            fail(*restart, "engine_restart is run or arm");
+        a.engineRestart = value == "run" ? ExperimentPlan::Arm::EngineRestart::Run
+                                         : ExperimentPlan::Arm::EngineRestart::Arm;
+    }
+    if (!a.engineStart.empty() && a.engineUrl.empty() &&
+        (a.engineReady.empty() || a.engineReady.front() == '/'))
+        fail(t, "arm \"" + a.label +
+                    "\": engine_start needs engine_url or engine_ready, to know "
+                    "when the engine is ready");
     return a;
 }
 

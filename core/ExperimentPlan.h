@@ -21,6 +21,16 @@ struct ExperimentPlan {
         std::string teardown;  // and after
         std::chrono::milliseconds timeout{60000}; // for setup and teardown each
         std::map<std::string, std::string> env;
+        // The arm's engine, started by the runner in a process group of its own and stopped as
+        // a group (SIGTERM, then SIGKILL after engineStopGrace), so none outlives its arm.
+        std::string engineStart; // a shell command; empty: setup manages the engine, if any
+        // URL (or a path on engine_url) polled until it answers 200; empty: /v1/models
+        std::string engineReady;
+        std::chrono::milliseconds readyTimeout{15 * 60 * 1000};
+        std::chrono::milliseconds engineStopGrace{30000};
+        // run: a fresh engine for every run; arm: one for consecutive runs of the arm.
+        enum class EngineRestart { Run, Arm };
+        EngineRestart engineRestart = EngineRestart::Arm;
     };
     struct Workload {
         std::string kind; // model-load | kv-restore | checkpoint-save | load

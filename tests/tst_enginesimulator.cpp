@@ -2,10 +2,12 @@
 #include "collectors/EngineSimulator.h"
 #include "collectors/PrometheusTextParser.h"
 
+#include <QDateTime>
 #include <QTemporaryDir>
 #include <curl/curl.h>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 using namespace tierscope;
 
@@ -21,11 +23,11 @@ std::size_t append(char* data, std::size_t size, std::size_t n, void* out) {
     return size * n;
 }
 
-Reply request(const std::string& url, const std::string& body = {}) {
+Reply request(const std::string& url, const std::string& body = {}, bool post = false) {
     Reply reply;
     CURL* curl = curl_easy_init();
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    if (!body.empty())
+    if (!body.empty() || post)
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
@@ -173,6 +175,56 @@ class TestEngineSimulator : public QObject {
         QCOMPARE(records.size(), std::size_t(3));
         QCOMPARE(records.front().id + 2, records.back().id);
         QCOMPARE(records.back().id, std::int64_t(5));
+    }
+
+    // vLLM's POST /reset_prefix_cache: without --kv-dir the cache is the engine's memory and is
+    // forgotten; with it, the chunks stored there are read back from storage.
+    void resetPrefixCacheForgetsWhatTheEngineHoldsInMemory() {
+        const std::string body = R"({"model":"m","prompt":"a b c d e f g h i","max_tokens":1})";
+        {
+            EngineSimulator sim(small(""));
+            const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+            QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+            QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+            QCOMPARE(request(base + "/reset_prefix_cache", "", true).status, 200L);
+            QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+            const auto records = sim.records();
+            QCOMPARE(records.size(), std::size_t(3));
+            QCOMPARE(records[1].cachedTokens, 8);
+            QCOMPARE(records[2].cachedTokens, 0); // computed again
+            QVERIFY(request(base + "/metrics")
+                        .body.find("tierscope_sim:prefix_cache_resets_total{engine=\"0\",model_"
+                                   "name=\"tierscope-"
+                                   "sim\"} 1") != std::string::npos);
+        }
+        QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
+        EngineSimulator sim(small(kv.path().toStdString()));
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+        QTRY_COMPARE(QDir(kv.path()).entryList(QDir::Files).size(), 2);
+        QCOMPARE(request(base + "/reset_prefix_cache", "", true).status, 200L);
+        QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+        QCOMPARE(sim.records().back().cachedTokens, 8);
+        QCOMPARE(sim.records().back().kvBytesRead, std::int64_t(2 * 4 * 4096));
+    }
+
+    // As the Prometheus client libraries' process collector: this process's start, which tells
+    // one engine process from another.
+    void metricsSayWhenTheProcessStarted() {
+        const double before = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000;
+        EngineSimulator sim(small(""));
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        const auto metrics = PrometheusTextParser::parse(request(base + "/metrics").body);
+        QCOMPARE(metrics.malformedLines, 0);
+        QCOMPARE(metrics.typeOf("process_start_time_seconds"), std::string("gauge"));
+        std::optional<double> start;
+        for (const auto& s : metrics.samples)
+            if (s.name == "process_start_time_seconds")
+                start = s.value;
+        QVERIFY(start);
+        // The process's start (this test's), not the simulator's construction; and recent.
+        QVERIFY2(*start < before, qPrintable(QString::number(*start, 'f', 2)));
+        QVERIFY2(*start > before - 3600, qPrintable(QString::number(*start, 'f', 2)));
     }
 
     void injectedFaults() {

@@ -60,6 +60,52 @@ class TestExperimentPlan : public QObject {
         QCOMPARE(plan.gates, std::vector<std::string>{"ttft_p50 <= -25%"});
     }
 
+    void parsesEngineLifecycleKeys() {
+        // (Not a raw string: moc would read the URLs' "//" as comments.)
+        const std::string arms = "[[arm]]\n"
+                                 "label = \"A\"\n"
+                                 "engine_url = \"http://127.0.0.1:8000\"\n"
+                                 "engine_start = \"vllm serve m\"\n"
+                                 "ready_timeout = \"20m\"\n"
+                                 "engine_stop_grace = \"5s\"\n"
+                                 "engine_restart = \"run\"\n"
+                                 "[[arm]]\n"
+                                 "label = \"B\"\n"
+                                 "engine_start = \"vllm serve m\"\n"
+                                 "engine_ready = \"http://127.0.0.1:8000/health\"\n"
+                                 "[[workload]]\n"
+                                 "kind = \"load\"\n";
+        const auto plan = ExperimentPlan::parse(arms);
+        const auto& a = plan.arms[0];
+        QCOMPARE(a.engineStart, std::string("vllm serve m"));
+        QCOMPARE(a.readyTimeout, std::chrono::milliseconds(20 * 60 * 1000));
+        QCOMPARE(a.engineStopGrace, std::chrono::milliseconds(5000));
+        QVERIFY(a.engineRestart == ExperimentPlan::Arm::EngineRestart::Run);
+        QVERIFY(a.engineReady.empty());
+        const auto& b = plan.arms[1];
+        QCOMPARE(b.engineReady, std::string("http://127.0.0.1:8000/health"));
+        QCOMPARE(b.readyTimeout, std::chrono::milliseconds(15 * 60 * 1000)); // a model's load
+        QVERIFY(b.engineRestart == ExperimentPlan::Arm::EngineRestart::Arm);
+        auto refused = [&](const std::string& from, const std::string& to, const char* says) {
+            std::string text = arms;
+            text.replace(text.find(from), from.size(), to);
+            try {
+                ExperimentPlan::parse(text);
+            } catch (const std::runtime_error& e) {
+                return std::string(e.what()).find(says) != std::string::npos;
+            }
+            return false;
+        };
+        QVERIFY(refused("\"run\"", "\"always\"", "engine_restart is run or arm"));
+        QVERIFY(refused("\"20m\"", "\"soon\"", "line 5: ready_timeout must be a duration"));
+        QVERIFY(refused("\"5s\"", "5", "engine_stop_grace must be a duration"));
+        // Without a URL the runner could not know when the engine is ready.
+        QVERIFY(refused("engine_ready = \"http://127.0.0.1:8000/health\"", "",
+                        "engine_start needs engine_url or engine_ready"));
+        QVERIFY(refused("\"http://127.0.0.1:8000/health\"", "\"/health\"", // a path on no URL
+                        "engine_start needs engine_url or engine_ready"));
+    }
+
     void interleavesArmsWithWarmupFirst() {
         const auto plan = ExperimentPlan::parse("order = \"interleaved\"\n" + std::string(kPlan));
         const auto order = RunSchedule::build(plan);

@@ -1,10 +1,18 @@
 #include "TestSupport.h"
 #include "core/Store.h"
+#include "workloads/EngineProcess.h"
 
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
+#include <arpa/inet.h>
 #include <csignal>
+#include <map>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace tierscope;
 
@@ -48,6 +56,64 @@ files = 2
         const QString path = m_dir.filePath(name + ".toml");
         test::writeFile(path, plan.toUtf8());
         return path;
+    }
+
+    // A small load experiment against engines the arms describe (TOML lines each).
+    QString writeLoadPlan(const QString& name, const QString& armA, const QString& armB,
+                          int repetitions = 1, const QString& concurrency = "2") {
+        const QString plan = QString(R"(name = "%1"
+repetitions = %4
+
+[[arm]]
+label = "disk"
+path = "%5/%1-disk"
+%2
+
+[[arm]]
+label = "shm"
+path = "%5/%1-shm"
+%3
+
+[[workload]]
+kind = "load"
+requests = 4
+input_len = 16
+output_len = 4
+concurrency = %6
+)")
+                                 .arg(name, armA, armB)
+                                 .arg(repetitions)
+                                 .arg(m_dir.path(), concurrency);
+        const QString path = m_dir.filePath(name + ".toml");
+        test::writeFile(path, plan.toUtf8());
+        return path;
+    }
+    // An arm whose engine is the simulator on `port`; `before` runs first in the same shell.
+    static QString simEngine(int port, const QString& args = {}, const QString& before = {}) {
+        return QString("engine_url = \"http://127.0.0.1:%1\"\n"
+                       "engine_start = '%2 exec \"$TIERSCOPE\" sim-engine --port %1 %3'")
+            .arg(QString::number(port), before, args);
+    }
+    struct Finished {
+        int exitCode = -1;
+        QByteArray err;
+        std::vector<RunInfo> runs;
+    };
+    Finished runPlan(const QString& plan, const QString& dbName) {
+        const QString db = m_dir.filePath(dbName);
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", db, "run", plan});
+        Finished out;
+        if (!p.waitForFinished(240000))
+            return out;
+        out.exitCode = p.exitCode();
+        out.err = p.readAllStandardError();
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        out.runs = store.runsOfSession(1);
+        return out;
+    }
+    static nlohmann::json summary(const RunInfo& run) {
+        return nlohmann::json::parse(run.summaryJson, nullptr, false);
     }
 
   private slots:
@@ -208,6 +274,172 @@ files = 2
         QCOMPARE(ttft["n_of"].get<std::string>(), std::string("runs"));
         QCOMPARE(ttft["runs_a"].size(), std::size_t(2));
         QVERIFY(report[2]["plan"].get<std::string>().find("disk-vs-shm") != std::string::npos);
+        // Each arm's load runs were answered by its own engine, and no engine is left.
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        std::map<std::string, std::set<std::string>> identities;
+        for (const auto& run : store.runsOfSession(1)) {
+            const auto s = nlohmann::json::parse(run.summaryJson, nullptr, false);
+            if (s.contains("engine"))
+                QVERIFY(EngineProcess::groupMembers(s["engine"]["pid"].get<int>()).empty());
+            if (run.workload != "load")
+                continue;
+            QCOMPARE(s["validity"][0]["status"].get<std::string>(), std::string("pass"));
+            identities[run.arm].insert(s["engine_identity"].dump());
+        }
+        QCOMPARE(identities.size(), std::size_t(2));
+        for (const auto& id : identities["disk"])
+            QVERIFY2(!identities["shm"].count(id), id.c_str());
+    }
+
+    // The disk arm's engine needs 3 s before it listens, and leaves a background child in its
+    // group; the shm arm's engine is restarted for every run. Runs: A B B A A B B A.
+    void enginesAreWaitedForRestartedAsPlannedAndStoppedWithTheirGroup() {
+        const int port = test::freePort();
+        const auto done =
+            runPlan(writeLoadPlan("slow", simEngine(port, "--startup-delay 3s", "sleep 300 &"),
+                                  simEngine(port) + "\nengine_restart = \"run\"", 2, "[1, 2]"),
+                    "slow.db");
+        QVERIFY2(done.exitCode == 0, done.err.constData());
+        QVERIFY2(done.err.contains("8 runs, 0 failed"), done.err.constData());
+        QVERIFY2(done.err.contains("disk engine ready after"), done.err.constData());
+        QCOMPARE(done.runs.size(), std::size_t(8));
+        std::vector<int> pids;
+        std::vector<nlohmann::json> identities;
+        for (const auto& r : done.runs) {
+            const auto s = summary(r);
+            QVERIFY2(r.status == "completed", r.summaryJson.c_str());
+            pids.push_back(s["engine"]["pid"].get<int>());
+            identities.push_back(s["engine_identity"]);
+            QCOMPARE(s["engine_identity"]["source"].get<std::string>(),
+                     std::string("process_start_time_seconds"));
+            QCOMPARE(s["validity"][0]["status"].get<std::string>(), std::string("pass"));
+        }
+        QVERIFY(summary(done.runs[0])["engine"]["log"].get<std::string>().find("listening on") !=
+                std::string::npos);  // the engine's output is kept with the run
+        QCOMPARE(pids[3], pids[4]);  // engine_restart = "arm": kept for consecutive disk runs
+        QVERIFY(pids[1] != pids[2]); // "run": a fresh shm engine each time
+        QVERIFY(pids[5] != pids[6]);
+        for (std::size_t a = 0; a < 8; ++a)
+            for (std::size_t b = 0; b < 8; ++b)
+                if (done.runs[a].arm != done.runs[b].arm)
+                    QVERIFY(identities[a] != identities[b]);
+        // Nothing of any engine is left, not even the disk engine's background sleep.
+        for (const int pid : pids)
+            QVERIFY2(EngineProcess::groupMembers(pid).empty(), qPrintable(QString::number(pid)));
+    }
+
+    void anEngineThatDiesOrNeverAnswersFailsItsRunWithItsLog() {
+        const QString dead = QString("engine_url = \"http://127.0.0.1:%1\"\n"
+                                     "engine_start = 'echo loading weights; echo CUDA out of "
+                                     "memory >&2; exit 3'")
+                                 .arg(test::freePort());
+        const int silentPort = test::freePort();
+        const QString silent = QString("engine_url = \"http://127.0.0.1:%1\"\n"
+                                       "engine_start = 'echo still loading; sleep 300'\n"
+                                       "engine_ready = \"/health\"\n"
+                                       "ready_timeout = \"1s\"")
+                                   .arg(silentPort);
+        const auto done = runPlan(writeLoadPlan("dead", dead, silent), "dead.db");
+        QVERIFY2(done.err.contains("2 runs, 2 failed"), done.err.constData());
+        QVERIFY2(done.err.contains("CUDA out of memory"),
+                 done.err.constData()); // shown to the user
+        QCOMPARE(done.runs.size(), std::size_t(2));
+        const auto a = summary(done.runs[0]);
+        QCOMPARE(done.runs[0].status, std::string("failed"));
+        QVERIFY2(a["error"].get<std::string>().find("exited (exit 3) before it was ready") !=
+                     std::string::npos,
+                 done.runs[0].summaryJson.c_str());
+        QVERIFY(a["engine_log"].get<std::string>().find("CUDA out of memory") != std::string::npos);
+        const auto b = summary(done.runs[1]);
+        QCOMPARE(done.runs[1].status, std::string("failed"));
+        QVERIFY2(b["error"].get<std::string>().find(
+                     "not ready after 1.0 s: GET http://127.0.0.1:" + std::to_string(silentPort) +
+                     "/health") != std::string::npos,
+                 done.runs[1].summaryJson.c_str());
+        QVERIFY(b["engine_log"].get<std::string>().find("still loading") != std::string::npos);
+        QVERIFY(EngineProcess::groupMembers(b["engine_pid"].get<int>()).empty()); // its sleep too
+    }
+
+    // Something else on the shm arm's port (here this test) would answer for its engine.
+    void aForeignProcessOnThePortFailsTheArmsRuns() {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        QVERIFY(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+        QVERIFY(::listen(fd, 4) == 0);
+        QVERIFY(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+        const int held = ntohs(address.sin_port);
+        const auto done =
+            runPlan(writeLoadPlan("foreign", simEngine(test::freePort()), simEngine(held), 2),
+                    "foreign.db");
+        ::close(fd);
+        QVERIFY2(done.err.contains("4 runs, 2 failed"), done.err.constData());
+        const std::string reason = "engine not started: 127.0.0.1:" + std::to_string(held) +
+                                   " is already in use by pid " +
+                                   std::to_string(QCoreApplication::applicationPid()) + " (";
+        for (const auto& r : done.runs) {
+            if (r.arm == "disk") {
+                QCOMPARE(r.status, std::string("completed"));
+                continue;
+            }
+            QCOMPARE(r.status, std::string("failed"));
+            QVERIFY2(r.summaryJson.find(reason) != std::string::npos, r.summaryJson.c_str());
+            QVERIFY2(r.summaryJson.find("tst_runcommand") != std::string::npos,
+                     r.summaryJson.c_str()); // its command line
+        }
+    }
+
+    // One engine answering both arms (started once, outside the plan): the comparison would
+    // set it against itself.
+    void armsAnsweredByOneEngineFailTheIdentityCheck() {
+        const int port = test::freePort();
+        QProcess engine;
+        engine.start(TIERSCOPE_BINARY, {"sim-engine", "--port", QString::number(port)});
+        QVERIFY(engine.waitForStarted());
+        QByteArray banner;
+        QTRY_VERIFY_WITH_TIMEOUT((banner += engine.readAllStandardOutput()).contains("listening"),
+                                 30000);
+        const QString url = QString("engine_url = \"http://127.0.0.1:%1\"").arg(port);
+        const auto done = runPlan(writeLoadPlan("shared", url, url), "shared.db");
+        engine.terminate();
+        QVERIFY(engine.waitForFinished(30000));
+        QVERIFY2(done.err.contains("INVALID: shared/load@c2, shm repetition 1: arm \"shm\" was "
+                                   "answered by the engine that answered arm \"disk\""),
+                 done.err.constData());
+        QCOMPARE(done.runs.size(), std::size_t(2));
+        const auto a = summary(done.runs[0]);
+        const auto b = summary(done.runs[1]);
+        QCOMPARE(a["validity"][0]["status"].get<std::string>(), std::string("pass"));
+        QCOMPARE(b["validity"][0]["check"].get<std::string>(), std::string("engine_identity"));
+        QCOMPARE(b["validity"][0]["status"].get<std::string>(), std::string("fail"));
+        QCOMPARE(b["validity"][0]["other_arm"].get<std::string>(), std::string("disk"));
+        QCOMPARE(a["engine_identity"], b["engine_identity"]);
+    }
+
+    void ctrlCStopsTheRunningEngineAndItsGroup() {
+        const int port = test::freePort();
+        const QString plan = writeLoadPlan("ctrlc", simEngine(port, {}, "sleep 300 &"),
+                                           simEngine(port, {}, "sleep 300 &"), 50);
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", m_dir.filePath("ctrlc.db"), "run", plan});
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY2_WITH_TIMEOUT((err += p.readAllStandardError()).contains("[3/"),
+                                  err.constData(), 120000);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        err += p.readAllStandardError();
+        QCOMPARE(p.exitCode(), 1);
+        // "<arm> engine: pid N, waiting for ..." for every engine started
+        const QRegularExpression started("engine: pid (\\d+),");
+        int engines = 0;
+        for (auto m = started.globalMatch(QString::fromUtf8(err)); m.hasNext(); ++engines) {
+            const int pid = m.next().captured(1).toInt();
+            QVERIFY2(EngineProcess::groupMembers(pid).empty(), err.constData());
+        }
+        QVERIFY2(engines >= 2, err.constData());
     }
 
     void dryRunPrintsTheOrder() {

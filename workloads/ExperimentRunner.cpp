@@ -11,19 +11,26 @@
 #include "core/RunSchedule.h"
 #include "core/SizeParser.h"
 #include "core/Store.h"
+#include "core/UnitFormat.h"
 #include "core/Version.h"
 #include "workloads/BandwidthSampler.h"
 #include "workloads/CheckpointSaveWorkload.h"
+#include "workloads/EngineIdentity.h"
+#include "workloads/EngineProcess.h"
+#include "workloads/HttpProbe.h"
 #include "workloads/IoRunner.h"
 #include "workloads/KvGeometry.h"
 #include "workloads/KvRestoreWorkload.h"
 #include "workloads/ModelLoadWorkload.h"
+#include "workloads/PortHolder.h"
 #include "workloads/StorageDataset.h"
 #include "workloads/StorageManifest.h"
 #include "workloads/WorkloadError.h"
 
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 namespace tierscope {
 
@@ -187,6 +194,115 @@ Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& ar
     return o;
 }
 
+using Say = std::function<void(const std::string&)>;
+
+constexpr std::size_t kEngineLogKept = 16 * 1024; // of the engine's output, in a run's summary
+
+// engine_ready: a URL, or a path on the engine ("/health"); by default its model list.
+std::string readyUrl(const ExperimentPlan::Arm& arm) {
+    if (arm.engineReady.empty() || arm.engineReady.front() == '/')
+        return EngineIdentity::baseUrl(arm.engineUrl) +
+               (arm.engineReady.empty() ? "/v1/models" : arm.engineReady);
+    return arm.engineReady;
+}
+
+std::optional<int> enginePort(const ExperimentPlan::Arm& arm) {
+    return PortHolder::localPort(arm.engineUrl.empty() ? arm.engineReady : arm.engineUrl);
+}
+
+std::string seconds(std::chrono::steady_clock::duration d) {
+    return UnitFormat::seconds(std::chrono::duration<double>(d).count()); // 3.5 s, 15.0 min
+}
+
+// Stops the engine's whole process group and waits until its port is free, so the next arm
+// cannot be answered by it.
+void stopEngine(std::unique_ptr<EngineProcess>& engine, const ExperimentPlan::Arm& owner,
+                const Say& say) {
+    if (!engine)
+        return;
+    if (!engine->stop(owner.engineStopGrace))
+        say(owner.label + " engine: processes of group " + std::to_string(engine->pid()) +
+            " outlived SIGKILL");
+    engine.reset();
+    const auto port = enginePort(owner);
+    if (!port)
+        return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (PortHolder::listening(*port) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (PortHolder::listening(*port))
+        say(owner.label + " engine stopped, but " + PortHolder::describe(*port));
+}
+
+// Starts the arm's engine and waits until it answers; the reason for the run's summary when
+// it does not.
+std::optional<nlohmann::json> startEngine(std::unique_ptr<EngineProcess>& engine,
+                                          const ExperimentPlan::Arm& arm,
+                                          const std::map<std::string, std::string>& env,
+                                          const std::atomic<bool>& cancel, const Say& say) {
+    // A process already on the port would answer for this arm while its engine fails to bind.
+    if (const auto port = enginePort(arm); port && PortHolder::listening(*port))
+        return nlohmann::json{{"error", "engine not started: " + PortHolder::describe(*port)}};
+    const std::string url = readyUrl(arm);
+    engine = std::make_unique<EngineProcess>(substitute(arm.engineStart, arm), env);
+    try {
+        engine->start();
+    } catch (const std::exception& e) {
+        engine.reset();
+        return nlohmann::json{{"error", std::string("engine not started: ") + e.what()}};
+    }
+    say(arm.label + " engine: pid " + std::to_string(engine->pid()) + ", waiting for " + url +
+        " (up to " + seconds(arm.readyTimeout) + ")");
+    const auto started = std::chrono::steady_clock::now();
+    const auto deadline = started + arm.readyTimeout;
+    auto failed = [&](const std::string& why) {
+        const std::string log = engine->logTail(kEngineLogKept);
+        const int pid = engine->pid();
+        stopEngine(engine, arm, say);
+        say(arm.label + " engine " + why + "; its output ends:\n" + log);
+        return nlohmann::json{{"error", "engine " + why}, {"engine_pid", pid}, {"engine_log", log}};
+    };
+    std::string last = "no answer yet";
+    for (;;) {
+        if (!engine->running())
+            return failed("exited (" + engine->describeExit() + ") before it was ready");
+        const auto answer = HttpProbe::get(url, std::chrono::seconds(2));
+        if (answer.status == 200)
+            break;
+        last = answer.status ? "HTTP " + std::to_string(answer.status) : answer.error;
+        if (cancel)
+            return failed("cancelled while it was starting");
+        if (std::chrono::steady_clock::now() >= deadline)
+            return failed("not ready after " + seconds(arm.readyTimeout) + ": GET " + url +
+                          " last gave " + last);
+        for (int i = 0; i < 5 && !cancel; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    say(arm.label + " engine ready after " + seconds(std::chrono::steady_clock::now() - started));
+    return std::nullopt;
+}
+
+// The engine-identity check: a run answered by the process that answered another arm of the
+// same experiment compared that process with itself.
+nlohmann::json identityCheck(const nlohmann::json& identity, const std::string& arm,
+                             const std::vector<std::pair<std::string, nlohmann::json>>& seen) {
+    if (identity.value("source", "unknown") == "unknown")
+        return {{"check", "engine_identity"},
+                {"status", "warn"},
+                {"detail", "the engine's identity is " + EngineIdentity::describe(identity)}};
+    for (const auto& [other, id] : seen)
+        if (other != arm && EngineIdentity::same(id, identity))
+            return {{"check", "engine_identity"},
+                    {"status", "fail"},
+                    {"other_arm", other},
+                    {"detail", "arm \"" + arm +
+                                   "\" was answered by the engine that answered arm \"" + other +
+                                   "\": " + EngineIdentity::describe(identity)}};
+    return {{"check", "engine_identity"},
+            {"status", "pass"},
+            {"detail", EngineIdentity::describe(identity)}};
+}
+
 } // namespace
 
 ExperimentRunner::ExperimentRunner(ExperimentPlan plan, Options options, Callbacks callbacks)
@@ -204,6 +320,8 @@ std::vector<std::string> ExperimentRunner::commands(const ExperimentPlan& plan) 
     for (const auto& arm : plan.arms) {
         if (!arm.setup.empty())
             out.push_back(arm.label + " setup: " + substitute(arm.setup, arm));
+        if (!arm.engineStart.empty())
+            out.push_back(arm.label + " engine: " + substitute(arm.engineStart, arm));
         if (!arm.teardown.empty())
             out.push_back(arm.label + " teardown: " + substitute(arm.teardown, arm));
     }
@@ -232,6 +350,20 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
     result.runs = schedule.size();
     if (!m_options.planText.empty())
         store.addEvent(result.sessionId, clock.nowNs(), "experiment-plan", m_options.planText);
+    // The running engine and the arm it belongs to.
+    std::unique_ptr<EngineProcess> engine;
+    std::size_t engineArm = 0;
+    std::uint64_t engineLogMark = 0;
+    auto stopArmEngine = [&] {
+        if (!engine)
+            return;
+        const int pid = engine->pid();
+        stopEngine(engine, m_plan.arms[engineArm], say);
+        store.addEvent(result.sessionId, clock.nowNs(), "engine-stop",
+                       m_plan.arms[engineArm].label + ": pid " + std::to_string(pid));
+    };
+    // experiment -> (arm, engine identity) of every run so far
+    std::map<std::string, std::vector<std::pair<std::string, nlohmann::json>>> identities;
     for (std::size_t i = 0; i < schedule.size() && !result.incomplete; ++i) {
         const auto& s = schedule[i];
         const auto& arm = m_plan.arms[s.arm];
@@ -257,6 +389,9 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
             ++result.failed;
             result.incomplete = result.incomplete || m_plan.stopOnFailure || status == "cancelled";
         };
+        // Another arm's engine, or one that died since the last run, must not stay.
+        if (engine && (engineArm != s.arm || !engine->running()))
+            stopArmEngine();
         if (cancel) {
             fail("cancelled", {{"error", "cancelled before it started"}});
             break;
@@ -268,8 +403,35 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
                 continue;
             }
         }
+        auto teardown = [&] {
+            const bool last = i + 1 == schedule.size() || result.incomplete;
+            if (engine && (arm.engineRestart == ExperimentPlan::Arm::EngineRestart::Run || last ||
+                           schedule[i + 1].arm != s.arm))
+                stopArmEngine();
+            if (arm.teardown.empty())
+                return;
+            const auto done = ShellCommand::run(substitute(arm.teardown, arm), env, arm.timeout);
+            if (!done.ok())
+                say(arm.label + " teardown " + done.describe() + ": " + done.output);
+        };
+        if (!arm.engineStart.empty() && !engine) {
+            if (auto why = startEngine(engine, arm, env, cancel, say)) {
+                fail(cancel ? "cancelled" : "failed", *why);
+                teardown();
+                continue;
+            }
+            engineArm = s.arm;
+            engineLogMark = 0;
+            store.addEvent(result.sessionId, clock.nowNs(), "engine-start",
+                           arm.label + ": pid " + std::to_string(engine->pid()) + ", " +
+                               engine->command());
+        }
         try {
             prepareData(w, arm, cancel, say);
+            // Asked before the workload: the process that is about to answer it.
+            std::optional<nlohmann::json> identity;
+            if (!arm.engineUrl.empty() && (w.kind == "load" || engine))
+                identity = EngineIdentity::probe(arm.engineUrl);
             const std::int64_t runStart = clock.nowNs();
             Outcome out = w.kind == "load"
                               ? loadRun(w, arm, s.variant.concurrency, clock, cancel)
@@ -278,25 +440,45 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
                                              runStart, step.experiment, arm.label, s.repetition);
             if (!out.requests.empty())
                 store.addRequests(run, out.requests);
-            const std::string status = out.cancelled ? "cancelled"
-                                       : s.warmup    ? "warmup"
-                                                     : "completed";
+            std::string status = out.cancelled ? "cancelled" : s.warmup ? "warmup" : "completed";
+            std::string detail = ComparisonReport::formatValue(
+                static_cast<double>(clock.nowNs() - runStart) / 1e9, "s");
+            if (engine) {
+                std::string log = engine->logSince(engineLogMark);
+                if (log.size() > kEngineLogKept)
+                    log = "[...]\n" + log.substr(log.size() - kEngineLogKept);
+                engineLogMark = engine->logSize();
+                out.summary["engine"] = {
+                    {"pid", engine->pid()}, {"command", engine->command()}, {"log", log}};
+                if (!engine->running()) {
+                    status = "failed";
+                    detail = "the engine exited (" + engine->describeExit() + ") during the run";
+                    out.summary["error"] = detail;
+                    say(arm.label + " " + detail + "; its output ends:\n" +
+                        engine->logTail(kEngineLogKept));
+                }
+            }
+            if (identity) {
+                auto& seen = identities[step.experiment];
+                const auto check = identityCheck(*identity, arm.label, seen);
+                seen.emplace_back(arm.label, *identity);
+                out.summary["engine_identity"] = *identity;
+                out.summary["validity"] = nlohmann::json::array({check});
+                if (check["status"] == "fail")
+                    say("INVALID: " + step.experiment + ", " + arm.label + " repetition " +
+                        std::to_string(s.repetition) + ": " + check["detail"].get<std::string>());
+            }
             store.finishRun(run, clock.nowNs(), status, out.summary.dump());
-            report({status,
-                    ComparisonReport::formatValue(
-                        static_cast<double>(clock.nowNs() - runStart) / 1e9, "s"),
-                    run});
-            result.incomplete = result.incomplete || out.cancelled;
+            report({status, detail, run});
+            result.failed += status == "failed";
+            result.incomplete =
+                result.incomplete || out.cancelled || (status == "failed" && m_plan.stopOnFailure);
         } catch (const std::exception& e) {
             fail(cancel ? "cancelled" : "failed", {{"error", e.what()}});
         }
-        if (!arm.teardown.empty()) {
-            const auto teardown =
-                ShellCommand::run(substitute(arm.teardown, arm), env, arm.timeout);
-            if (!teardown.ok())
-                say(arm.label + " teardown " + teardown.describe() + ": " + teardown.output);
-        }
+        teardown();
     }
+    stopArmEngine();
     store.addEvent(result.sessionId, clock.nowNs(),
                    result.incomplete ? "experiment-incomplete" : "experiment-end", m_plan.name);
     recorder.stop();
