@@ -26,10 +26,10 @@ const char* const BottleneckClassifier::kRulesText =
     "                     cache all have headroom (the offered load is the limit).\n"
     "  unknown            the evidence a class needs is missing (no GPU data, no engine data,\n"
     "                     no storage data, no ceiling) or the measurements fit no rule.\n"
-    "Ceilings: a device probed with `tierscope storage probe` uses its probed bandwidth, IOPS\n"
-    "and unloaded latency. A device never probed uses the best 1 s bandwidth ever recorded on\n"
-    "it (same host, same device name) in the whole workspace, across sessions, labelled\n"
-    "\"ceiling from history, not probed\"; it has no IOPS or latency ceiling. A storage\n"
+    "Ceilings: the best 1 s bandwidth (read + write) ever recorded on the device (same host,\n"
+    "same device name) in the whole workspace, across sessions, labelled\n"
+    "\"ceiling from history, not probed\": two runs of one workspace are judged on one scale.\n"
+    "History gives no IOPS or latency ceiling; those rules need a probed ceiling. A storage\n"
     "workload's own bandwidth counts as a device only when it names its target path.\n";
 
 namespace {
