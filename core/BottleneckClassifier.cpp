@@ -26,11 +26,14 @@ const char* const BottleneckClassifier::kRulesText =
     "                     cache all have headroom (the offered load is the limit).\n"
     "  unknown            the evidence a class needs is missing (no GPU data, no engine data,\n"
     "                     no storage data, no ceiling) or the measurements fit no rule.\n"
-    "Ceilings: the best 1 s bandwidth (read + write) ever recorded on the device (same host,\n"
-    "same device name) in the whole workspace, across sessions, labelled\n"
-    "\"ceiling from history, not probed\": two runs of one workspace are judged on one scale.\n"
-    "History gives no IOPS or latency ceiling; those rules need a probed ceiling. A storage\n"
-    "workload's own bandwidth counts as a device only when it names its target path.\n";
+    "Ceilings: a device probed with `tierscope storage probe --path DIR` (its latest probe\n"
+    "on this host) is judged against the probe: bandwidth (the faster of sequential read and\n"
+    "write), 4 KiB random-read IOPS and the QD 1 latency as unloaded await. A device never\n"
+    "probed uses the best 1 s bandwidth (read + write) ever recorded on it (same host, same\n"
+    "device name) in the whole workspace, across sessions, labelled\n"
+    "\"ceiling from history, not probed\", with no IOPS or latency ceiling. Either way two\n"
+    "runs of one workspace are judged on one scale. A storage workload's own bandwidth counts\n"
+    "as a device only when it names its target path.\n";
 
 namespace {
 

@@ -46,6 +46,31 @@ bool engine(const std::string& p, const char* tail) {
 
 constexpr char kSep = '\x1f';
 
+std::optional<double> positive(const nlohmann::json& attrs, const char* key) {
+    if (!attrs.contains(key) || !attrs[key].is_number() || attrs[key].get<double>() <= 0)
+        return std::nullopt;
+    return attrs[key].get<double>();
+}
+
+// A `storage probe` result: the bandwidth ceiling is the faster of sequential read and write,
+// since the analysis compares read + write traffic with one figure.
+std::optional<SessionAnalysis::Ceiling> probeCeiling(const std::string& text) {
+    const auto attrs = nlohmann::json::parse(text, nullptr, false);
+    if (!attrs.is_object())
+        return std::nullopt;
+    SessionAnalysis::Ceiling c;
+    const auto read = positive(attrs, "read_bytes_per_s"),
+               write = positive(attrs, "write_bytes_per_s");
+    if (read || write)
+        c.bytesPerS = std::max(read.value_or(0), write.value_or(0));
+    c.iops = positive(attrs, "random_read_iops");
+    c.unloadedAwaitS = positive(attrs, "unloaded_read_s");
+    c.probed = true;
+    if (!c.bytesPerS && !c.iops)
+        return std::nullopt;
+    return c;
+}
+
 } // namespace
 
 std::optional<std::pair<std::string, std::string>> SessionAnalysis::storageOf(const MetricInfo& m) {
@@ -111,10 +136,15 @@ SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t s
         if (const auto s = storageOf(m); s && s->first != "workload")
             wanted.insert(s->first);
     std::map<std::string, double> best;
+    Ceilings probed; // the latest probe of each device wins
     const std::int64_t now = WallClock().nowNs();
     for (const auto& session : store.sessions()) {
         if (session.host != self->host)
             continue; // another machine's nvme0n1 is another drive
+        for (const auto& d : store.devices(session.id))
+            if (d.kind == "storage-probe" && wanted.count(d.name))
+                if (const auto c = probeCeiling(d.attrs))
+                    probed[d.name] = *c;
         const std::int64_t end = session.endNs.value_or(now);
         if (end <= session.startNs)
             continue;
@@ -136,9 +166,9 @@ SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t s
                 best[device] = std::max(best[device], bytes);
         }
     }
-    Ceilings out;
+    Ceilings out = probed;
     for (const auto& [device, bytes] : best)
-        if (bytes > 0)
+        if (bytes > 0 && !out.count(device))
             out[device].bytesPerS = bytes;
     return out;
 }

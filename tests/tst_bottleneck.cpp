@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 using namespace tierscope;
 using Class = BottleneckClassifier::Class;
@@ -402,6 +403,50 @@ class TestBottleneck : public QObject {
         QCOMPARE(r.windows.size(), std::size_t(1));
         QVERIFY2(contains(r.windows[0].verdict.evidence, "workload 2.0 GB/s (no ceiling)"),
                  r.windows[0].verdict.evidence.c_str());
+    }
+
+    // A `storage probe` record beats history: 6.3 GB/s is this session's best, but the probe
+    // says the drive does 7 GB/s and 1 M IOPS at 80 us unloaded; the latest probe counts.
+    void probedCeilingsFromTheWorkspace() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("p.db").toStdString();
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            for (const double read : {3e9, 7e9}) { // an older probe, then the latest
+                SessionInfo info;
+                info.host = "node-1";
+                info.startNs = kStart - (read < 5e9 ? 2000 : 1000) * kSecond;
+                const auto probe = store.createSession(info);
+                nlohmann::json attrs = {{"read_bytes_per_s", read},
+                                        {"write_bytes_per_s", 5e9},
+                                        {"random_read_iops", 1e6},
+                                        {"unloaded_read_s", 80e-6}};
+                store.addDevices(probe, {{"storage-probe", "nvme0n1", attrs.dump()}});
+                store.finishSession(probe, info.startNs + kSecond);
+            }
+        }
+        const auto id = writeSession(
+            db, kStart, "node-1",
+            {{{"block/nvme0n1/read_bytes_per_s", "bytes/s", "rate", "{}"},
+              [](int i) { return i < 300 ? 6.3e9 : 60e6; }},
+             {{"block/nvme0n1/util_pct", "percent", "gauge", "{}"}, [](int) { return 100.0; }},
+             constant("gpu/0/busy_pct", "percent", 25),
+             constant("engine/e/ttft_p50_s", "s", 5),
+             constant("engine/e/requests_running", "1", 4),
+             constant("engine/e/requests_waiting", "1", 0)});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto c = SessionAnalysis::ceilings(store, id).at("nvme0n1");
+        QVERIFY(c.probed);
+        QCOMPARE(*c.bytesPerS, 7e9);
+        QCOMPARE(*c.iops, 1e6);
+        QCOMPARE(*c.unloadedAwaitS, 80e-6);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows[0].verdict.cls, Class::StorageBound);
+        QVERIFY2(contains(r.windows[0].verdict.evidence, "= 90 % of its 7.0 GB/s ceiling (probed)"),
+                 r.windows[0].verdict.evidence.c_str());
+        // The QD 1 stream at 100 % util, far below the probed ceiling, is not storage-bound.
+        QCOMPARE(r.windows[5].verdict.cls, Class::Idle);
+        QCOMPARE(r.windows[5].verdict.rule, std::string("client-bound"));
     }
 
     void windowsWithoutDataSayNoData() {
