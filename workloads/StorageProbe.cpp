@@ -127,6 +127,8 @@ StorageProbe::Result StorageProbe::run(const Options& o, const std::atomic<bool>
     Remove guard{file};
     const auto phase = o.duration / 4;
     const auto written = timed(job(file, size, true, false, 32, kLarge), phase, cancel);
+    if (cancel && cancel->load())
+        return out; // the caller stores nothing
     if (written.bytesWritten == 0 || written.seconds <= 0)
         throw WorkloadError(WorkloadError::Kind::Io, "the probe wrote nothing to " + o.dir);
     out.writeBytesPerS = static_cast<double>(written.bytesWritten) / written.seconds;
