@@ -12,19 +12,54 @@
 
 namespace tierscope {
 
+namespace {
+
+nlohmann::json optional(const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// The numbers a window was judged on; absent values are null, never zero.
+nlohmann::json measurements(const BottleneckClassifier::Window& w) {
+    nlohmann::json storage = nlohmann::json::array();
+    for (const auto& s : w.storage)
+        storage.push_back({{"device", s.name},
+                           {"bytes_per_s", optional(s.bytesPerS)},
+                           {"iops", optional(s.iops)},
+                           {"await_s", optional(s.awaitS)},
+                           {"queue_depth", optional(s.queueDepth)},
+                           {"util_pct", optional(s.utilPct)},
+                           {"bandwidth_ceiling_bytes_per_s", optional(s.bandwidthCeiling)},
+                           {"iops_ceiling", optional(s.iopsCeiling)},
+                           {"ceiling_source", s.probed ? "probe" : "history"}});
+    nlohmann::json gpus = nlohmann::json::object();
+    for (const auto& [id, busy] : w.gpuBusy)
+        gpus[id] = busy;
+    return {{"storage", storage},
+            {"gpu_busy_pct", gpus},
+            {"requests_running", optional(w.requestsRunning)},
+            {"requests_waiting", optional(w.requestsWaiting)},
+            {"preemptions_per_s", optional(w.preemptionsPerS)},
+            {"kv_cache_usage_ratio", optional(w.kvUsage)},
+            {"ttft_p50_s", optional(w.ttftS)},
+            {"queue_time_p50_s", optional(w.queueS)},
+            {"prefill_time_p50_s", optional(w.prefillS)},
+            {"lmcache_retrieve_p50_s", optional(w.retrieveS)}};
+}
+
+} // namespace
+
 CLI::App* AnalyzeCommand::attach(CLI::App& parent, Options& o) {
     auto* cmd = parent.add_subcommand(
         "analyze",
         "Name the bottleneck of each time window of a session (storage-bound, "
-        "GPU-compute-bound, KV-capacity-bound, engine-queueing, idle) with its evidence");
+        "GPU-compute-bound, KV-capacity-bound, engine-queueing, idle/client-bound, unknown) "
+        "with the rule that fired and its evidence");
     cmd->add_option("--session", o.session, "Session ID (see `tierscope sessions`)")->required();
     cmd->add_option("--window", o.window, "Window length")->capture_default_str();
     cmd->add_option("--format", o.format, "text or json")
         ->capture_default_str()
         ->check(CLI::IsMember({"text", "json"}));
-    cmd->footer("Thresholds (defaults): KV cache >= 90 % with requests waiting or preemptions; "
-                "storage >= 80 % of its observed ceiling or a device >= 80 % busy while GPUs are "
-                "< 60 % busy and TTFT >= 1 s; GPUs >= 85 % busy; >= 1 request waiting.");
+    cmd->footer(BottleneckClassifier::kRulesText);
     return cmd;
 }
 
@@ -43,30 +78,45 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
         for (const auto& w : result.windows)
             windows.push_back({{"t_ns", w.t0Ns},
                                {"class", BottleneckClassifier::name(w.verdict.cls)},
-                               {"evidence", w.verdict.evidence}});
+                               {"rule", w.verdict.rule},
+                               {"evidence", w.verdict.evidence},
+                               {"measurements", measurements(w.input)}});
         nlohmann::json shares = nlohmann::json::object();
         for (const auto& [cls, share] : result.shares)
             shares[BottleneckClassifier::name(cls)] = share;
+        nlohmann::json ceilings = nlohmann::json::object();
+        for (const auto& [device, c] : result.ceilings)
+            ceilings[device] = {{"bytes_per_s", optional(c.bytesPerS)},
+                                {"iops", optional(c.iops)},
+                                {"unloaded_await_s", optional(c.unloadedAwaitS)},
+                                {"source", c.probed ? "probe" : "history"}};
         std::cout << nlohmann::json{{"session", o.session},
                                     {"window_s", static_cast<double>(result.windowNs) / 1e9},
+                                    {"ceilings", ceilings},
                                     {"windows", windows},
                                     {"shares", shares}}
                          .dump(2)
                   << "\n";
         return kExitOk;
     }
-    // Consecutive windows of one class print as one line.
+    for (const auto& [device, c] : result.ceilings)
+        if (c.bytesPerS)
+            std::printf("ceiling: %s %s (%s)\n", device.c_str(),
+                        UnitFormat::bytesPerSecond(*c.bytesPerS).c_str(),
+                        c.probed ? "probed" : "ceiling from history, not probed");
+    // Consecutive windows of one class and rule print as one line, with the first's evidence.
     for (std::size_t i = 0; i < result.windows.size();) {
         std::size_t j = i;
         while (j + 1 < result.windows.size() &&
-               result.windows[j + 1].verdict.cls == result.windows[i].verdict.cls)
+               result.windows[j + 1].verdict.cls == result.windows[i].verdict.cls &&
+               result.windows[j + 1].verdict.rule == result.windows[i].verdict.rule)
             ++j;
         const double from =
             static_cast<double>(result.windows[i].t0Ns - result.windows[0].t0Ns) / 1e9;
         const double to = from + static_cast<double>((j - i + 1) * result.windowNs) / 1e9;
-        std::printf("%7.0f-%-7.0f s  %-18s %s\n", from, to,
-                    BottleneckClassifier::name(result.windows[i].verdict.cls),
-                    result.windows[i].verdict.evidence.c_str());
+        const auto& v = result.windows[i].verdict;
+        std::printf("%7.0f-%-7.0f s  %-18s [%s] %s\n", from, to, BottleneckClassifier::name(v.cls),
+                    v.rule.c_str(), v.evidence.c_str());
         i = j + 1;
     }
     std::printf("shares:");

@@ -3,12 +3,16 @@
 #include "app/ExitCode.h"
 #include "app/WorkspaceOpener.h"
 #include "collectors/MachineInventory.h"
+#include "core/Store.h"
 #include "core/StoreError.h"
 #include "core/UnitFormat.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 namespace tierscope {
 
@@ -66,6 +70,53 @@ void printTable(const std::vector<DeviceRecord>& devices) {
     }
 }
 
+// `storage probe` results: the ceilings analyze and compare judge each device against.
+void printProbes(const std::vector<DeviceRecord>& probes) {
+    if (probes.empty())
+        return;
+    std::printf("Storage ceilings (storage probe)\n  %-20s %-11s %-11s %-11s %-10s %s\n", "NAME",
+                "READ", "WRITE", "4K IOPS", "QD1 4K", "DIRECTORY");
+    for (const auto& d : probes) {
+        const auto a = nlohmann::json::parse(d.attrs, nullptr, false);
+        if (!a.is_object())
+            continue;
+        auto number = [&](const char* key) {
+            return a.contains(key) && a[key].is_number() ? a[key].get<double>() : 0.0;
+        };
+        char latency[32];
+        std::snprintf(latency, sizeof latency, "%.1f us", number("unloaded_read_s") * 1e6);
+        std::printf("  %-20s %-11s %-11s %-11.0f %-10s %s\n", d.name.c_str(),
+                    UnitFormat::bytesPerSecond(number("read_bytes_per_s")).c_str(),
+                    UnitFormat::bytesPerSecond(number("write_bytes_per_s")).c_str(),
+                    number("random_read_iops"), latency, field(a, "dir").c_str());
+    }
+}
+
+// The latest probe of each device of this host in the workspace, if there is a workspace.
+std::vector<DeviceRecord> storedProbes(const std::string& db) {
+    std::error_code error;
+    if (!std::filesystem::exists(db, error))
+        return {};
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0)
+        std::snprintf(host, sizeof host, "unknown");
+    std::map<std::string, DeviceRecord> latest;
+    try {
+        Store store(db, Store::Mode::ReadOnly);
+        for (const auto& session : store.sessions())
+            if (session.host == host)
+                for (const auto& d : store.devices(session.id))
+                    if (d.kind == "storage-probe")
+                        latest[d.name] = d;
+    } catch (const std::exception&) {
+        return {}; // an unreadable workspace does not stop the listing of this machine
+    }
+    std::vector<DeviceRecord> out;
+    for (auto& [name, d] : latest)
+        out.push_back(std::move(d));
+    return out;
+}
+
 } // namespace
 
 CLI::App* DevicesCommand::attach(CLI::App& parent, Options& options) {
@@ -89,6 +140,8 @@ int DevicesCommand::run(const GlobalOptions& global, const Options& options) {
         devices = store->devices(options.session);
     } else {
         devices = MachineInventory::discover({}).devices;
+        for (auto& d : storedProbes(global.dbPath()))
+            devices.push_back(std::move(d));
     }
     if (options.json) {
         nlohmann::json out = nlohmann::json::array();
@@ -98,6 +151,11 @@ int DevicesCommand::run(const GlobalOptions& global, const Options& options) {
         std::cout << out.dump(2) << "\n";
     } else {
         printTable(devices);
+        std::vector<DeviceRecord> probes;
+        for (const auto& d : devices)
+            if (d.kind == "storage-probe")
+                probes.push_back(d);
+        printProbes(probes);
     }
     return kExitOk;
 }

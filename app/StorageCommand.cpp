@@ -3,9 +3,11 @@
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "collectors/Recorder.h"
+#include "core/DurationParser.h"
 #include "core/SizeParser.h"
 #include "core/Store.h"
 #include "core/UnitFormat.h"
+#include "core/WallClock.h"
 #include "workloads/BandwidthSampler.h"
 #include "workloads/CheckpointSaveWorkload.h"
 #include "workloads/KvGeometry.h"
@@ -13,6 +15,7 @@
 #include "workloads/ModelLoadWorkload.h"
 #include "workloads/StorageDataset.h"
 #include "workloads/StorageManifest.h"
+#include "workloads/StorageProbe.h"
 #include "workloads/WorkloadError.h"
 
 #include <atomic>
@@ -23,6 +26,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 namespace tierscope {
@@ -419,6 +423,69 @@ void addRunShape(CLI::App* cmd, StorageCommand::Options& o) {
                   "Use the page cache instead of O_DIRECT (results are marked as such)");
 }
 
+std::string thisHost() {
+    char buffer[256] = {};
+    if (gethostname(buffer, sizeof buffer - 1) != 0)
+        return "unknown"; // as the recorder names it, so probes and recordings match
+    return buffer;
+}
+
+// Measures the device behind --path and stores its ceilings in the workspace, as a session of
+// its own with one "storage-probe" device record; the analysis uses the latest per device.
+int probe(const GlobalOptions& global, const StorageCommand::Options& o) {
+    const auto size = SizeParser::parse(o.probeSize);
+    const auto duration = DurationParser::parse(o.probeDuration);
+    if (!size || *size < (1u << 20) || !duration || *duration < std::chrono::seconds(1)) {
+        std::cerr << "tierscope storage probe: --size takes a size of at least 1MiB and "
+                     "--duration a duration of at least 1s\n";
+        return kExitUsage;
+    }
+    const std::string dir = std::filesystem::absolute(o.path).lexically_normal().string();
+    const std::int64_t start = WallClock().nowNs();
+    StorageProbe::Options po;
+    po.dir = dir;
+    po.sizeBytes = *size;
+    po.duration = std::chrono::duration_cast<std::chrono::milliseconds>(*duration);
+    const auto r = StorageProbe::run(po, &CancelOnSignal::flag());
+    if (CancelOnSignal::flag().load()) {
+        std::cerr << "tierscope storage probe: cancelled, nothing stored\n";
+        return kExitFailure;
+    }
+    const std::string name = StorageProbe::storageName(r, dir);
+    const nlohmann::json attrs = {{"dir", dir},
+                                  {"device", r.device},
+                                  {"serial", r.serial},
+                                  {"read_bytes_per_s", r.readBytesPerS},
+                                  {"write_bytes_per_s", r.writeBytesPerS},
+                                  {"random_read_iops", r.randomReadIops},
+                                  {"unloaded_read_s", r.unloadedReadS},
+                                  {"direct", r.direct},
+                                  {"size_bytes", *size},
+                                  {"probed_ns", start}};
+    Store store(global.dbPath(), Store::Mode::ReadWrite);
+    SessionInfo info;
+    info.label = "storage probe " + dir;
+    info.storageProfile = o.storageProfile;
+    info.host = thisHost();
+    info.startNs = start;
+    const auto session = store.createSession(info);
+    store.addDevices(session, {{"storage-probe", name, attrs.dump()}});
+    store.finishSession(session, WallClock().nowNs());
+    std::printf("storage probe of %s: %s%s%s\n", dir.c_str(), name.c_str(),
+                r.serial.empty() ? "" : (" serial " + r.serial).c_str(),
+                r.direct ? "" : " (page cache: the filesystem refused O_DIRECT)");
+    std::printf("  sequential write 1 MiB QD 32  %s\n",
+                UnitFormat::bytesPerSecond(r.writeBytesPerS).c_str());
+    std::printf("  sequential read  1 MiB QD 32  %s\n",
+                UnitFormat::bytesPerSecond(r.readBytesPerS).c_str());
+    std::printf("  random read 4 KiB QD 64       %.0f IOPS\n", r.randomReadIops);
+    std::printf("  random read 4 KiB QD 1        %.1f us (unloaded latency)\n",
+                r.unloadedReadS * 1e6);
+    std::printf("stored as session %lld: analyze and compare judge %s against these ceilings\n",
+                static_cast<long long>(session), name.c_str());
+    return kExitOk;
+}
+
 } // namespace
 
 CLI::App* StorageCommand::attach(CLI::App& parent, Options& o) {
@@ -499,6 +566,17 @@ CLI::App* StorageCommand::attach(CLI::App& parent, Options& o) {
     cleanCmd->add_option("--workload", o.workload, "Only this workload's files")->check(workloads);
     cleanCmd->callback([&o] { o.action = "clean"; });
 
+    auto* probeCmd = storage->add_subcommand(
+        "probe", "Measure the ceilings of the device behind a directory (sequential read and "
+                 "write at QD 32, random 4 KiB read IOPS at QD 64, 4 KiB QD 1 latency) and "
+                 "store them in the workspace for analyze and compare");
+    probeCmd->add_option("--path", o.path, "A directory on the device")->required();
+    probeCmd->add_option("--size", o.probeSize, "Probe file size")->capture_default_str();
+    probeCmd->add_option("--duration", o.probeDuration, "Total time, a quarter per phase")
+        ->capture_default_str();
+    probeCmd->add_option("--storage-profile", o.storageProfile, "Label of the configuration");
+    probeCmd->callback([&o] { o.action = "probe"; });
+
     storage->add_subcommand("geometries", "List the KV geometry presets and their bytes per token")
         ->callback([&o] { o.action = "geometries"; });
     return storage;
@@ -518,6 +596,8 @@ int StorageCommand::run(const GlobalOptions& global, const Options& o) {
         if (o.action == "clean")
             return clean(o);
         const CancelOnSignal cancel;
+        if (o.action == "probe")
+            return probe(global, o);
         return o.action == "prepare" ? prepare(o) : runWorkload(global, o);
     } catch (const WorkloadError& e) {
         std::cerr << "tierscope storage: " << e.what() << "\n";

@@ -7,12 +7,12 @@
 
 namespace tierscope {
 
-// `tierscope storage prepare|run|clean|geometries`: the storage workloads that reproduce AI
+// `tierscope storage prepare|run|clean|geometries|probe`: the storage workloads that reproduce AI
 // I/O (model load, KV-cache restore, checkpoint save) on the user's own storage.
 class StorageCommand {
   public:
     struct Options {
-        std::string action; // prepare, run, clean, geometries (the chosen subcommand)
+        std::string action; // prepare, run, clean, geometries, probe (the chosen subcommand)
         std::string workload;
         std::string path;
         // data set and workload shape
@@ -42,6 +42,9 @@ class StorageCommand {
         std::string storageProfile;
         std::string json;
         bool quiet = false;
+        // probe
+        std::string probeSize = "4GiB";
+        std::string probeDuration = "20s";
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);

@@ -1,10 +1,47 @@
 #include "core/BottleneckClassifier.h"
 
+#include "core/UnitFormat.h"
+
+#include <algorithm>
 #include <cstdio>
 
 namespace tierscope {
 
+const char* const BottleneckClassifier::kRulesText =
+    "Bottleneck rules, per window, first match wins. A value a source did not report is\n"
+    "absent, never zero, and a missing measurement never wins a class by elimination.\n"
+    "  kv-capacity-bound  KV-cache usage >= 90 % with >= 1 request waiting or preemptions.\n"
+    "  storage-bound      a storage device is saturated: bandwidth or IOPS >= 80 % of its\n"
+    "                     ceiling, or await >= 3x its unloaded await at queue depth >= 8;\n"
+    "                     AND GPU data exists with every GPU < 60 % busy; AND, where the\n"
+    "                     engine reports them, KV retrieve or prefill p50 >= 50 % of TTFT p50.\n"
+    "                     Device %util is shown but is never evidence: a device serving\n"
+    "                     requests in parallel is 100 % busy with one request in flight.\n"
+    "  gpu-compute-bound  some GPU (each on its own, not the mean) >= 85 % busy while the\n"
+    "                     engine runs requests (requests running >= 1, or a TTFT measured).\n"
+    "  engine-queueing    >= 1 request waiting, or queue time p50 >= 50 % of TTFT p50, while\n"
+    "                     every GPU < 85 % busy and every storage device has headroom.\n"
+    "  idle/client-bound  idle: the engine runs no requests and storage moves < 1 MB/s; or\n"
+    "                     client-bound: requests run, none wait, and GPUs, storage and the KV\n"
+    "                     cache all have headroom (the offered load is the limit).\n"
+    "  unknown            the evidence a class needs is missing (no GPU data, no engine data,\n"
+    "                     no storage data, no ceiling) or the measurements fit no rule.\n"
+    "Ceilings: a device probed with `tierscope storage probe --path DIR` (its latest probe\n"
+    "on this host) is judged against the probe: bandwidth (the faster of sequential read and\n"
+    "write), 4 KiB random-read IOPS and the QD 1 latency as unloaded await. A device never\n"
+    "probed uses the best 1 s bandwidth (read + write) ever recorded on it (same host, same\n"
+    "device name) in the whole workspace, across sessions, labelled\n"
+    "\"ceiling from history, not probed\", with no IOPS or latency ceiling. Either way two\n"
+    "runs of one workspace are judged on one scale. A storage workload's own bandwidth counts\n"
+    "as a device only when it names its target path.\n";
+
 namespace {
+
+using Storage = BottleneckClassifier::Storage;
+using Thresholds = BottleneckClassifier::Thresholds;
+using Window = BottleneckClassifier::Window;
+using Verdict = BottleneckClassifier::Verdict;
+using Class = BottleneckClassifier::Class;
 
 std::string number(const char* format, double v) {
     char buffer[64];
@@ -12,45 +49,272 @@ std::string number(const char* format, double v) {
     return buffer;
 }
 
-std::string gpuText(const BottleneckClassifier::Window& w) {
-    return w.gpuBusyPct ? "GPU busy " + number("%.0f %%", *w.gpuBusyPct) : "no GPU data";
+// Latencies from microseconds (a drive's await) to minutes (a cold TTFT).
+std::string duration(double s) {
+    if (s >= 1)
+        return number("%.2f s", s);
+    if (s >= 1e-3)
+        return number("%.2f ms", s * 1e3);
+    return number("%.0f us", s * 1e6);
+}
+
+std::optional<double> bandwidthShare(const Storage& s) {
+    if (!s.bytesPerS || !s.bandwidthCeiling || *s.bandwidthCeiling <= 0)
+        return std::nullopt;
+    return *s.bytesPerS / *s.bandwidthCeiling;
+}
+
+std::optional<double> iopsShare(const Storage& s) {
+    if (!s.iops || !s.iopsCeiling || *s.iopsCeiling <= 0)
+        return std::nullopt;
+    return *s.iops / *s.iopsCeiling;
+}
+
+// The larger of the bandwidth and IOPS shares of their ceilings; absent without a ceiling.
+std::optional<double> load(const Storage& s) {
+    const auto bw = bandwidthShare(s), io = iopsShare(s);
+    if (bw && io)
+        return std::max(*bw, *io);
+    return bw ? bw : io;
+}
+
+bool latencyHigh(const Storage& s, const Thresholds& t) {
+    return s.awaitS && s.unloadedAwaitS && *s.unloadedAwaitS > 0 && s.queueDepth &&
+           *s.queueDepth >= t.highQueueDepth && *s.awaitS >= t.latencyRise * *s.unloadedAwaitS;
+}
+
+bool saturated(const Storage& s, const Thresholds& t) {
+    const auto l = load(s);
+    return (l && *l >= t.storageNearCeiling) || latencyHigh(s, t);
+}
+
+bool quiet(const Storage& s, const Thresholds& t) {
+    return s.bytesPerS && *s.bytesPerS < t.idleBytesPerS;
+}
+
+// True: every device has headroom; false: one is saturated; absent: a device moves data
+// but has no ceiling to compare with, or there is no storage data at all.
+std::optional<bool> storageHeadroom(const Window& w, const Thresholds& t) {
+    if (w.storage.empty())
+        return std::nullopt;
+    bool known = true;
+    for (const auto& s : w.storage) {
+        if (saturated(s, t))
+            return false;
+        if (!load(s) && !quiet(s, t))
+            known = false;
+    }
+    return known ? std::optional<bool>(true) : std::nullopt;
+}
+
+bool noIo(const Window& w, const Thresholds& t) {
+    return !w.storage.empty() && std::all_of(w.storage.begin(), w.storage.end(),
+                                             [&](const Storage& s) { return quiet(s, t); });
+}
+
+// The device that says most: the most loaded against its ceiling, else the busiest.
+const Storage* hottest(const Window& w) {
+    const Storage* best = nullptr;
+    for (const auto& s : w.storage) {
+        if (!best) {
+            best = &s;
+            continue;
+        }
+        const auto a = load(s), b = load(*best);
+        if (a && (!b || *a > *b))
+            best = &s;
+        else if (!a && !b && s.bytesPerS.value_or(0) > best->bytesPerS.value_or(0))
+            best = &s;
+    }
+    return best;
+}
+
+const Storage* saturatedDevice(const Window& w, const Thresholds& t) {
+    const Storage* best = nullptr;
+    for (const auto& s : w.storage)
+        if (saturated(s, t) && (!best || load(s).value_or(0) > load(*best).value_or(0)))
+            best = &s;
+    return best;
+}
+
+std::optional<std::pair<std::string, double>> busiestGpu(const Window& w) {
+    std::optional<std::pair<std::string, double>> out;
+    for (const auto& [id, busy] : w.gpuBusy)
+        if (!out || busy > out->second)
+            out = std::make_pair(id, busy);
+    return out;
+}
+
+bool engineReported(const Window& w) {
+    return w.requestsRunning || w.requestsWaiting || w.ttftS || w.kvUsage || w.queueS ||
+           w.prefillS || w.retrieveS || w.preemptionsPerS;
+}
+
+std::string storageText(const Window& w, const Storage* s, const Thresholds& t) {
+    if (w.storage.empty())
+        return "no storage data";
+    if (!s)
+        s = hottest(w);
+    std::string out =
+        s->name + " " + (s->bytesPerS ? UnitFormat::bytesPerSecond(*s->bytesPerS) : "no bandwidth");
+    if (const auto share = bandwidthShare(*s))
+        out += " = " + number("%.0f %%", *share * 100) + " of its " +
+               UnitFormat::bytesPerSecond(*s->bandwidthCeiling) + " ceiling" +
+               (s->probed ? " (probed)" : " (ceiling from history, not probed)");
+    else if (s->bytesPerS && !quiet(*s, t))
+        out += " (no ceiling)";
+    if (s->iops) {
+        out += ", " + number("%.0f IOPS", *s->iops);
+        if (const auto share = iopsShare(*s))
+            out += " = " + number("%.0f %% of its probed ceiling", *share * 100);
+    }
+    if (s->awaitS) {
+        out += ", await " + duration(*s->awaitS);
+        if (s->queueDepth)
+            out += number(" at QD %.1f", *s->queueDepth);
+        if (s->unloadedAwaitS)
+            out += " (unloaded " + duration(*s->unloadedAwaitS) + ")";
+    }
+    if (s->utilPct)
+        out += number(", util %.0f %%", *s->utilPct);
+    if (w.storage.size() > 1)
+        out += " (busiest of " + std::to_string(w.storage.size()) + " devices)";
+    return out;
+}
+
+std::string gpuText(const Window& w) {
+    const auto g = busiestGpu(w);
+    if (!g)
+        return "no GPU data";
+    std::string out = "GPU " + g->first + " busy " + number("%.0f %%", g->second);
+    if (w.gpuBusy.size() > 1)
+        out += " (busiest of " + std::to_string(w.gpuBusy.size()) + " GPUs)";
+    return out;
+}
+
+std::string engineText(const Window& w) {
+    if (!engineReported(w))
+        return "no engine data";
+    std::vector<std::string> parts;
+    if (w.requestsRunning)
+        parts.push_back(number("%.0f running", *w.requestsRunning));
+    if (w.requestsWaiting)
+        parts.push_back(number("%.0f waiting", *w.requestsWaiting));
+    if (w.kvUsage)
+        parts.push_back("KV cache " + number("%.0f %%", *w.kvUsage * 100));
+    if (w.preemptionsPerS)
+        parts.push_back(number("%.2f preemptions/s", *w.preemptionsPerS));
+    auto part = [&](const char* what, const std::optional<double>& v) {
+        if (!v)
+            return;
+        std::string text = std::string(what) + " p50 " + duration(*v);
+        if (w.ttftS && *w.ttftS > 0 && &v != &w.ttftS)
+            text += number(" (%.0f %%)", *v / *w.ttftS * 100);
+        parts.push_back(text);
+    };
+    part("TTFT", w.ttftS);
+    part("queue", w.queueS);
+    part("prefill", w.prefillS);
+    part("KV retrieve", w.retrieveS);
+    std::string out;
+    for (const auto& p : parts)
+        out += (out.empty() ? "" : ", ") + p;
+    return out;
+}
+
+enum class Lead { Storage, Gpu, Engine };
+
+// Every part of the window, the one that decided the verdict first.
+std::string facts(const Window& w, const Storage* s, const Thresholds& t,
+                  Lead lead = Lead::Storage) {
+    const std::string storage = storageText(w, s, t), gpu = gpuText(w), eng = engineText(w);
+    switch (lead) {
+    case Lead::Gpu:
+        return gpu + "; " + eng + "; " + storage;
+    case Lead::Engine:
+        return eng + "; " + gpu + "; " + storage;
+    case Lead::Storage:
+        break;
+    }
+    return storage + "; " + gpu + "; " + eng;
+}
+
+Verdict unknown(const std::string& rule, const std::string& reason, const Window& w,
+                const Storage* s, const Thresholds& t) {
+    return {Class::Unknown, rule, reason + "; " + facts(w, s, t)};
+}
+
+// What is missing, for a window no rule could name.
+Verdict unexplained(const Window& w, const Thresholds& t) {
+    std::string rule, reason;
+    auto missing = [&](const char* id, const std::string& why) {
+        if (rule.empty())
+            rule = id;
+        reason += (reason.empty() ? "" : ", ") + why;
+    };
+    if (w.gpuBusy.empty())
+        missing("no-gpu-data", "no GPU data");
+    if (!engineReported(w))
+        missing("no-engine-data", "no engine data");
+    if (w.storage.empty())
+        missing("no-storage-data", "no storage data");
+    for (const auto& s : w.storage)
+        if (!load(s) && !quiet(s, t))
+            missing("no-ceiling", "no ceiling for " + s.name);
+    if (rule.empty())
+        return unknown("no-rule", "the measurements fit no rule", w, nullptr, t);
+    return unknown(rule, reason, w, nullptr, t);
 }
 
 } // namespace
 
 BottleneckClassifier::Verdict BottleneckClassifier::classify(const Window& w, const Thresholds& t) {
-    const double waiting = w.requestsWaiting.value_or(0);
-    const double preempting = w.preemptionsPerS.value_or(0);
-    if (w.kvUsage && *w.kvUsage >= t.kvNearFull && (waiting >= t.waitingQueue || preempting > 0))
-        return {Class::KvCapacityBound, "KV cache " + number("%.0f %%", *w.kvUsage * 100) +
-                                            " full, " + number("%.0f", waiting) + " waiting, " +
-                                            number("%.2f", preempting) + " preemptions/s"};
-    const bool nearCeiling = w.storageShare && *w.storageShare >= t.storageNearCeiling;
-    const bool deviceBusy = w.storageUtilPct && *w.storageUtilPct >= t.storageUtilBusy;
-    const bool gpuStarved = !w.gpuBusyPct || *w.gpuBusyPct < t.gpuUnderBusy;
-    const bool ttftHigh = !w.ttftS || *w.ttftS >= t.ttftHighS;
-    if ((nearCeiling || deviceBusy) && gpuStarved && ttftHigh) {
-        std::string evidence;
-        if (w.storageShare)
-            evidence +=
-                "storage at " + number("%.0f %%", *w.storageShare * 100) + " of its ceiling";
-        if (w.storageUtilPct)
-            evidence += (evidence.empty() ? "" : ", ") + std::string("device busy ") +
-                        number("%.0f %%", *w.storageUtilPct);
-        evidence += ", " + gpuText(w);
-        if (w.ttftS)
-            evidence += ", TTFT " + number("%.2f s", *w.ttftS);
-        return {Class::StorageBound, evidence};
+    if (w.storage.empty() && w.gpuBusy.empty() && !engineReported(w))
+        return {Class::Unknown, "no-data", "nothing was recorded in this window"};
+    const bool waiting = w.requestsWaiting && *w.requestsWaiting >= t.waitingQueue;
+    if (w.kvUsage && *w.kvUsage >= t.kvNearFull &&
+        (waiting || (w.preemptionsPerS && *w.preemptionsPerS > 0)))
+        return {Class::KvCapacityBound, "kv-full", facts(w, nullptr, t, Lead::Engine)};
+
+    const auto gpu = busiestGpu(w);
+    if (const Storage* hot = saturatedDevice(w, t)) {
+        if (!gpu)
+            return unknown("no-gpu-data",
+                           "storage saturated, but no GPU data to show that GPUs wait on it", w,
+                           hot, t);
+        const auto part = std::max(w.retrieveS.value_or(-1), w.prefillS.value_or(-1));
+        const bool ttftParts = w.ttftS && *w.ttftS > 0 && part >= 0;
+        if (gpu->second < t.gpuUnderBusy && (!ttftParts || part / *w.ttftS >= t.ttftStorageShare)) {
+            const auto bw = bandwidthShare(*hot), io = iopsShare(*hot);
+            const char* rule = bw && *bw >= t.storageNearCeiling   ? "storage-bandwidth"
+                               : io && *io >= t.storageNearCeiling ? "storage-iops"
+                                                                   : "storage-latency";
+            return {Class::StorageBound, rule, facts(w, hot, t)};
+        }
     }
-    if (w.gpuBusyPct && *w.gpuBusyPct >= t.gpuBusy)
-        return {Class::GpuComputeBound, gpuText(w)};
-    if (waiting >= t.waitingQueue)
-        return {Class::EngineQueueing,
-                number("%.0f", waiting) + " requests waiting, " + gpuText(w)};
-    std::string evidence = gpuText(w);
-    if (w.storageShare)
-        evidence += ", storage at " + number("%.0f %%", *w.storageShare * 100) + " of its ceiling";
-    return {Class::Idle, evidence};
+
+    const bool requests = (w.requestsRunning && *w.requestsRunning >= 1) || w.ttftS.has_value();
+    if (gpu && gpu->second >= t.gpuBusy) {
+        if (requests)
+            return {Class::GpuComputeBound, "gpu-busy", facts(w, nullptr, t, Lead::Gpu)};
+        if (!engineReported(w))
+            return unknown("no-engine-data",
+                           "GPU busy, but no engine data to show requests running", w, nullptr, t);
+    }
+
+    const bool queued = waiting || (w.queueS && w.ttftS && *w.ttftS > 0 &&
+                                    *w.queueS / *w.ttftS >= t.ttftQueueShare);
+    const auto headroom = storageHeadroom(w, t);
+    if (queued && gpu && gpu->second < t.gpuBusy && headroom == true)
+        return {Class::EngineQueueing, "queueing", facts(w, nullptr, t, Lead::Engine)};
+
+    const bool noneWaiting = w.requestsWaiting && *w.requestsWaiting < t.waitingQueue;
+    if (w.requestsRunning && *w.requestsRunning < 1 && !queued && noIo(w, t))
+        return {Class::Idle, "idle", facts(w, nullptr, t, Lead::Engine)};
+    if (requests && noneWaiting && !queued && gpu && gpu->second < t.gpuBusy && headroom == true &&
+        (!w.kvUsage || *w.kvUsage < t.kvNearFull))
+        return {Class::Idle, "client-bound", facts(w, nullptr, t, Lead::Engine)};
+    return unexplained(w, t);
 }
 
 const char* BottleneckClassifier::name(Class c) {
@@ -64,15 +328,17 @@ const char* BottleneckClassifier::name(Class c) {
     case Class::EngineQueueing:
         return "engine-queueing";
     case Class::Idle:
+        return "idle/client-bound";
+    case Class::Unknown:
         break;
     }
-    return "idle/client-bound";
+    return "unknown";
 }
 
 const std::vector<BottleneckClassifier::Class>& BottleneckClassifier::all() {
-    static const std::vector<Class> classes = {Class::StorageBound, Class::GpuComputeBound,
-                                               Class::KvCapacityBound, Class::EngineQueueing,
-                                               Class::Idle};
+    static const std::vector<Class> classes = {
+        Class::StorageBound, Class::GpuComputeBound, Class::KvCapacityBound, Class::EngineQueueing,
+        Class::Idle,         Class::Unknown};
     return classes;
 }
 
@@ -87,9 +353,11 @@ const char* BottleneckClassifier::color(Class c) {
     case Class::EngineQueueing:
         return "#e0a100";
     case Class::Idle:
+        return "#a0a0a0";
+    case Class::Unknown:
         break;
     }
-    return "#a0a0a0";
+    return "#e4e0d4"; // pale, so unknown never reads as a measured class
 }
 
 } // namespace tierscope

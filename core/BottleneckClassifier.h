@@ -1,44 +1,70 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tierscope {
 
-// Names what limited the system in one time window. Rules, first match wins:
-//  1. kv-capacity-bound: KV-cache usage >= kvNearFull, with requests waiting or preemptions;
-//  2. storage-bound: storage bandwidth >= storageNearCeiling of its observed ceiling, or a
-//     device busy >= storageUtilBusy %, while GPUs are under gpuUnderBusy % (or unmeasured)
-//     and TTFT >= ttftHighS (or unmeasured);
-//  3. gpu-compute-bound: GPUs busy >= gpuBusy %;
-//  4. engine-queueing: at least waitingQueue requests waiting;
-//  5. idle/client-bound: none of the above.
-// A value a source did not report is absent and never counts as zero.
+// Names what limited the system in one time window, only from evidence: a value a source did
+// not report is absent, never zero, and a missing measurement never wins a class by
+// elimination (no GPU data gives no GPU or storage verdict). The rules, first match wins, are
+// kRulesText below; `tierscope analyze --help` prints them.
 class BottleneckClassifier {
   public:
-    enum class Class { KvCapacityBound, StorageBound, GpuComputeBound, EngineQueueing, Idle };
+    enum class Class {
+        KvCapacityBound,
+        StorageBound,
+        GpuComputeBound,
+        EngineQueueing,
+        Idle,
+        Unknown
+    };
 
+    // One storage target in one window: a block device, or a storage workload's target.
+    struct Storage {
+        std::string name;
+        std::optional<double> bytesPerS; // read + write
+        std::optional<double> iops;      // read + write
+        std::optional<double> awaitS;    // mean completion time
+        std::optional<double> queueDepth;
+        std::optional<double> utilPct; // shown, never evidence: 100 % util is not saturation
+        // Absent: no ceiling known. Probed ceilings come from `storage probe`; otherwise the
+        // bandwidth ceiling is the best ever recorded on the device in the workspace.
+        std::optional<double> bandwidthCeiling;
+        std::optional<double> iopsCeiling;
+        std::optional<double> unloadedAwaitS;
+        bool probed = false;
+    };
     struct Window {
-        std::optional<double> storageShare;   // bandwidth / the session's observed ceiling
-        std::optional<double> storageUtilPct; // busiest block device
-        std::optional<double> gpuBusyPct;     // mean over GPUs
-        std::optional<double> ttftS;          // engine TTFT p50
-        std::optional<double> kvUsage;        // 0..1
+        std::vector<Storage> storage;          // empty: no storage data
+        std::map<std::string, double> gpuBusy; // percent per GPU; empty: no GPU data
+        std::optional<double> requestsRunning;
         std::optional<double> requestsWaiting;
         std::optional<double> preemptionsPerS;
+        std::optional<double> kvUsage; // 0..1
+        // Engine p50s over the window; the parts of TTFT where the engine exposes them.
+        std::optional<double> ttftS;
+        std::optional<double> queueS;
+        std::optional<double> prefillS;
+        std::optional<double> retrieveS; // LMCache time_to_retrieve
     };
     struct Thresholds {
         double kvNearFull = 0.90;
-        double storageNearCeiling = 0.80;
-        double storageUtilBusy = 80.0;
-        double gpuUnderBusy = 60.0;
-        double gpuBusy = 85.0;
-        double ttftHighS = 1.0;
+        double storageNearCeiling = 0.80; // of the bandwidth or IOPS ceiling
+        double latencyRise = 3.0;         // await over unloaded await ...
+        double highQueueDepth = 8.0;      // ... at this queue depth or more
+        double gpuUnderBusy = 60.0;       // every GPU below: GPUs not saturated
+        double gpuBusy = 85.0;            // some GPU at or above: GPU-bound
+        double ttftStorageShare = 0.5;    // KV retrieve or prefill over TTFT
+        double ttftQueueShare = 0.5;      // queue time over TTFT
         double waitingQueue = 1.0;
+        double idleBytesPerS = 1e6; // all storage below: no I/O
     };
     struct Verdict {
-        Class cls = Class::Idle;
+        Class cls = Class::Unknown;
+        std::string rule;     // the rule that fired, e.g. "storage-bandwidth", "no-gpu-data"
         std::string evidence; // the numbers that decided it
     };
 
@@ -49,6 +75,8 @@ class BottleneckClassifier {
     static const std::vector<Class>& all();
     // One colour per class, shared by the timeline bands and the comparison charts.
     static const char* color(Class c);
+    // The rules with their default thresholds, in words: the one place they are documented.
+    static const char* const kRulesText;
 };
 
 } // namespace tierscope

@@ -4,6 +4,8 @@
 #include "core/WallClock.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
 
 namespace tierscope {
 
@@ -11,35 +13,104 @@ namespace {
 
 enum class Fold { Sum, Max, Mean };
 
-// Metrics of one kind (every GPU, read and write) folded together, window by window.
+// Metrics of one kind (every endpoint, read and write) folded together, window by window.
 struct Series {
+    Fold how = Fold::Sum;
     std::vector<std::optional<double>> values; // per window
     std::vector<int> counts;                   // metrics that reported in the window
 };
 
-void fold(Series& s, std::size_t window, double v, Fold how) {
+void fold(Series& s, std::size_t window, double v) {
     auto& slot = s.values[window];
     if (!slot)
         slot = v;
-    else if (how == Fold::Max)
+    else if (s.how == Fold::Max)
         slot = std::max(*slot, v);
     else
         *slot += v;
     ++s.counts[window];
 }
 
+bool startsWith(const std::string& s, const char* head) {
+    return s.rfind(head, 0) == 0;
+}
+
 bool endsWith(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// "engine/<endpoint>/ttft_p50_s" -> true for tail "/ttft_p50_s".
+bool engine(const std::string& p, const char* tail) {
+    return startsWith(p, "engine/") && endsWith(p, tail);
+}
+
+constexpr char kSep = '\x1f';
+
+std::optional<double> positive(const nlohmann::json& attrs, const char* key) {
+    if (!attrs.contains(key) || !attrs[key].is_number() || attrs[key].get<double>() <= 0)
+        return std::nullopt;
+    return attrs[key].get<double>();
+}
+
+// A `storage probe` result: the bandwidth ceiling is the faster of sequential read and write,
+// since the analysis compares read + write traffic with one figure.
+std::optional<SessionAnalysis::Ceiling> probeCeiling(const std::string& text) {
+    const auto attrs = nlohmann::json::parse(text, nullptr, false);
+    if (!attrs.is_object())
+        return std::nullopt;
+    SessionAnalysis::Ceiling c;
+    const auto read = positive(attrs, "read_bytes_per_s"),
+               write = positive(attrs, "write_bytes_per_s");
+    if (read || write)
+        c.bytesPerS = std::max(read.value_or(0), write.value_or(0));
+    c.iops = positive(attrs, "random_read_iops");
+    c.unloadedAwaitS = positive(attrs, "unloaded_read_s");
+    c.probed = true;
+    if (!c.bytesPerS && !c.iops)
+        return std::nullopt;
+    return c;
+}
+
 } // namespace
+
+std::optional<std::pair<std::string, std::string>> SessionAnalysis::storageOf(const MetricInfo& m) {
+    const std::string& p = m.descriptor.path;
+    if (p == "workload/read_bytes_per_s" || p == "workload/write_bytes_per_s") {
+        // Without its target path a workload series may span arms on different devices.
+        const auto labels = nlohmann::json::parse(m.descriptor.labels, nullptr, false);
+        const bool named = labels.is_object() && labels.contains("path") &&
+                           labels["path"].is_string() && !labels["path"].get<std::string>().empty();
+        return std::make_pair(named ? "workload " + labels["path"].get<std::string>()
+                                    : std::string("workload"),
+                              std::string("bytes"));
+    }
+    if (!startsWith(p, "block/"))
+        return std::nullopt;
+    const auto slash = p.find('/', 6);
+    if (slash == std::string::npos)
+        return std::nullopt;
+    const std::string device = p.substr(6, slash - 6), field = p.substr(slash + 1);
+    if (device == "total")
+        return std::nullopt; // a sum over disks, not a device with a ceiling
+    if (field == "read_bytes_per_s" || field == "write_bytes_per_s")
+        return std::make_pair(device, std::string("bytes"));
+    if (field == "read_iops" || field == "write_iops")
+        return std::make_pair(device, std::string("iops"));
+    if (field == "read_await_s" || field == "write_await_s")
+        return std::make_pair(device, std::string("await"));
+    if (field == "queue_depth")
+        return std::make_pair(device, field);
+    if (field == "util_pct")
+        return std::make_pair(device, std::string("util"));
+    return std::nullopt;
+}
 
 SessionAnalysis::Result SessionAnalysis::analyze(Store& store, std::int64_t sessionId,
                                                  std::int64_t windowNs,
                                                  const BottleneckClassifier::Thresholds& t) {
     const auto info = store.session(sessionId);
     if (!info)
-        return {windowNs, {}, {}};
+        return {windowNs, {}, {}, {}};
     return analyzeRange(store, sessionId, info->startNs, info->endNs.value_or(WallClock().nowNs()),
                         windowNs, t);
 }
@@ -53,23 +124,73 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
         [&store](std::int64_t metric, std::int64_t from, std::int64_t to, int points) {
             return store.readDecimated(metric, from, to, points);
         },
-        t0, end, windowNs, t);
+        t0, end, windowNs, ceilings(store, sessionId), t);
+}
+
+SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t sessionId) {
+    const auto self = store.session(sessionId);
+    if (!self)
+        return {};
+    std::set<std::string> wanted;
+    for (const auto& m : store.metrics(sessionId))
+        if (const auto s = storageOf(m); s && s->first != "workload")
+            wanted.insert(s->first);
+    std::map<std::string, double> best;
+    Ceilings probed; // the latest probe of each device wins
+    const std::int64_t now = WallClock().nowNs();
+    for (const auto& session : store.sessions()) {
+        if (session.host != self->host)
+            continue; // another machine's nvme0n1 is another drive
+        for (const auto& d : store.devices(session.id))
+            if (d.kind == "storage-probe" && wanted.count(d.name))
+                if (const auto c = probeCeiling(d.attrs))
+                    probed[d.name] = *c;
+        const std::int64_t end = session.endNs.value_or(now);
+        if (end <= session.startNs)
+            continue;
+        std::map<std::string, std::vector<std::int64_t>> byDevice;
+        for (const auto& m : store.metrics(session.id))
+            if (const auto s = storageOf(m); s && s->second == "bytes" && wanted.count(s->first))
+                byDevice[s->first].push_back(m.id);
+        // One bucket per second (two points each), read and write summed bucket by bucket.
+        const auto seconds =
+            std::clamp<std::int64_t>((end - session.startNs) / 1'000'000'000, 1, 100000);
+        for (const auto& [device, ids] : byDevice) {
+            std::map<std::int64_t, double> total;
+            for (const auto id : ids)
+                for (const auto& b :
+                     store.readDecimated(id, session.startNs, end, static_cast<int>(2 * seconds)))
+                    if (b.count > 0)
+                        total[b.tNs] += b.mean();
+            for (const auto& [tNs, bytes] : total)
+                best[device] = std::max(best[device], bytes);
+        }
+    }
+    Ceilings out = probed;
+    for (const auto& [device, bytes] : best)
+        if (bytes > 0 && !out.count(device))
+            out[device].bytesPerS = bytes;
+    return out;
 }
 
 SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricInfo>& metrics,
                                                        const Reader& read, std::int64_t t0,
                                                        std::int64_t end, std::int64_t windowNs,
+                                                       const Ceilings& ceilings,
                                                        const BottleneckClassifier::Thresholds& t) {
     Result result;
     result.windowNs = windowNs;
+    result.ceilings = ceilings;
     if (windowNs <= 0 || end <= t0)
         return result;
     const auto n =
         static_cast<std::size_t>(std::max<std::int64_t>(1, (end - t0 + windowNs - 1) / windowNs));
     const std::int64_t t1 = t0 + static_cast<std::int64_t>(n) * windowNs;
     std::map<std::string, Series> series;
+    std::set<std::string> devices, gpus;
     auto add = [&](const std::string& key, std::int64_t metric, Fold how) {
         auto& s = series[key];
+        s.how = how;
         s.values.resize(n);
         s.counts.resize(n);
         // Twenty buckets per window: decimated buckets need not line up with window edges.
@@ -84,53 +205,77 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         }
         for (std::size_t w = 0; w < n; ++w)
             if (windows[w].count > 0)
-                fold(s, w, windows[w].mean(), how);
+                fold(s, w, windows[w].mean());
     };
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
-        if (p == "block/total/read_bytes_per_s" || p == "block/total/write_bytes_per_s")
-            add("bandwidth", m.id, Fold::Sum);
-        else if (p == "workload/read_bytes_per_s" || p == "workload/write_bytes_per_s")
-            add("workload", m.id, Fold::Sum);
-        else if (p.rfind("block/", 0) == 0 && endsWith(p, "/util_pct"))
-            add("util", m.id, Fold::Max);
-        else if (p.rfind("gpu/", 0) == 0 && endsWith(p, "/busy_pct"))
-            add("gpu", m.id, Fold::Mean);
-        else if (p.rfind("engine/", 0) == 0 && endsWith(p, "/ttft_p50_s"))
+        if (const auto s = storageOf(m)) {
+            devices.insert(s->first);
+            const bool sum = s->second == "bytes" || s->second == "iops";
+            add(s->second + kSep + s->first, m.id, sum ? Fold::Sum : Fold::Max);
+        } else if (startsWith(p, "gpu/") && endsWith(p, "/busy_pct")) {
+            const std::string id = p.substr(4, p.size() - 4 - 9);
+            gpus.insert(id);
+            add(std::string("gpu") + kSep + id, m.id, Fold::Mean);
+        } else if (engine(p, "/ttft_p50_s"))
             add("ttft", m.id, Fold::Mean);
-        else if (p.rfind("engine/", 0) == 0 && endsWith(p, "/kv_cache_usage_ratio"))
+        else if (engine(p, "/queue_time_p50_s"))
+            add("queue", m.id, Fold::Mean);
+        else if (engine(p, "/prefill_time_p50_s"))
+            add("prefill", m.id, Fold::Mean);
+        else if (engine(p, "/lmcache_retrieve_p50_s"))
+            add("retrieve", m.id, Fold::Mean);
+        else if (engine(p, "/kv_cache_usage_ratio"))
             add("kv", m.id, Fold::Max);
-        else if (p.rfind("engine/", 0) == 0 && endsWith(p, "/requests_waiting"))
+        else if (engine(p, "/requests_running"))
+            add("running", m.id, Fold::Sum);
+        else if (engine(p, "/requests_waiting"))
             add("waiting", m.id, Fold::Sum);
-        else if (p.rfind("engine/", 0) == 0 && endsWith(p, "/preemptions_per_s"))
+        else if (engine(p, "/preemptions_per_s"))
             add("preemptions", m.id, Fold::Sum);
     }
-    // A workload's own bandwidth sees what the block collector cannot (tmpfs, NFS).
-    if (series.count("workload"))
-        series["bandwidth"] = series["workload"];
-    auto value = [&](const char* key, std::size_t w) -> std::optional<double> {
+    auto value = [&](const std::string& key, std::size_t w) -> std::optional<double> {
         const auto it = series.find(key);
         if (it == series.end() || !it->second.values[w])
             return std::nullopt;
-        const bool mean = std::string(key) == "gpu" || std::string(key) == "ttft";
-        return mean ? *it->second.values[w] / it->second.counts[w] : *it->second.values[w];
+        const auto& s = it->second;
+        return s.how == Fold::Mean ? *s.values[w] / s.counts[w] : *s.values[w];
     };
-    double ceiling = 0;
-    for (std::size_t w = 0; w < n; ++w)
-        ceiling = std::max(ceiling, value("bandwidth", w).value_or(0));
     for (std::size_t w = 0; w < n; ++w) {
         BottleneckClassifier::Window in;
-        if (const auto bw = value("bandwidth", w); bw && ceiling > 0)
-            in.storageShare = *bw / ceiling;
-        in.storageUtilPct = value("util", w);
-        in.gpuBusyPct = value("gpu", w);
+        for (const auto& device : devices) {
+            BottleneckClassifier::Storage s;
+            s.name = device;
+            s.bytesPerS = value(std::string("bytes") + kSep + device, w);
+            s.iops = value(std::string("iops") + kSep + device, w);
+            s.awaitS = value(std::string("await") + kSep + device, w);
+            s.queueDepth = value(std::string("queue_depth") + kSep + device, w);
+            s.utilPct = value(std::string("util") + kSep + device, w);
+            if (!s.bytesPerS && !s.iops && !s.awaitS && !s.queueDepth && !s.utilPct)
+                continue; // the device reported nothing in this window
+            if (const auto c = ceilings.find(device); c != ceilings.end()) {
+                s.bandwidthCeiling = c->second.bytesPerS;
+                s.iopsCeiling = c->second.iops;
+                s.unloadedAwaitS = c->second.unloadedAwaitS;
+                s.probed = c->second.probed;
+            }
+            in.storage.push_back(std::move(s));
+        }
+        for (const auto& gpu : gpus)
+            if (const auto busy = value(std::string("gpu") + kSep + gpu, w))
+                in.gpuBusy[gpu] = *busy;
         in.ttftS = value("ttft", w);
+        in.queueS = value("queue", w);
+        in.prefillS = value("prefill", w);
+        in.retrieveS = value("retrieve", w);
         in.kvUsage = value("kv", w);
+        in.requestsRunning = value("running", w);
         in.requestsWaiting = value("waiting", w);
         in.preemptionsPerS = value("preemptions", w);
+        auto verdict = BottleneckClassifier::classify(in, t);
+        result.shares[verdict.cls] += 1.0 / static_cast<double>(n);
         result.windows.push_back(
-            {t0 + static_cast<std::int64_t>(w) * windowNs, BottleneckClassifier::classify(in, t)});
-        result.shares[result.windows.back().verdict.cls] += 1.0 / static_cast<double>(n);
+            {t0 + static_cast<std::int64_t>(w) * windowNs, std::move(in), std::move(verdict)});
     }
     return result;
 }

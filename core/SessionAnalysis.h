@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,32 +16,52 @@ namespace tierscope {
 class Store;
 
 // Splits a recorded session into windows and names each window's bottleneck from the stored
-// series (block, GPU and engine metrics), with the time share of each class.
+// series (per block device, per GPU, engine metrics), with the time share of each class.
 class SessionAnalysis {
   public:
+    // What "near its ceiling" is measured against, per storage target of the session.
+    struct Ceiling {
+        std::optional<double> bytesPerS;
+        std::optional<double> iops;
+        std::optional<double> unloadedAwaitS;
+        bool probed = false; // false: the best bandwidth recorded in the workspace
+    };
+    // By storage name as in the session's paths: "nvme0n1", or "workload /mnt/kv".
+    using Ceilings = std::map<std::string, Ceiling>;
+
     struct Window {
         std::int64_t t0Ns = 0;
+        BottleneckClassifier::Window input; // the measurements
         BottleneckClassifier::Verdict verdict;
     };
     struct Result {
         std::int64_t windowNs = 0;
         std::vector<Window> windows;
         std::map<BottleneckClassifier::Class, double> shares; // of the windows, 0..1
+        Ceilings ceilings;
     };
 
     static Result analyze(Store& store, std::int64_t sessionId, std::int64_t windowNs,
                           const BottleneckClassifier::Thresholds& thresholds = {});
-    // The same over [t0Ns, t1Ns) of the session, e.g. one run. The storage ceiling is the
-    // highest bandwidth seen in that span.
+    // The same over [t0Ns, t1Ns) of the session, e.g. one run, against ceilings(store, id):
+    // two runs of one workspace are judged on one scale.
     static Result analyzeRange(Store& store, std::int64_t sessionId, std::int64_t t0Ns,
                                std::int64_t t1Ns, std::int64_t windowNs,
                                const BottleneckClassifier::Thresholds& thresholds = {});
+    // The ceiling of each storage target of the session. Without a probe: the best 1 s
+    // bandwidth (read + write) ever recorded on a device of that name on the same host, in
+    // any session of the workspace. Never the session's own busiest analysis window.
+    static Ceilings ceilings(Store& store, std::int64_t sessionId);
     // The same from any source of decimated series: the store, or the live view's buffer.
     using Reader = std::function<std::vector<Bucket>(std::int64_t metricId, std::int64_t t0Ns,
                                                      std::int64_t t1Ns, int points)>;
     static Result analyzeSeries(const std::vector<MetricInfo>& metrics, const Reader& read,
                                 std::int64_t t0Ns, std::int64_t t1Ns, std::int64_t windowNs,
+                                const Ceilings& ceilings = {},
                                 const BottleneckClassifier::Thresholds& thresholds = {});
+    // The storage target a metric measures and which of its quantities ("bytes", "iops",
+    // "await", "queue_depth", "util"); absent for other metrics and for block/total.
+    static std::optional<std::pair<std::string, std::string>> storageOf(const MetricInfo& m);
 };
 
 } // namespace tierscope

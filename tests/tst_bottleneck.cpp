@@ -5,91 +5,463 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <functional>
+#include <nlohmann/json.hpp>
 
 using namespace tierscope;
 using Class = BottleneckClassifier::Class;
+using Window = BottleneckClassifier::Window;
+using Storage = BottleneckClassifier::Storage;
+
+namespace {
+
+constexpr std::int64_t kSecond = 1000000000LL, kStart = 1'790'000'000LL * kSecond;
+
+bool contains(const std::string& text, const char* part) {
+    return text.find(part) != std::string::npos;
+}
+
+Storage device(double bytesPerS, std::optional<double> ceiling) {
+    Storage s;
+    s.name = "nvme0n1";
+    s.bytesPerS = bytesPerS;
+    s.bandwidthCeiling = ceiling;
+    return s;
+}
+
+// A window of an engine serving requests: none waiting, one GPU, one drive far from its ceiling.
+Window serving() {
+    Window w;
+    w.storage = {device(1e9, 6e9)};
+    w.gpuBusy = {{"0", 50}};
+    w.requestsRunning = 4;
+    w.requestsWaiting = 0;
+    w.ttftS = 0.4;
+    return w;
+}
+
+// A session of 60 s with samples every 100 ms: each metric's value at tenth i.
+struct Metric {
+    MetricDescriptor descriptor;
+    std::function<std::optional<double>(int)> value;
+};
+
+std::int64_t writeSession(const std::string& db, std::int64_t start, const std::string& host,
+                          const std::vector<Metric>& metrics, int tenths = 600) {
+    std::int64_t id = 0;
+    {
+        Store store(db, Store::Mode::ReadWrite);
+        SessionInfo info;
+        info.startNs = start;
+        info.host = host;
+        id = store.createSession(info);
+        store.finishSession(id, start + tenths * kSecond / 10);
+    }
+    StoreWriter writer(db, {});
+    std::vector<int> ids;
+    for (const auto& m : metrics)
+        ids.push_back(writer.defineMetric(id, m.descriptor));
+    for (int i = 0; i < tenths; ++i)
+        for (std::size_t k = 0; k < metrics.size(); ++k)
+            if (const auto v = metrics[k].value(i))
+                writer.append(ids[k], start + i * kSecond / 10, *v);
+    writer.stop();
+    return id;
+}
+
+Metric constant(const char* path, const char* unit, double v) {
+    return {{path, unit, "gauge", "{}"}, [v](int) { return v; }};
+}
+
+} // namespace
 
 class TestBottleneck : public QObject {
     Q_OBJECT
   private slots:
-    void eachClassWithItsEvidence() {
-        BottleneckClassifier::Window kv;
-        kv.kvUsage = 0.97;
-        kv.requestsWaiting = 12;
-        kv.gpuBusyPct = 90;
-        auto v = BottleneckClassifier::classify(kv);
+    void kvCapacityBound() {
+        Window w = serving();
+        w.kvUsage = 0.97;
+        w.requestsWaiting = 12;
+        w.gpuBusy = {{"0", 90}};
+        const auto v = BottleneckClassifier::classify(w);
         QCOMPARE(v.cls, Class::KvCapacityBound);
-        QCOMPARE(v.evidence, std::string("KV cache 97 % full, 12 waiting, 0.00 preemptions/s"));
+        QCOMPARE(v.rule, std::string("kv-full"));
+        QVERIFY2(contains(v.evidence, "12 waiting, KV cache 97 %"), v.evidence.c_str());
+        w.requestsWaiting = 0; // full, but nobody waits and nothing is preempted
+        QVERIFY(BottleneckClassifier::classify(w).cls != Class::KvCapacityBound);
+        w.preemptionsPerS = 0.5;
+        QCOMPARE(BottleneckClassifier::classify(w).cls, Class::KvCapacityBound);
+    }
 
-        BottleneckClassifier::Window storage;
-        storage.storageShare = 0.95;
-        storage.gpuBusyPct = 35;
-        storage.ttftS = 9.3;
-        v = BottleneckClassifier::classify(storage);
+    void storageBoundByBandwidthAgainstAHistoryCeiling() {
+        Window w;
+        w.storage = {device(5.9e9, 6.5e9)};
+        w.gpuBusy = {{"0", 35}};
+        w.requestsRunning = 16;
+        w.ttftS = 9.3;
+        w.retrieveS = 4.8;
+        auto v = BottleneckClassifier::classify(w);
         QCOMPARE(v.cls, Class::StorageBound);
-        QCOMPARE(v.evidence,
-                 std::string("storage at 95 % of its ceiling, GPU busy 35 %, TTFT 9.30 s"));
-        storage.ttftS = 0.2; // storage is busy, but requests are not waiting on it
-        QCOMPARE(BottleneckClassifier::classify(storage).cls, Class::Idle);
+        QCOMPARE(v.rule, std::string("storage-bandwidth"));
+        QVERIFY2(contains(v.evidence, "nvme0n1 5.9 GB/s = 91 % of its 6.5 GB/s ceiling (ceiling "
+                                      "from history, not probed)"),
+                 v.evidence.c_str());
+        QVERIFY2(contains(v.evidence, "GPU 0 busy 35 %"), v.evidence.c_str());
+        QVERIFY2(contains(v.evidence, "KV retrieve p50 4.80 s (52 %)"), v.evidence.c_str());
+        // The engine says TTFT is neither KV retrieval nor prefill: storage is busy, but the
+        // requests are not waiting on it.
+        w.retrieveS = 0.3;
+        w.prefillS = 1.0;
+        QVERIFY(BottleneckClassifier::classify(w).cls != Class::StorageBound);
+        // Where the engine reports no TTFT parts, the rule does without them.
+        w.retrieveS.reset();
+        w.prefillS.reset();
+        QCOMPARE(BottleneckClassifier::classify(w).cls, Class::StorageBound);
+    }
 
-        BottleneckClassifier::Window gpu;
-        gpu.gpuBusyPct = 97;
-        gpu.storageShare = 0.9; // busy storage does not matter while GPUs are saturated
-        QCOMPARE(BottleneckClassifier::classify(gpu).cls, Class::GpuComputeBound);
-        QCOMPARE(BottleneckClassifier::classify(gpu).evidence, std::string("GPU busy 97 %"));
+    void storageBoundByProbedIopsOrLatency() {
+        Window w = serving();
+        Storage s = device(2e9, 7e9); // 4 KiB reads: far from the bandwidth ceiling
+        s.iops = 480000;
+        s.iopsCeiling = 500000;
+        s.probed = true;
+        w.storage = {s};
+        w.gpuBusy = {{"0", 20}};
+        auto v = BottleneckClassifier::classify(w);
+        QCOMPARE(v.cls, Class::StorageBound);
+        QCOMPARE(v.rule, std::string("storage-iops"));
+        QVERIFY2(contains(v.evidence, "480000 IOPS = 96 % of its probed ceiling"),
+                 v.evidence.c_str());
 
-        BottleneckClassifier::Window queue;
-        queue.requestsWaiting = 4;
-        queue.gpuBusyPct = 70;
-        QCOMPARE(BottleneckClassifier::classify(queue).cls, Class::EngineQueueing);
+        s.iops = 200000;
+        s.awaitS = 0.0031;
+        s.unloadedAwaitS = 0.00008;
+        s.queueDepth = 64;
+        w.storage = {s};
+        v = BottleneckClassifier::classify(w);
+        QCOMPARE(v.cls, Class::StorageBound);
+        QCOMPARE(v.rule, std::string("storage-latency"));
+        QVERIFY2(contains(v.evidence, "await 3.10 ms at QD 64.0 (unloaded 80 us)"),
+                 v.evidence.c_str());
+        w.storage[0].queueDepth = 2; // slow at a low queue depth is not saturation
+        QVERIFY(BottleneckClassifier::classify(w).cls != Class::StorageBound);
+    }
 
-        BottleneckClassifier::Window idle;
-        QCOMPARE(BottleneckClassifier::classify(idle).cls, Class::Idle);
-        QCOMPARE(BottleneckClassifier::classify(idle).evidence, std::string("no GPU data"));
+    // 100 % util means one request in flight all the time, not a saturated drive.
+    void qd1StreamAtFullUtilFarBelowTheCeilingIsNotStorageBound() {
+        Window w = serving();
+        Storage s = device(60e6, 7e9);
+        s.iops = 14650;
+        s.utilPct = 100;
+        s.queueDepth = 1;
+        s.awaitS = 0.000068;
+        w.storage = {s};
+        w.gpuBusy = {{"0", 30}};
+        w.ttftS = 3.0;
+        const auto v = BottleneckClassifier::classify(w);
+        QVERIFY2(v.cls != Class::StorageBound, v.evidence.c_str());
+        QCOMPARE(v.cls, Class::Idle);
+        QCOMPARE(v.rule, std::string("client-bound"));
+        QVERIFY2(contains(v.evidence, "= 1 % of its 7.0 GB/s ceiling"), v.evidence.c_str());
+        QVERIFY2(contains(v.evidence, "util 100 %"), v.evidence.c_str());
+    }
+
+    // One saturated GPU of two is saturation; the mean (51 %) would hide it.
+    void gpusArePerGpuNotAveraged() {
+        Window w = serving();
+        w.storage = {device(6e9, 6.2e9)};
+        w.gpuBusy = {{"0", 97}, {"1", 5}};
+        const auto v = BottleneckClassifier::classify(w);
+        QCOMPARE(v.cls, Class::GpuComputeBound);
+        QCOMPARE(v.rule, std::string("gpu-busy"));
+        QVERIFY2(contains(v.evidence, "GPU 0 busy 97 % (busiest of 2 GPUs)"), v.evidence.c_str());
+    }
+
+    void gpuComputeBoundNeedsRequests() {
+        Window w = serving();
+        w.gpuBusy = {{"0", 97}};
+        QCOMPARE(BottleneckClassifier::classify(w).cls, Class::GpuComputeBound);
+        Window noEngine;
+        noEngine.gpuBusy = {{"0", 97}};
+        noEngine.storage = {device(1e9, 6e9)};
+        const auto v = BottleneckClassifier::classify(noEngine);
+        QCOMPARE(v.cls, Class::Unknown);
+        QCOMPARE(v.rule, std::string("no-engine-data"));
+    }
+
+    void engineQueueing() {
+        Window w = serving();
+        w.requestsWaiting = 4;
+        w.gpuBusy = {{"0", 70}};
+        auto v = BottleneckClassifier::classify(w);
+        QCOMPARE(v.cls, Class::EngineQueueing);
+        QCOMPARE(v.rule, std::string("queueing"));
+        QVERIFY2(contains(v.evidence, "4 running, 4 waiting"), v.evidence.c_str());
+        // Queue time as the larger part of TTFT is queueing too.
+        w.requestsWaiting = 0;
+        w.ttftS = 2.0;
+        w.queueS = 1.2;
+        QCOMPARE(BottleneckClassifier::classify(w).cls, Class::EngineQueueing);
+        // Headroom must be measured: without GPU data there is no verdict.
+        w.gpuBusy.clear();
+        v = BottleneckClassifier::classify(w);
+        QCOMPARE(v.cls, Class::Unknown);
+        QCOMPARE(v.rule, std::string("no-gpu-data"));
+    }
+
+    void idleAndClientBound() {
+        Window idle;
+        idle.storage = {device(2e4, 6e9)};
+        idle.gpuBusy = {{"0", 0}};
+        idle.requestsRunning = 0;
+        idle.requestsWaiting = 0;
+        auto v = BottleneckClassifier::classify(idle);
+        QCOMPARE(v.cls, Class::Idle);
+        QCOMPARE(v.rule, std::string("idle"));
+        idle.storage = {device(2e9, 6e9)}; // no requests, but I/O: not idle
+        QVERIFY(BottleneckClassifier::classify(idle).rule != "idle");
+
+        v = BottleneckClassifier::classify(serving());
+        QCOMPARE(v.cls, Class::Idle);
+        QCOMPARE(v.rule, std::string("client-bound"));
         QCOMPARE(std::string(BottleneckClassifier::name(Class::Idle)),
                  std::string("idle/client-bound"));
     }
 
+    // Missing evidence never wins a class by elimination.
+    void unknownWhereEvidenceIsMissing() {
+        // A storage workload alone: a drive at its ceiling, no GPU, no engine.
+        Window alone;
+        alone.storage = {device(6.4e9, 6.5e9)};
+        alone.storage[0].utilPct = 100;
+        auto v = BottleneckClassifier::classify(alone);
+        QCOMPARE(v.cls, Class::Unknown);
+        QCOMPARE(v.rule, std::string("no-gpu-data"));
+        QVERIFY2(contains(v.evidence, "no GPU data"), v.evidence.c_str());
+
+        // No engine data: no TTFT is not "TTFT high", and idle GPUs are not starved.
+        Window noEngine;
+        noEngine.storage = {device(1e9, 6e9)};
+        noEngine.gpuBusy = {{"0", 20}};
+        v = BottleneckClassifier::classify(noEngine);
+        QCOMPARE(v.cls, Class::Unknown);
+        QCOMPARE(v.rule, std::string("no-engine-data"));
+
+        // No ceiling: a busy drive cannot be called near or far from its limit.
+        Window noCeiling = serving();
+        noCeiling.storage = {device(2e9, std::nullopt)};
+        v = BottleneckClassifier::classify(noCeiling);
+        QCOMPARE(v.cls, Class::Unknown);
+        QCOMPARE(v.rule, std::string("no-ceiling"));
+        QVERIFY2(contains(v.evidence, "nvme0n1 2.0 GB/s (no ceiling)"), v.evidence.c_str());
+
+        // No GPU data with an engine that serves: no client-bound by elimination either.
+        Window noGpu = serving();
+        noGpu.gpuBusy.clear();
+        QCOMPARE(BottleneckClassifier::classify(noGpu).rule, std::string("no-gpu-data"));
+
+        v = BottleneckClassifier::classify(Window());
+        QCOMPARE(v.cls, Class::Unknown);
+        QCOMPARE(v.rule, std::string("no-data"));
+        QCOMPARE(std::string(BottleneckClassifier::name(Class::Unknown)), std::string("unknown"));
+        const auto& all = BottleneckClassifier::all();
+        QVERIFY(std::find(all.begin(), all.end(), Class::Unknown) != all.end());
+        QVERIFY(std::string(BottleneckClassifier::color(Class::Unknown)) !=
+                BottleneckClassifier::color(Class::Idle));
+    }
+
     void thresholdsAreConfigurable() {
-        BottleneckClassifier::Window w;
-        w.gpuBusyPct = 80;
+        Window w = serving();
+        w.gpuBusy = {{"0", 80}};
         QCOMPARE(BottleneckClassifier::classify(w).cls, Class::Idle);
         BottleneckClassifier::Thresholds t;
         t.gpuBusy = 75;
         QCOMPARE(BottleneckClassifier::classify(w, t).cls, Class::GpuComputeBound);
     }
 
-    // 60 s: storage at its ceiling with idle GPUs for 30 s, then busy GPUs.
+    void rulesTextNamesEveryClass() {
+        const std::string text = BottleneckClassifier::kRulesText;
+        for (const auto c : BottleneckClassifier::all())
+            QVERIFY2(contains(text, BottleneckClassifier::name(c)), BottleneckClassifier::name(c));
+        QVERIFY(contains(text, "ceiling from history, not probed"));
+    }
+
+    // 60 s: a drive at its ceiling with idle GPUs for 30 s, then busy GPUs.
     void analysesAStoredSession() {
         QTemporaryDir dir;
         const std::string db = dir.filePath("a.db").toStdString();
-        constexpr std::int64_t second = 1000000000LL, start = 1'790'000'000LL * second;
-        std::int64_t id = 0;
-        {
-            Store store(db, Store::Mode::ReadWrite);
-            SessionInfo info;
-            info.startNs = start;
-            id = store.createSession(info);
-            store.finishSession(id, start + 60 * second);
-        }
-        StoreWriter writer(db, {});
-        const int bw =
-            writer.defineMetric(id, {"block/total/read_bytes_per_s", "bytes/s", "rate", "{}"});
-        const int gpu = writer.defineMetric(id, {"gpu/0/busy_pct", "percent", "gauge", "{}"});
-        for (int i = 0; i < 600; ++i) {
-            const std::int64_t t = start + i * second / 10;
-            writer.append(bw, t, i < 300 ? 5e9 : 1e9);
-            writer.append(gpu, t, i < 300 ? 20 : 95);
-        }
-        writer.stop();
+        const auto id = writeSession(db, kStart, "node-1",
+                                     {{{"block/nvme0n1/read_bytes_per_s", "bytes/s", "rate", "{}"},
+                                       [](int i) { return i < 300 ? 5e9 : 1e9; }},
+                                      {{"gpu/0/busy_pct", "percent", "gauge", "{}"},
+                                       [](int i) { return i < 300 ? 20.0 : 95.0; }},
+                                      {{"engine/e/ttft_p50_s", "s", "gauge", "{}"},
+                                       [](int i) { return i < 300 ? 4.0 : 0.3; }}});
         Store store(db, Store::Mode::ReadOnly);
-        const auto r = SessionAnalysis::analyze(store, id, 10 * second);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
         QCOMPARE(r.windows.size(), std::size_t(6));
         QCOMPARE(r.windows[0].verdict.cls, Class::StorageBound);
-        QVERIFY(r.windows[0].verdict.evidence.find("storage at 100 %") != std::string::npos);
+        QVERIFY2(contains(r.windows[0].verdict.evidence,
+                          "= 100 % of its 5.0 GB/s ceiling (ceiling from history, not probed)"),
+                 r.windows[0].verdict.evidence.c_str());
         QCOMPARE(r.windows[5].verdict.cls, Class::GpuComputeBound);
         QCOMPARE(r.shares.at(Class::StorageBound), 0.5);
         QCOMPARE(r.shares.at(Class::GpuComputeBound), 0.5);
+        QVERIFY(r.ceilings.at("nvme0n1").bytesPerS);
+        QVERIFY(!r.ceilings.at("nvme0n1").probed);
+    }
+
+    // The ceiling is the best ever recorded on the device in the workspace, on the same host,
+    // not the session's own busiest window: a steady 1 GB/s is 20 % of a 5 GB/s drive.
+    void ceilingFromHistoryAcrossSessions() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("h.db").toStdString();
+        const Metric earlier{{"block/nvme0n1/read_bytes_per_s", "bytes/s", "rate", "{}"},
+                             [](int i) { return i < 100 ? 5e9 : 1e8; }};
+        writeSession(db, kStart, "node-1", {earlier}, 200);
+        // Another machine's nvme0n1 is another drive.
+        writeSession(db, kStart + 100 * kSecond, "node-2",
+                     {constant("block/nvme0n1/read_bytes_per_s", "bytes/s", 40e9)}, 100);
+        const auto id = writeSession(db, kStart + 200 * kSecond, "node-1",
+                                     {constant("block/nvme0n1/read_bytes_per_s", "bytes/s", 0.5e9),
+                                      constant("block/nvme0n1/write_bytes_per_s", "bytes/s", 0.5e9),
+                                      constant("gpu/0/busy_pct", "percent", 20),
+                                      constant("engine/e/ttft_p50_s", "s", 4.0),
+                                      constant("engine/e/requests_running", "1", 8),
+                                      constant("engine/e/requests_waiting", "1", 0)});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto ceilings = SessionAnalysis::ceilings(store, id);
+        QCOMPARE(ceilings.size(), std::size_t(1));
+        QCOMPARE(*ceilings.at("nvme0n1").bytesPerS, 5e9);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows.size(), std::size_t(6));
+        for (const auto& w : r.windows) {
+            QCOMPARE(w.verdict.rule, std::string("client-bound"));
+            QVERIFY2(
+                contains(w.verdict.evidence, "nvme0n1 1.0 GB/s = 20 % of its 5.0 GB/s ceiling"),
+                w.verdict.evidence.c_str());
+        }
+    }
+
+    // A QD1 stream keeps the drive 100 % busy at a fraction of what it did before.
+    void storedQd1StreamIsNotStorageBound() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("q.db").toStdString();
+        writeSession(db, kStart, "", {constant("block/nvme0n1/read_bytes_per_s", "bytes/s", 7e9)},
+                     50);
+        const auto id = writeSession(db, kStart + 100 * kSecond, "",
+                                     {constant("block/nvme0n1/read_bytes_per_s", "bytes/s", 60e6),
+                                      constant("block/nvme0n1/read_iops", "1/s", 14650),
+                                      constant("block/nvme0n1/util_pct", "percent", 100),
+                                      constant("block/nvme0n1/queue_depth", "1", 1),
+                                      constant("gpu/0/busy_pct", "percent", 30),
+                                      constant("engine/e/ttft_p50_s", "s", 3),
+                                      constant("engine/e/requests_running", "1", 1),
+                                      constant("engine/e/requests_waiting", "1", 0)});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QVERIFY(!r.shares.count(Class::StorageBound));
+        QCOMPARE(r.shares.at(Class::Idle), 1.0);
+        QVERIFY2(contains(r.windows[0].verdict.evidence, "util 100 %"),
+                 r.windows[0].verdict.evidence.c_str());
+    }
+
+    // A storage workload alone, no GPU and no engine, the drive at its ceiling: unknown.
+    void storageWorkloadAloneIsUnknown() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("w.db").toStdString();
+        const auto id = writeSession(
+            db, kStart, "",
+            {{{"workload/read_bytes_per_s", "bytes/s", "rate", R"({"path":"/mnt/kv"})"},
+              [](int) { return 2e9; }},
+             constant("block/sda/read_bytes_per_s", "bytes/s", 2e9),
+             constant("block/sda/util_pct", "percent", 100)});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.shares.size(), std::size_t(1));
+        QCOMPARE(r.shares.at(Class::Unknown), 1.0);
+        QCOMPARE(r.windows[0].verdict.rule, std::string("no-gpu-data"));
+        // Block bandwidth stays beside the workload's own: both are storage targets.
+        const auto& storage = r.windows[0].input.storage;
+        QCOMPARE(storage.size(), std::size_t(2));
+        QCOMPARE(storage[0].name, std::string("sda"));
+        QCOMPARE(storage[1].name, std::string("workload /mnt/kv"));
+        QCOMPARE(*storage[0].bytesPerS, 2e9);
+        QVERIFY(r.ceilings.count("workload /mnt/kv"));
+    }
+
+    // A workload series without its target path may span arms on different drives: it is
+    // shown, but it gets no ceiling.
+    void unnamedWorkloadHasNoCeiling() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("u.db").toStdString();
+        const auto id = writeSession(db, kStart, "",
+                                     {constant("workload/read_bytes_per_s", "bytes/s", 2e9)}, 100);
+        Store store(db, Store::Mode::ReadOnly);
+        QVERIFY(SessionAnalysis::ceilings(store, id).empty());
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows.size(), std::size_t(1));
+        QVERIFY2(contains(r.windows[0].verdict.evidence, "workload 2.0 GB/s (no ceiling)"),
+                 r.windows[0].verdict.evidence.c_str());
+    }
+
+    // A `storage probe` record beats history: 6.3 GB/s is this session's best, but the probe
+    // says the drive does 7 GB/s and 1 M IOPS at 80 us unloaded; the latest probe counts.
+    void probedCeilingsFromTheWorkspace() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("p.db").toStdString();
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            for (const double read : {3e9, 7e9}) { // an older probe, then the latest
+                SessionInfo info;
+                info.host = "node-1";
+                info.startNs = kStart - (read < 5e9 ? 2000 : 1000) * kSecond;
+                const auto probe = store.createSession(info);
+                nlohmann::json attrs = {{"read_bytes_per_s", read},
+                                        {"write_bytes_per_s", 5e9},
+                                        {"random_read_iops", 1e6},
+                                        {"unloaded_read_s", 80e-6}};
+                store.addDevices(probe, {{"storage-probe", "nvme0n1", attrs.dump()}});
+                store.finishSession(probe, info.startNs + kSecond);
+            }
+        }
+        const auto id = writeSession(
+            db, kStart, "node-1",
+            {{{"block/nvme0n1/read_bytes_per_s", "bytes/s", "rate", "{}"},
+              [](int i) { return i < 300 ? 6.3e9 : 60e6; }},
+             {{"block/nvme0n1/util_pct", "percent", "gauge", "{}"}, [](int) { return 100.0; }},
+             constant("gpu/0/busy_pct", "percent", 25),
+             constant("engine/e/ttft_p50_s", "s", 5),
+             constant("engine/e/requests_running", "1", 4),
+             constant("engine/e/requests_waiting", "1", 0)});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto c = SessionAnalysis::ceilings(store, id).at("nvme0n1");
+        QVERIFY(c.probed);
+        QCOMPARE(*c.bytesPerS, 7e9);
+        QCOMPARE(*c.iops, 1e6);
+        QCOMPARE(*c.unloadedAwaitS, 80e-6);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows[0].verdict.cls, Class::StorageBound);
+        QVERIFY2(contains(r.windows[0].verdict.evidence, "= 90 % of its 7.0 GB/s ceiling (probed)"),
+                 r.windows[0].verdict.evidence.c_str());
+        // The QD 1 stream at 100 % util, far below the probed ceiling, is not storage-bound.
+        QCOMPARE(r.windows[5].verdict.cls, Class::Idle);
+        QCOMPARE(r.windows[5].verdict.rule, std::string("client-bound"));
+    }
+
+    void windowsWithoutDataSayNoData() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("n.db").toStdString();
+        const auto id = writeSession(
+            db, kStart, "",
+            {{{"gpu/0/busy_pct", "percent", "gauge", "{}"}, [](int i) -> std::optional<double> {
+                  return i >= 300 ? std::optional<double>(10) : std::nullopt;
+              }}});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows.size(), std::size_t(6));
+        QCOMPARE(r.windows[0].verdict.rule, std::string("no-data"));
+        QCOMPARE(r.windows[5].verdict.rule, std::string("no-engine-data"));
     }
 };
 

@@ -75,8 +75,8 @@ class TestComparisonExport : public QObject {
     std::int64_t m_runA = 0, m_runB = 0;
 
   private slots:
-    // One session: run A (0-10 s) storage at its ceiling with idle GPUs and slow first tokens;
-    // run B (20-30 s) four times the bandwidth and busy GPUs.
+    // One session: run A (0-10 s) its drive at its ceiling with idle GPUs and slow first
+    // tokens; run B (20-30 s) another drive at four times the bandwidth and busy GPUs.
     void initTestCase() {
         QVERIFY(m_dir.isValid());
         m_db = m_dir.filePath("cmp.db").toStdString();
@@ -103,12 +103,19 @@ class TestComparisonExport : public QObject {
             writer.defineMetric(session, {"workload/read_bytes_per_s", "bytes/s", "rate", "{}"});
         const int gpu = writer.defineMetric(session, {"gpu/0/busy_pct", "percent", "gauge", "{}"});
         const int ttft = writer.defineMetric(session, {"engine/e/ttft_p50_s", "s", "gauge", "{}"});
+        // Each arm's drive as the block collector sees it: a storage verdict needs a device
+        // with a ceiling, and the workload's own series spans both arms.
+        const int disk = writer.defineMetric(
+            session, {"block/nvme0n1/read_bytes_per_s", "bytes/s", "rate", "{}"});
+        const int array = writer.defineMetric(
+            session, {"block/nvme1n1/read_bytes_per_s", "bytes/s", "rate", "{}"});
         for (int i = 0; i < 300; ++i) {
             const std::int64_t t = kStart + i * kSecond / 10;
             const bool a = i < 100;
             if (i >= 100 && i < 200)
                 continue; // between the runs nothing is measured
             writer.append(read, t, a ? (i == 50 ? 1.1e9 : 1e9) : 4e9);
+            writer.append(a ? disk : array, t, a ? (i == 50 ? 1.1e9 : 1e9) : 4e9);
             writer.append(gpu, t, a ? 20 : 95);
             writer.append(ttft, t, a ? 2.2 : 0.6);
         }

@@ -1,8 +1,10 @@
 #include "ui/BottleneckBand.h"
 
+#include <QBrush>
 #include <QHelpEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <algorithm>
 
 namespace tierscope {
 
@@ -10,6 +12,11 @@ namespace {
 
 constexpr int kLaneHeight = 14;
 constexpr int kLegendHeight = 16;
+
+// Unknown is hatched over its pale colour, so it never reads as a measured class.
+QBrush unknownHatch() {
+    return QBrush(QColor(110, 110, 110), Qt::BDiagPattern);
+}
 
 } // namespace
 
@@ -21,14 +28,21 @@ BottleneckBand::BottleneckBand(QWidget* parent) : QWidget(parent) {
 std::vector<BottleneckBand::Span> BottleneckBand::spansOf(const SessionAnalysis::Result& analysis,
                                                           std::int64_t originNs) {
     std::vector<Span> out;
+    const double windowS = static_cast<double>(analysis.windowNs) / 1e9;
     for (const auto& w : analysis.windows) {
+        if (w.verdict.rule == "no-data")
+            continue; // no measurement: not idle, not unknown, not drawn
         const double x0 = static_cast<double>(w.t0Ns - originNs) / 1e9;
-        const double x1 = x0 + static_cast<double>(analysis.windowNs) / 1e9;
+        const double x1 = x0 + windowS;
+        const QString text = QString("%1 (rule %2)")
+                                 .arg(QString::fromStdString(w.verdict.evidence),
+                                      QString::fromStdString(w.verdict.rule));
         if (!out.empty() && out.back().cls == w.verdict.cls && out.back().x1 >= x0 - 1e-9) {
-            out.back().x1 = x1; // the first window's evidence stands for the run of windows
+            out.back().x1 = x1;
+            out.back().windows.push_back(text);
             continue;
         }
-        out.push_back({x0, x1, w.verdict.cls, QString::fromStdString(w.verdict.evidence)});
+        out.push_back({x0, x1, w.verdict.cls, text, {text}, windowS});
     }
     return out;
 }
@@ -57,9 +71,16 @@ double BottleneckBand::xAt(int pixel) const {
 }
 
 QString BottleneckBand::textAt(double x) const {
-    for (const auto& s : m_spans)
-        if (x >= s.x0 && x < s.x1)
-            return QString("%1: %2").arg(BottleneckClassifier::name(s.cls), s.evidence);
+    for (const auto& s : m_spans) {
+        if (x < s.x0 || x >= s.x1)
+            continue;
+        QString text = s.evidence;
+        if (s.windowS > 0 && !s.windows.empty()) {
+            const auto i = static_cast<std::size_t>((x - s.x0) / s.windowS);
+            text = s.windows[std::min(i, s.windows.size() - 1)];
+        }
+        return QString("%1: %2").arg(BottleneckClassifier::name(s.cls), text);
+    }
     return {};
 }
 
@@ -73,9 +94,11 @@ void BottleneckBand::paintEvent(QPaintEvent*) {
         const double a = std::max(s.x0, m_x0), b = std::min(s.x1, m_x1);
         if (b <= a)
             continue;
+        const QRectF r(m_left + (a - m_x0) * scale, 2, std::max(1.0, (b - a) * scale), kLaneHeight);
         p.setBrush(QColor(BottleneckClassifier::color(s.cls)));
-        p.drawRect(
-            QRectF(m_left + (a - m_x0) * scale, 2, std::max(1.0, (b - a) * scale), kLaneHeight));
+        p.drawRect(r);
+        if (s.cls == BottleneckClassifier::Class::Unknown)
+            p.fillRect(r, unknownHatch());
     }
     // A legend under the lane, so the colours need no guessing.
     int x = m_left;
@@ -83,6 +106,8 @@ void BottleneckBand::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::WindowText));
     for (const auto c : BottleneckClassifier::all()) {
         p.fillRect(QRect(x, y + 3, 10, 10), QColor(BottleneckClassifier::color(c)));
+        if (c == BottleneckClassifier::Class::Unknown)
+            p.fillRect(QRect(x, y + 3, 10, 10), unknownHatch());
         const QString name = BottleneckClassifier::name(c);
         p.drawText(QPoint(x + 14, y + 12), name);
         x += 26 + p.fontMetrics().horizontalAdvance(name);

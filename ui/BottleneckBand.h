@@ -17,13 +17,16 @@ class BottleneckBand : public QWidget {
     struct Span {
         double x0 = 0; // in the timeline's seconds
         double x1 = 0;
-        BottleneckClassifier::Class cls = BottleneckClassifier::Class::Idle;
-        QString evidence;
+        BottleneckClassifier::Class cls = BottleneckClassifier::Class::Unknown;
+        QString evidence;             // the first window's
+        std::vector<QString> windows; // each window's evidence and rule, in order
+        double windowS = 0;
     };
 
     explicit BottleneckBand(QWidget* parent = nullptr);
 
-    // Windows to spans with x measured from originNs; neighbours of one class merge.
+    // Windows to spans with x measured from originNs; neighbours of one class merge. A window
+    // in which nothing was recorded (before the first sample, after the last) is no span.
     static std::vector<Span> spansOf(const SessionAnalysis::Result& analysis,
                                      std::int64_t originNs);
     void setSpans(std::vector<Span> spans);
@@ -32,7 +35,7 @@ class BottleneckBand : public QWidget {
     const std::vector<Span>& spans() const { return m_spans; }
     int plotLeft() const { return m_left; }
     int plotWidth() const { return m_width; }
-    // "storage-bound: <evidence>" at x, empty where no window is.
+    // "storage-bound: <evidence> (rule ...)" of the window at x, empty where no window is.
     QString textAt(double x) const;
 
   protected:

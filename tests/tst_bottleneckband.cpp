@@ -1,0 +1,86 @@
+#include "ui/BottleneckBand.h"
+
+#include <QImage>
+#include <QtTest>
+
+using namespace tierscope;
+using Class = BottleneckClassifier::Class;
+
+namespace {
+
+constexpr std::int64_t kSecond = 1000000000LL;
+
+SessionAnalysis::Window window(std::int64_t t0, Class cls, const char* rule, const char* evidence) {
+    SessionAnalysis::Window w;
+    w.t0Ns = t0;
+    w.verdict = {cls, rule, evidence};
+    return w;
+}
+
+// 60 s in 10 s windows: nothing recorded for 20 s, then unknown, then two storage windows with
+// their own numbers, then gpu.
+SessionAnalysis::Result analysis() {
+    SessionAnalysis::Result r;
+    r.windowNs = 10 * kSecond;
+    r.windows = {window(0, Class::Unknown, "no-data", "nothing was recorded in this window"),
+                 window(10 * kSecond, Class::Unknown, "no-data", "nothing"),
+                 window(20 * kSecond, Class::Unknown, "no-gpu-data", "no GPU data"),
+                 window(30 * kSecond, Class::StorageBound, "storage-bandwidth", "sda at 91 %"),
+                 window(40 * kSecond, Class::StorageBound, "storage-bandwidth", "sda at 97 %"),
+                 window(50 * kSecond, Class::GpuComputeBound, "gpu-busy", "GPU 0 busy 95 %")};
+    return r;
+}
+
+} // namespace
+
+class TestBottleneckBand : public QObject {
+    Q_OBJECT
+  private slots:
+    void nothingBeforeTheFirstSample() {
+        const auto spans = BottleneckBand::spansOf(analysis(), 0);
+        QCOMPARE(spans.size(), std::size_t(3));
+        QCOMPARE(spans[0].x0, 20.0);
+        QCOMPARE(spans[0].cls, Class::Unknown);
+        QCOMPARE(spans[1].cls, Class::StorageBound);
+        QCOMPARE(spans[1].x1, 50.0);
+    }
+
+    void tooltipFollowsTheHoveredWindow() {
+        BottleneckBand band;
+        band.setSpans(BottleneckBand::spansOf(analysis(), 0));
+        QVERIFY(band.textAt(5).isEmpty()); // before recording: no verdict at all
+        QCOMPARE(band.textAt(25), QString("unknown: no GPU data (rule no-gpu-data)"));
+        QCOMPARE(band.textAt(35), QString("storage-bound: sda at 91 % (rule storage-bandwidth)"));
+        QCOMPARE(band.textAt(45), QString("storage-bound: sda at 97 % (rule storage-bandwidth)"));
+    }
+
+    void paintsOnlyRecordedTimeAndHatchesUnknown() {
+        BottleneckBand band;
+        band.resize(600, band.height());
+        band.setPlotArea(0, 600);
+        band.setTimeRange(0, 60);
+        band.setSpans(BottleneckBand::spansOf(analysis(), 0));
+        QImage image(band.size(), QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        band.render(&image);
+        const int y = 8; // inside the lane
+        const QColor background = band.palette().color(QPalette::AlternateBase);
+        const QColor idle(BottleneckClassifier::color(Class::Idle));
+        for (int x = 0; x < 190; x += 10) {
+            QCOMPARE(image.pixelColor(x, y), background);
+            QVERIFY(image.pixelColor(x, y) != idle);
+        }
+        QCOMPARE(image.pixelColor(350, y),
+                 QColor(BottleneckClassifier::color(Class::StorageBound)));
+        // The unknown span shows both its pale colour and the hatch.
+        QSet<QRgb> colours;
+        for (int x = 205; x < 295; ++x)
+            for (int yy = 3; yy < 15; ++yy)
+                colours.insert(image.pixel(x, yy));
+        QVERIFY(colours.contains(QColor(BottleneckClassifier::color(Class::Unknown)).rgb()));
+        QVERIFY(colours.contains(QColor(110, 110, 110).rgb()));
+    }
+};
+
+QTEST_MAIN(TestBottleneckBand)
+#include "tst_bottleneckband.moc"
