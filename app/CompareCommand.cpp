@@ -42,7 +42,8 @@ CLI::App* CompareCommand::attach(CLI::App& parent, Options& o) {
                 "cancelled runs are left out; a side that mixes workloads or concurrencies is "
                 "refused. \"failure_rate <= 1%\" bounds B's failure rate itself.\n"
                 "Exit status: 0 when every gate passes (or none is given), 11 when a gate fails, "
-                "12 when none fails but one is inconclusive.");
+                "12 when none fails but one is inconclusive, 13 when a run's validity check "
+                "failed (the comparison is INVALID and no gate is judged).");
     return cmd;
 }
 

@@ -17,6 +17,7 @@ enum ExitCode : int {
     kExitStorageIo = 10,        // a storage workload's read, write or fsync failed
     kExitGateFailed = 11,       // compare: a gate failed
     kExitGateInconclusive = 12, // compare: no gate failed, one is inconclusive
+    kExitInvalid = 13,          // compare: a validity check of a run failed; no gate judged
 };
 
 } // namespace tierscope

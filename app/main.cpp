@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
         "Exit codes: 0 ok, 1 internal error, 2 usage, 3 not a tierscope database, "
         "4 newer schema, 5 cannot write, 6 not found, 7 database I/O error, 8 not enough free "
         "space, 9 refused (not tierscope's file), 10 storage I/O error, 11 a gate failed, "
-        "12 a gate inconclusive.");
+        "12 a gate inconclusive, 13 comparison invalid (a run's validity check failed).");
     GlobalOptions global;
     app.add_option("--db", global.db,
                    "Workspace database (default: $XDG_DATA_HOME/tierscope/tierscope.db)")

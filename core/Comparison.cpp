@@ -2,6 +2,7 @@
 
 #include "core/RunKpis.h"
 
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 namespace tierscope {
@@ -84,6 +85,29 @@ std::vector<std::string> Comparison::excluded(const ComparisonSide& side) {
     for (const auto& r : side.runs)
         if (!RunKpis::isMeasurement(r))
             out.push_back("run " + std::to_string(r.id) + " (" + r.status + ")");
+    return out;
+}
+
+std::vector<Comparison::Check> Comparison::validity(const ComparisonSide& side) {
+    std::vector<Check> out;
+    for (const auto& r : side.runs) {
+        if (!RunKpis::isMeasurement(r))
+            continue;
+        const auto summary = nlohmann::json::parse(r.summaryJson, nullptr, false);
+        if (!summary.is_object() || !summary.contains("validity") ||
+            !summary["validity"].is_array())
+            continue;
+        for (const auto& c : summary["validity"]) {
+            if (!c.is_object())
+                continue;
+            const std::string status = c.value("status", "");
+            if (status != "fail" && status != "warn")
+                continue;
+            out.push_back({status == "fail", "run " + std::to_string(r.id) + ": " +
+                                                 c.value("check", "check") + " " + status + ": " +
+                                                 c.value("detail", "")});
+        }
+    }
     return out;
 }
 

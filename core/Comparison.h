@@ -29,6 +29,13 @@ class Comparison {
     static std::vector<KpiComparison> compare(const ComparisonSide& a, const ComparisonSide& b);
     // The runs left out of the side, one line each: "run 7 (warmup)".
     static std::vector<std::string> excluded(const ComparisonSide& side);
+    // The validity checks stored with the side's measured runs (summary "validity": engine
+    // identity, ...) that did not pass: "run 9: engine_identity fail: ...".
+    struct Check {
+        bool failed = false; // fail; else warn
+        std::string text;
+    };
+    static std::vector<Check> validity(const ComparisonSide& side);
     // The workload variants among the side's measured runs ("load@c8", ...).
     static std::set<std::string> variants(const ComparisonSide& side);
     // The time share (0..1) of each bottleneck class, averaged over the measured runs that

@@ -206,13 +206,20 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
     in.labelB = b.label;
     checkVariants(a, b);
     in.kpis = Comparison::compare(a, b);
-    for (const auto* side : {&a, &b})
+    for (const auto* side : {&a, &b}) {
+        const std::string tag = side == &a ? "A: " : "B: ";
         for (const auto& line : Comparison::excluded(*side))
-            in.excluded.push_back((side == &a ? "A: " : "B: ") + line);
+            in.excluded.push_back(tag + line);
+        for (const auto& check : Comparison::validity(*side))
+            (check.failed ? in.invalid : in.warnings).push_back(tag + check.text);
+    }
     for (const auto& gate : o.gates) {
         const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),
                                     [&](const KpiComparison& c) { return c.name == gate.kpi; });
-        if (k != in.kpis.end())
+        if (!in.invalid.empty())
+            in.gates.emplace_back(gate, Gate::Result{Gate::Verdict::Inconclusive,
+                                                     "not judged: the comparison is INVALID"});
+        else if (k != in.kpis.end())
             in.gates.emplace_back(gate, gate.judge(*k));
         else if (!o.dropUnmeasuredGates)
             in.gates.emplace_back(gate, Gate::Result{Gate::Verdict::Inconclusive,

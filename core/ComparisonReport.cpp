@@ -159,6 +159,14 @@ std::string ComparisonReport::render(const std::string& format, const Input& in)
 
 std::string ComparisonReport::text(const Input& in) {
     std::string out = "A: " + in.labelA + "\nB: " + in.labelB + "\n\n";
+    if (!in.invalid.empty())
+        out += "INVALID: a validity check failed; the gates are not judged.\n";
+    for (const auto& line : in.invalid)
+        out += "  " + line + "\n";
+    for (const auto& line : in.warnings)
+        out += "warning: " + line + "\n";
+    if (!in.invalid.empty() || !in.warnings.empty())
+        out += "\n";
     char line[512];
     std::snprintf(line, sizeof line, "%-24s %14s %14s %10s %9s  %-46s %s\n", "KPI", "A", "B",
                   "change", "ratio", "95% CI of B-A", "better");
@@ -190,6 +198,14 @@ std::string ComparisonReport::text(const Input& in) {
 std::string ComparisonReport::markdown(const Input& in) {
     std::string out =
         "**A:** " + escapeMarkdown(in.labelA) + "  \n**B:** " + escapeMarkdown(in.labelB) + "\n\n";
+    if (!in.invalid.empty())
+        out += "**INVALID**: a validity check failed; the gates are not judged.\n\n";
+    for (const auto& line : in.invalid)
+        out += "- " + escapeMarkdown(line) + "\n";
+    for (const auto& line : in.warnings)
+        out += "- warning: " + escapeMarkdown(line) + "\n";
+    if (!in.invalid.empty() || !in.warnings.empty())
+        out += "\n";
     out += "| KPI | A | B | B - A | change | ratio | 95 % CI of B - A | n (A / B) | better |\n"
            "|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& k : in.kpis) {
@@ -266,6 +282,9 @@ std::string ComparisonReport::json(const Input& in) {
                           {"hosts", in.hosts},
                           {"devices", devices},
                           {"excluded_runs", in.excluded},
+                          {"valid", in.invalid.empty()},
+                          {"invalid", in.invalid},
+                          {"warnings", in.warnings},
                           {"method", footnote()},
                           {"plan", in.plan},
                           {"tool_version", in.toolVersion},
@@ -301,6 +320,17 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
     std::string out;
     out += "<h1>A/B comparison</h1>\n<p><b>A:</b> " + escapeHtml(in.labelA) + "<br><b>B:</b> " +
            escapeHtml(in.labelB) + "</p>\n";
+    if (!in.invalid.empty())
+        out +=
+            "<p class=\"fail\">INVALID: a validity check failed; the gates are not judged.</p>\n";
+    if (!in.invalid.empty() || !in.warnings.empty()) {
+        out += "<ul>\n";
+        for (const auto& line : in.invalid)
+            out += "<li class=\"fail\">" + escapeHtml(line) + "</li>\n";
+        for (const auto& line : in.warnings)
+            out += "<li>warning: " + escapeHtml(line) + "</li>\n";
+        out += "</ul>\n";
+    }
     out += "<table><tr><th>KPI</th><th>A</th><th>B</th><th>B - A</th><th>change</th>"
            "<th>ratio</th><th>95 % CI of B - A</th><th>n (A / B)</th><th>better</th></tr>\n";
     for (const auto& k : in.kpis) {

@@ -31,6 +31,10 @@ class ComparisonReport {
         std::vector<std::pair<Gate, Gate::Result>> gates;
         std::vector<Share> shares;
         std::vector<std::string> excluded; // "A: run 7 (warmup)": runs that are no measurement
+        // Failed validity checks of the measured runs ("B: run 9: engine_identity: ..."): the
+        // comparison is INVALID and its gates are not judged. Warnings are shown, not fatal.
+        std::vector<std::string> invalid;
+        std::vector<std::string> warnings;
         std::vector<Chart> charts;
         std::string plan; // the experiment plan's TOML, when the runs came from one
         std::vector<std::string> hosts;

@@ -337,6 +337,38 @@ class TestComparison : public QObject {
                                      ComparisonBuilder::resolve(store, "run:5-6"), {}));
     }
 
+    // A run whose validity check failed (arm B answered by arm A's engine) makes the whole
+    // comparison INVALID: no gate is judged, and compare exits 13.
+    void aFailedValidityCheckMakesTheComparisonInvalid() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("v.db");
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = 1;
+            const auto session = store.createSession(s);
+            for (int i = 0; i < 4; ++i) {
+                const auto id = store.createRun(session, "load", "{}", 1, "e", i < 2 ? "A" : "B");
+                store.addRequests(id, requests(i < 2 ? 0.2 : 0.1, 20));
+                nlohmann::json summary = {{"output_throughput", 100 + i}};
+                summary["validity"] = nlohmann::json::array(
+                    {{{"check", "engine_identity"},
+                      {"status", i == 3 ? "fail" : "pass"},
+                      {"detail", "arm \"B\" was answered by the engine that answered arm \"A\""}}});
+                store.finishRun(id, 2, "completed", summary.dump());
+            }
+        }
+        QProcess p;
+        p.start(TIERSCOPE_BINARY,
+                {"--db", db, "compare", "arm:e/A", "arm:e/B", "--gate", "ttft_p50 <= -25%"});
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray out = p.readAllStandardOutput();
+        QCOMPARE(p.exitCode(), 13);
+        QVERIFY2(out.contains("INVALID") && out.contains("run 4: engine_identity fail"),
+                 out.constData());
+        QVERIFY(out.contains("not judged: the comparison is INVALID"));
+    }
+
     void compareCommandExitCodes() {
         QTemporaryDir dir;
         const QString db = dir.filePath("c.db");

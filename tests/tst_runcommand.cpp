@@ -185,10 +185,9 @@ concurrency = %6
     void setupOutputThatIsNotUtf8IsStoredLossily() {
         const QString db = m_dir.filePath("latin1.db");
         QProcess p;
-        p.start(TIERSCOPE_BINARY,
-                {"--db", db, "run",
-                 writePlan("latin1", "setup = \"printf 'caf\\\\351'; exit 7\"",
-                           "on_failure = \"stop\"")});
+        p.start(TIERSCOPE_BINARY, {"--db", db, "run",
+                                   writePlan("latin1", "setup = \"printf 'caf\\\\351'; exit 7\"",
+                                             "on_failure = \"stop\"")});
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 1); // incomplete
         Store store(db.toStdString(), Store::Mode::ReadOnly);
@@ -285,6 +284,9 @@ concurrency = %6
                 continue;
             QCOMPARE(s["validity"][0]["status"].get<std::string>(), std::string("pass"));
             identities[run.arm].insert(s["engine_identity"].dump());
+            // Every repetition its own prompts, the same for both arms: seed 1 + repetition.
+            const auto params = nlohmann::json::parse(run.paramsJson);
+            QCOMPARE(params["seed"].get<int>(), 1 + run.repetition);
         }
         QCOMPARE(identities.size(), std::size_t(2));
         for (const auto& id : identities["disk"])

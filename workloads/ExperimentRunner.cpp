@@ -157,7 +157,7 @@ Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm&
 }
 
 Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm, int concurrency,
-                const WallClock& clock, const std::atomic<bool>& cancel) {
+                int repetition, const WallClock& clock, const std::atomic<bool>& cancel) {
     if (arm.engineUrl.empty())
         throw WorkloadError(WorkloadError::Kind::Refused,
                             "arm \"" + arm.label + "\" has no engine_url for a load workload");
@@ -169,7 +169,10 @@ Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& ar
     options.warmup = intParam(w.params, "warmup_requests", 0);
     const int input = intParam(w.params, "input_len", 512);
     const int output = intParam(w.params, "output_len", 64);
-    const auto seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1));
+    // Each repetition its own prompts, the same for every arm: a later run is not served from
+    // the prefix cache an earlier one filled, and the arms of a repetition stay paired.
+    const auto seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
+                      static_cast<std::uint64_t>(repetition);
     // shared-prefix: LMCache's multi-round pattern, so the engine restores cached KV
     const auto conversations =
         param(w.params, "dataset", "synthetic") == "shared-prefix"
@@ -185,7 +188,8 @@ Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& ar
     o.cancelled = cancel;
     o.summary =
         LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
-    o.params = {{"url", arm.engineUrl},
+    o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
+                {"seed", seed},
                 {"model", options.model},
                 {"concurrency", options.concurrency},
                 {"requests", options.requests},
@@ -434,7 +438,7 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
                 identity = EngineIdentity::probe(arm.engineUrl);
             const std::int64_t runStart = clock.nowNs();
             Outcome out = w.kind == "load"
-                              ? loadRun(w, arm, s.variant.concurrency, clock, cancel)
+                              ? loadRun(w, arm, s.variant.concurrency, s.repetition, clock, cancel)
                               : storageRun(w, arm, s.variant.concurrency, cancel, recorder);
             const auto run = store.createRun(result.sessionId, out.workload, out.params.dump(),
                                              runStart, step.experiment, arm.label, s.repetition);
