@@ -1,11 +1,17 @@
 #include "core/KpiComparison.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace tierscope {
 
 KpiComparison::Verdict KpiComparison::verdict() const {
     if (!interval)
         return Verdict::NoInterval;
-    if (!interval->excludes(0.0))
+    // Sums of fractions (time shares) carry rounding noise: a difference of 1e-14 % between two
+    // runs that both spent all their time in one class is no difference.
+    const double noise = 1e-9 * std::max(std::abs(a), std::abs(b));
+    if (interval->lo <= noise && interval->hi >= -noise)
         return Verdict::NoSignificantDifference;
     const bool bLower = interval->hi < 0;
     return bLower == lowerIsBetter ? Verdict::BetterB : Verdict::BetterA;

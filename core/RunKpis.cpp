@@ -136,7 +136,9 @@ void fromTimeline(Values& out, const RunTimeline& t) {
         return; // no windows: no share, not a zero one
     for (const auto c : BottleneckClassifier::all()) {
         const auto it = t.shares.find(c);
-        out[RunKpis::shareName(c)] = it == t.shares.end() ? 0.0 : it->second * 100;
+        // In percent, to a millionth: the shares are sums of window fractions.
+        out[RunKpis::shareName(c)] =
+            it == t.shares.end() ? 0.0 : std::round(it->second * 100 * 1e6) / 1e6;
     }
 }
 

@@ -152,6 +152,12 @@ class TestComparison : public QObject {
                  KpiComparison::Verdict::NoSignificantDifference);
         QCOMPARE(kpiOf("output_throughput", {100, 101, 99}, {90, 91, 89}).verdict(),
                  KpiComparison::Verdict::BetterA);
+        // Rounding noise is no difference: both sides at 100 % but for 1e-14.
+        KpiComparison same;
+        same.a = 100.0;
+        same.b = 100.0 + 1.42e-14;
+        same.interval = Interval{1.42e-14, 1.42e-14};
+        QCOMPARE(same.verdict(), KpiComparison::Verdict::NoSignificantDifference);
     }
 
     // Warm-up, failed and cancelled runs never enter a KPI, and the report names them.
