@@ -364,7 +364,8 @@ concurrency = %6
 
     // Something else on the shm arm's port (here this test) would answer for its engine.
     void aForeignProcessOnThePortFailsTheArmsRuns() {
-        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        // Not inherited by tierscope: the holder is this process alone.
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         sockaddr_in address{};
         address.sin_family = AF_INET;
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

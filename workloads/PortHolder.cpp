@@ -118,6 +118,9 @@ std::optional<PortHolder::Holder> PortHolder::holder(int port) {
         if (std::from_chars(name.data(), name.data() + name.size(), pid).ptr !=
             name.data() + name.size())
             continue;
+        // A socket inherited from whoever started tierscope is that process's port, not ours.
+        if (pid == getpid())
+            continue;
         const std::string fdDir = "/proc/" + std::string(name) + "/fd";
         DIR* fds = opendir(fdDir.c_str()); // fails for other users' processes unless root
         if (!fds)
