@@ -119,6 +119,38 @@ class TimelineChartTest : public QObject {
         QCOMPARE(line[1].y(), plot.bottom() - plot.height() / 2);
         QVERIFY(chart.plotItem()->mapped(1).isEmpty());
     }
+
+    // Zoomed in, the store returns raw samples of width 0: the crosshair shows the nearest one
+    // wherever the cursor falls between them, at every zoom level, but nothing in a gap.
+    void crosshairFindsRawSamplesAtEveryZoom_data() {
+        QTest::addColumn<double>("span");
+        QTest::newRow("2 s") << 2.0;
+        QTest::newRow("10 s") << 10.0;
+        QTest::newRow("60 s") << 60.0;
+    }
+    void crosshairFindsRawSamplesAtEveryZoom() {
+        QFETCH(double, span);
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        // 10 Hz for 30 s, value = sample index; then nothing for 20 s; then 10 s more.
+        std::vector<Bucket> raw;
+        for (int i = 0; i < 600; ++i) {
+            const double v = i;
+            if (i < 300 || i >= 500)
+                raw.push_back({i * kSecond / 10, 0, v, v, v, 1});
+        }
+        chart.setData({raw, {}}, 0);
+        chart.setTimeRange(15.0 - span / 2, 15.0 + span / 2, "s");
+        chart.setCrosshair(15.04); // between samples 150 and 151, nearer 150
+        QCOMPARE(chart.crosshairText(), QString("low: 150%"));
+        chart.setCrosshair(15.07);
+        QCOMPARE(chart.crosshairText(), QString("low: 151%"));
+        chart.setTimeRange(40.0 - span / 2, 40.0 + span / 2, "s");
+        chart.setCrosshair(40.0); // ten seconds into the gap: absent, not a neighbour's value
+        QVERIFY2(chart.crosshairText().isEmpty(), qPrintable(chart.crosshairText()));
+    }
 };
 
 QTEST_MAIN(TimelineChartTest)

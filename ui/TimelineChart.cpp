@@ -259,10 +259,12 @@ void TimelineChart::setCrosshair(double x) {
     const QRectF plot = m_chart->plotArea();
     const QPointF at = m_chart->mapToPosition(QPointF(x, m_y->min()), m_series.front());
     m_crossLine->setLine(at.x(), plot.top(), at.x(), plot.bottom());
+    // A few pixels either side count as "at the cursor", whatever the zoom.
+    const double tolerance = 4 * (m_x->max() - m_x->min()) / std::max(1.0, plot.width());
     QStringList lines;
     for (std::size_t i = 0; i < m_series.size() && i < m_data.size(); ++i) {
         double v = 0;
-        if (m_series[i]->isVisible() && ChartPoints::valueAt(m_data[i], m_origin, x, v))
+        if (m_series[i]->isVisible() && ChartPoints::valueAt(m_data[i], m_origin, x, tolerance, v))
             lines << QString("%1: %2").arg(m_series[i]->name(), m_scale.format(v));
     }
     m_crossText->setText(lines.join('\n'));
