@@ -8,11 +8,13 @@
 #include "ui/TimelineView.h"
 
 #include <QChart>
+#include <QComboBox>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 #include <cmath>
 #include <csignal>
@@ -239,6 +241,64 @@ class TestMainWindow : public QObject {
         QVERIFY(check.step());
         QCOMPARE(check.columnText(0), std::string("ok"));
         QVERIFY(store.sampleCount(id) > 0);
+    }
+
+    // Past sessions offer their profiles, but a new live session is filed under what the user
+    // typed, or none: not under the first profile the list happened to add.
+    void aLiveSessionGetsTheTypedProfileOrNone() {
+        const QString db = m_dir.filePath("profile.db");
+        writeSession(db.toStdString()); // profile "nvmeof-rdma"
+        MainWindow window({db, 0, false, 60});
+        QSignalSpy listed(&window, &MainWindow::sessionsRefreshed);
+        window.show();
+        QVERIFY(listed.wait(10000));
+        auto* profile = window.findChild<QComboBox*>("storageProfile");
+        QVERIFY(profile);
+        QVERIFY(profile->findText("nvmeof-rdma") >= 0);
+        QCOMPARE(profile->currentText(), QString());
+
+        QSignalSpy started(&window, &MainWindow::recordingStarted);
+        QSignalSpy stopped(&window, &MainWindow::recordingStopped);
+        window.startRecording();
+        QVERIFY(started.wait(15000));
+        const qint64 id = started.first().first().toLongLong();
+        window.stopRecording();
+        QVERIFY(stopped.wait(10000));
+        {
+            Store store(db.toStdString(), Store::Mode::ReadOnly);
+            QCOMPARE(store.session(id)->storageProfile, std::string());
+        }
+
+        profile->setEditText("local-nvme");
+        window.refreshSessions();
+        QVERIFY(listed.wait(10000));
+        QCOMPARE(profile->currentText(), QString("local-nvme"));
+    }
+
+    // A CLI command records into the workspace while the window is open: the list shows the
+    // new session without a click, and the selected session stays selected.
+    void theSessionListFollowsExternalWrites() {
+        const QString db = m_dir.filePath("external.db");
+        const auto first = writeSession(db.toStdString());
+        MainWindow window({db, first, false, 60});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        auto* tree = window.findChild<QTreeView*>("sessionTree");
+        QVERIFY(tree);
+        QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
+
+        std::int64_t second = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.label = "from the CLI";
+            info.storageProfile = "nvmeof-rdma";
+            info.startNs = kStart + 7200 * kSecond;
+            second = store.createSession(info);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(window.sessionModel()->indexOfSession(second).isValid(), 20000);
+        QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
     }
 
     void liveViewRecordsThisMachine() {

@@ -38,6 +38,7 @@ namespace {
 
 constexpr std::int64_t kSecond = 1000000000LL;
 constexpr int kLiveRepaintMs = 100; // live updates are batched, never per sample
+constexpr int kSessionListRefreshMs = 3000;
 
 bool darkPalette() {
     return QApplication::palette().color(QPalette::Window).lightness() < 128;
@@ -72,12 +73,24 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
     connect(m_reader, &StoreReader::sessionsListed, this,
             [this](const std::vector<SessionInfo>& sessions) {
-                m_sessions->setSessions(sessions);
-                m_sessionTree->expandAll();
+                m_listing = false;
+                const qint64 selected = m_sessions->sessionId(m_sessionTree->currentIndex());
+                if (m_sessions->setSessions(sessions)) {
+                    m_sessionTree->expandAll();
+                    if (selected != 0)
+                        m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(selected));
+                }
+                // The first item added to an empty combo box becomes its text: keep what the
+                // user typed (or nothing), or live sessions get filed under a past profile.
+                const QString typed = m_profile->currentText();
                 for (const auto& s : sessions)
                     if (!s.storageProfile.empty() &&
                         m_profile->findText(QString::fromStdString(s.storageProfile)) < 0)
                         m_profile->addItem(QString::fromStdString(s.storageProfile));
+                if (m_profile->currentText() != typed) {
+                    m_profile->setCurrentIndex(m_profile->findText(typed));
+                    m_profile->setEditText(typed);
+                }
                 emit sessionsRefreshed();
             });
     connect(m_reader, &StoreReader::sessionOpened, this, &MainWindow::onSessionOpened);
@@ -86,8 +99,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
                 if (request == m_rangeRequest && !isLive())
                     m_timeline->setData(data, m_shownOrigin);
             });
-    connect(m_reader, &StoreReader::failed, this,
-            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    connect(m_reader, &StoreReader::failed, this, [this](const QString& message) {
+        m_listing = false;
+        statusBar()->showMessage(message, 10000);
+    });
     connect(m_live, &LiveRecording::started, this,
             [this](qint64 id, const std::vector<DeviceRecord>& devices) {
                 m_liveSession = id;
@@ -153,6 +168,15 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_rangeTimer->start();
     });
 
+    // CLI commands write sessions into the same workspace: poll for them, off the GUI thread.
+    m_sessionsTimer = new QTimer(this);
+    m_sessionsTimer->setInterval(kSessionListRefreshMs);
+    connect(m_sessionsTimer, &QTimer::timeout, this, [this] {
+        if (!m_listing)
+            refreshSessions();
+    });
+    m_sessionsTimer->start();
+
     refreshSessions();
     if (m_options.session > 0)
         openSession(m_options.session);
@@ -191,6 +215,7 @@ void MainWindow::buildToolbar() {
     m_label->setMaximumWidth(220);
     bar->addWidget(m_label);
     m_profile = new QComboBox(this);
+    m_profile->setObjectName("storageProfile");
     m_profile->setEditable(true);
     m_profile->lineEdit()->setPlaceholderText(tr("storage profile"));
     m_profile->setMinimumWidth(200);
@@ -328,6 +353,7 @@ void MainWindow::openPlan(const QString& path) {
 void MainWindow::buildDocks() {
     m_sessions = new SessionListModel(this);
     m_sessionTree = new QTreeView(this);
+    m_sessionTree->setObjectName("sessionTree");
     m_sessionTree->setModel(m_sessions);
     m_sessionTree->setUniformRowHeights(true);
     m_sessionTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -359,6 +385,7 @@ void MainWindow::applySettings() {
 }
 
 void MainWindow::refreshSessions() {
+    m_listing = true;
     QMetaObject::invokeMethod(m_reader,
                               [reader = m_reader, db = m_db] { reader->listSessions(db); });
 }

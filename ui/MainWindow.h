@@ -114,6 +114,8 @@ class MainWindow : public QMainWindow {
     QLabel* m_status = nullptr;
     QTimer* m_liveTimer = nullptr;
     QTimer* m_rangeTimer = nullptr;
+    QTimer* m_sessionsTimer = nullptr;
+    bool m_listing = false; // a session list is being read
 
     std::vector<DeviceRecord> m_liveDevices;
     qint64 m_liveSession = 0;
