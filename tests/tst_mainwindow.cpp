@@ -301,6 +301,53 @@ class TestMainWindow : public QObject {
         QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
     }
 
+    // An engine URL entered in Settings reaches the running recording (which restarts with it),
+    // and the engine charts stop telling the user to add one.
+    void aNewEngineUrlReachesTheRecording() {
+        const QString db = m_dir.filePath("engine.db");
+        MainWindow window({db, 0, true, 60});
+        QSignalSpy started(&window, &MainWindow::recordingStarted);
+        window.show();
+        QVERIFY(started.wait(15000));
+        const qint64 first = started.first().first().toLongLong();
+        QTRY_VERIFY_WITH_TIMEOUT(window.timeline()->chart("engine-ttft"), 10000);
+        QVERIFY(window.timeline()->chart("engine-ttft")->absentText().contains("Settings"));
+
+        Settings settings = Settings::load();
+        const QString url = "http://127.0.0.1:1/metrics"; // nothing listens there
+        settings.engineUrls = {url};
+        window.setSettings(settings);
+        QVERIFY(started.wait(15000));
+        const qint64 second = started.last().first().toLongLong();
+        QVERIFY(second != first);
+        auto engineText = [&] {
+            auto* c = window.timeline()->chart("engine-ttft");
+            return c ? c->absentText() : QString();
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(engineText().contains("Cannot scrape " + url),
+                                  qPrintable(engineText()), 15000);
+        QVERIFY(!engineText().contains("Settings"));
+
+        QSignalSpy stopped(&window, &MainWindow::recordingStopped);
+        window.stopRecording();
+        QVERIFY(stopped.wait(10000));
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        QVERIFY(store.session(first)->endNs); // the first recording was closed, not lost
+        bool scraped = false;
+        for (const auto& d : store.devices(second))
+            scraped |=
+                d.kind == "engine-endpoint" && d.attrs.find(url.toStdString()) != std::string::npos;
+        QVERIFY(scraped);
+        // Opened later, the session says the endpoint was scraped, not to add one.
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.openSession(second);
+        QVERIFY(shown.wait(10000));
+        QVERIFY2(engineText().contains(url + " was scraped, but it reported none"),
+                 qPrintable(engineText()));
+        settings.engineUrls.clear();
+        settings.save();
+    }
+
     void liveViewRecordsThisMachine() {
         const QString db = m_dir.filePath("live.db");
         MainWindow window({db, 0, true, 60});

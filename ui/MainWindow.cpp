@@ -6,6 +6,7 @@
 #include "ui/BottleneckBand.h"
 #include "ui/CompareDialog.h"
 #include "ui/DevicesView.h"
+#include "ui/EngineAbsence.h"
 #include "ui/ExperimentDialog.h"
 #include "ui/LiveRecording.h"
 #include "ui/PrometheusDialog.h"
@@ -31,6 +32,7 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <limits>
+#include <utility>
 
 namespace tierscope {
 
@@ -114,6 +116,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
                 m_record->setEnabled(true);
                 m_record->setText(tr("Stop"));
                 m_record->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
+                if (std::exchange(m_restarting, false))
+                    statusBar()->showMessage(
+                        tr("Recording restarted with the new settings as session %1").arg(id),
+                        10000);
                 setStatus();
                 refreshSessions();
                 emit recordingStarted(id);
@@ -145,6 +151,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         emit recordingStopped(id);
     });
     connect(m_live, &LiveRecording::failed, this, [this](const QString& message) {
+        m_restarting = false;
         m_record->setChecked(false);
         m_record->setEnabled(true);
         statusBar()->showMessage(tr("Cannot record: %1").arg(message));
@@ -270,11 +277,8 @@ void MainWindow::buildToolbar() {
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Settings"));
     connect(settings, &QAction::triggered, this, [this] {
         SettingsDialog dialog(m_settings, this);
-        if (dialog.exec() != QDialog::Accepted)
-            return;
-        m_settings = dialog.settings();
-        m_settings.save();
-        applySettings();
+        if (dialog.exec() == QDialog::Accepted)
+            setSettings(dialog.settings());
     });
 }
 
@@ -376,6 +380,23 @@ void MainWindow::buildDocks() {
     resizeDocks({sessionsDock}, {380}, Qt::Horizontal);
 }
 
+void MainWindow::setSettings(const Settings& settings) {
+    const bool enginesChanged = settings.engineUrls != m_settings.engineUrls;
+    const bool restart =
+        m_liveSession != 0 && (enginesChanged || settings.intervalMs != m_settings.intervalMs);
+    if (enginesChanged)
+        m_options.engines.clear(); // the list just edited wins over the command line's
+    m_settings = settings;
+    m_settings.save();
+    applySettings();
+    // The collectors are fixed when a recording starts: a new endpoint or interval takes a new
+    // recording (a new session; the old one is closed and kept).
+    if (restart) {
+        m_restarting = true;
+        startRecording();
+    }
+}
+
 void MainWindow::applySettings() {
     const bool dark = m_settings.theme == Settings::Theme::Dark ||
                       (m_settings.theme == Settings::Theme::System && darkPalette());
@@ -399,6 +420,7 @@ void MainWindow::startRecording() {
     r.storageProfile = m_profile->currentText().trimmed();
     r.intervalMs = m_settings.intervalMs;
     r.engines = m_options.engines.isEmpty() ? m_settings.engineUrls : m_options.engines;
+    m_liveEngines = r.engines;
     QMetaObject::invokeMethod(m_live, [live = m_live, r] { live->start(r); });
 }
 
@@ -432,12 +454,18 @@ void MainWindow::refreshLive() {
     if (version == m_drawnVersion)
         return;
     m_drawnVersion = version;
-    // The catalog parses every series' labels: build it when a series appears, not per frame.
-    if (const auto series = m_buffer.seriesCount(); series != m_chartedSeries) {
-        m_chartedSeries = series;
-        m_timeline->setCharts(ChartCatalog::build(m_buffer.metrics(), m_liveDevices));
-    }
     const std::int64_t t1 = WallClock().nowNs();
+    // The catalog parses every series' labels: build it when a series appears, not per frame.
+    const auto scrape = engineScrape(t1);
+    if (const auto series = m_buffer.seriesCount();
+        series != m_chartedSeries || scrape != m_chartedScrape) {
+        m_chartedSeries = series;
+        m_chartedScrape = scrape;
+        auto charts = ChartCatalog::build(m_buffer.metrics(), m_liveDevices);
+        if (m_feedSession == 0 && m_liveSession != 0)
+            EngineAbsence::explain(charts, m_liveEngines, true, scrape);
+        m_timeline->setCharts(charts);
+    }
     const std::int64_t t0 =
         windowNs() > 0 ? t1 - windowNs() : std::min(m_buffer.oldestNs(), t1 - kSecond);
     const int columns = m_timeline->plotWidth();
@@ -449,6 +477,25 @@ void MainWindow::refreshLive() {
     m_timeline->setData(data, t1);
     refreshLiveBand(t0, t1);
     emit liveRefreshed();
+}
+
+// Whether the engine endpoints answered in the last few seconds (their scrape_ok series).
+EngineAbsence::Scrape MainWindow::engineScrape(std::int64_t nowNs) const {
+    if (m_liveEngines.isEmpty() || m_liveSession == 0)
+        return EngineAbsence::Scrape::Unknown;
+    auto state = EngineAbsence::Scrape::Unknown;
+    for (const auto& m : m_buffer.metrics()) {
+        const auto& path = m.descriptor.path;
+        if (!path.starts_with("engine/") || !path.ends_with("/scrape_ok"))
+            continue;
+        const auto recent = m_buffer.decimated(m.id, nowNs - 5 * kSecond, nowNs, 1);
+        if (recent.empty())
+            continue;
+        if (recent.front().max > 0)
+            return EngineAbsence::Scrape::Answering;
+        state = EngineAbsence::Scrape::Failing;
+    }
+    return state;
 }
 
 // Classified from the in-memory buffer, at most once a second: a window is seconds long.

@@ -3,6 +3,7 @@
 #include "core/Store.h"
 #include "core/StoreError.h"
 #include "core/WallClock.h"
+#include "ui/EngineAbsence.h"
 
 #include <QFileInfo>
 #include <algorithm>
@@ -40,6 +41,7 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
         view.info = *info;
         view.devices = store.devices(sessionId);
         view.charts = ChartCatalog::build(store.metrics(sessionId), view.devices);
+        EngineAbsence::explain(view.charts, EngineAbsence::urlsOf(view.devices), false);
         view.t0Ns = info->startNs;
         // An open or interrupted session runs until now, or a day at most.
         view.t1Ns = info->endNs.value_or(
