@@ -348,6 +348,26 @@ class TestMainWindow : public QObject {
         settings.save();
     }
 
+    // The engine collector's device record ("engine-endpoint") is listed with the endpoints,
+    // its fields spelled out, not as raw JSON under "Other".
+    void devicesListTheEngineEndpoint() {
+        DevicesView view;
+        view.setDevices({{"engine-endpoint", "gpu1:8000",
+                          "{\"url\":\"http://gpu1:8000/metrics\",\"authenticated\":false,"
+                          "\"tls_verify\":true}"}});
+        QTreeWidgetItem* engines = nullptr;
+        for (int i = 0; i < view.topLevelItemCount(); ++i) {
+            QVERIFY(view.topLevelItem(i)->text(0) != "Other");
+            if (view.topLevelItem(i)->text(0) == "Engine endpoints")
+                engines = view.topLevelItem(i);
+        }
+        QVERIFY(engines);
+        QCOMPARE(engines->childCount(), 1);
+        QCOMPARE(engines->child(0)->text(0), QString("gpu1:8000"));
+        QCOMPARE(engines->child(0)->text(1), QString("url: http://gpu1:8000/metrics   "
+                                                     "authenticated: false   tls_verify: true"));
+    }
+
     void liveViewRecordsThisMachine() {
         const QString db = m_dir.filePath("live.db");
         MainWindow window({db, 0, true, 60});
