@@ -368,6 +368,31 @@ class TestMainWindow : public QObject {
                                                      "authenticated: false   tls_verify: true"));
     }
 
+    // Markers (Ctrl+M) are stored as events: a recorded session draws them on every chart.
+    void aRecordedSessionDrawsItsMarkers() {
+        const QString db = m_dir.filePath("markers.db");
+        const auto id = writeSession(db.toStdString());
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            store.addEvent(id, kStart + 30 * kSecond, "marker", "cache flushed");
+            store.addEvent(id, kStart + 10 * kSecond, "experiment-plan", "not a marker");
+        }
+        MainWindow window({db, id, false, 60});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        QCOMPARE(window.timeline()->markers().size(), std::size_t(1));
+        QCOMPARE(window.timeline()->markers().front().tNs, kStart + 30 * kSecond);
+        int drawn = 0;
+        for (const auto* c : window.timeline()->charts()) {
+            if (c->isAbsent())
+                continue;
+            QTRY_COMPARE_WITH_TIMEOUT(c->markerLabels(), QStringList{"cache flushed"}, 5000);
+            ++drawn;
+        }
+        QCOMPARE(drawn, 3);
+    }
+
     void liveViewRecordsThisMachine() {
         const QString db = m_dir.filePath("live.db");
         MainWindow window({db, 0, true, 60});

@@ -4,6 +4,8 @@
 #include "ui/TimelineChart.h"
 
 #include <QChart>
+#include <QChartView>
+#include <QGraphicsScene>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -150,6 +152,39 @@ class TimelineChartTest : public QObject {
         chart.setTimeRange(40.0 - span / 2, 40.0 + span / 2, "s");
         chart.setCrosshair(40.0); // ten seconds into the gap: absent, not a neighbour's value
         QVERIFY2(chart.crosshairText().isEmpty(), qPrintable(chart.crosshairText()));
+    }
+
+    // A marker is a vertical line at its moment with its note beside it; outside the time
+    // range it is not drawn.
+    void drawsMarkersAtTheirMoment() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setData({flat(61, 50), {}}, 0);
+        chart.setTimeRange(0, 60, "s");
+        chart.setMarkers({{15.0, "cache flushed"}, {90.0, "later"}});
+        const QRectF plot = chart.chart()->plotArea();
+        QCOMPARE(chart.markerLabels(), QStringList{"cache flushed"});
+        QCOMPARE(chart.markerLines().size(), std::size_t(1));
+        const QLineF line = chart.markerLines().front();
+        QCOMPARE(line.x1(), plot.left() + plot.width() / 4);
+        QCOMPARE(line.x2(), line.x1());
+        QCOMPARE(line.y1(), plot.top());
+        QCOMPARE(line.y2(), plot.bottom());
+        // Drawn: the marker's colour appears in the line's pixel column.
+        const QImage image = chart.grab().toImage();
+        const QPoint at = chart.chart()->scene()->views().front()->mapTo(
+            &chart, QPoint(static_cast<int>(line.x1()), static_cast<int>(plot.center().y())));
+        bool orange = false;
+        for (int dx = -1; dx <= 1; ++dx)
+            orange |= image.pixelColor(at.x() + dx, at.y()) == QColor(230, 120, 0);
+        QVERIFY(orange);
+
+        chart.setTimeRange(70, 130, "s"); // pan: the first leaves, the second comes in
+        QCOMPARE(chart.markerLabels(), QStringList{"later"});
+        chart.setMarkers({});
+        QVERIFY(chart.markerLabels().isEmpty());
     }
 };
 

@@ -109,7 +109,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
             [this](qint64 id, const std::vector<DeviceRecord>& devices) {
                 m_liveSession = id;
                 m_liveDevices = devices;
-                m_chartedSeries = 0; // absent-source reasons come from the devices
+                m_chartedSeries = 0;   // absent-source reasons come from the devices
+                m_liveMarkers.clear(); // a new session: the old one's notes stay with it
+                if (isLive())
+                    m_timeline->setMarkers(m_liveMarkers);
                 if (isLive())
                     m_devices->setDevices(devices);
                 m_record->setChecked(true);
@@ -156,7 +159,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_record->setEnabled(true);
         statusBar()->showMessage(tr("Cannot record: %1").arg(message));
     });
-    connect(m_live, &LiveRecording::markerAdded, this, [this](qint64, const QString& text) {
+    connect(m_live, &LiveRecording::markerAdded, this, [this](qint64 tNs, const QString& text) {
+        m_liveMarkers.push_back({tNs, text});
+        if (isLive())
+            m_timeline->setMarkers(m_liveMarkers);
         statusBar()->showMessage(tr("Marker added: %1").arg(text), 5000);
     });
 
@@ -293,6 +299,7 @@ void MainWindow::connectPrometheus(const QString& url, const QString& nodes, dou
     r.label = m_label->text().trimmed();
     m_feedUrl = url;
     m_liveDevices.clear();
+    m_liveMarkers.clear();
     m_chartedSeries = std::numeric_limits<std::size_t>::max(); // rebuild the charts
     showLive();
     QMetaObject::invokeMethod(m_feed, [feed = m_feed, r] { feed->start(r); });
@@ -534,6 +541,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
         0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9,
         tr("seconds since %1").arg(QString::fromStdString(UnitFormat::utcTime(view.t0Ns))));
     m_timeline->setData(view.data, view.t0Ns);
+    m_timeline->setMarkers(view.markers);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
     m_devices->setDevices(view.devices);
     m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
@@ -561,6 +569,7 @@ void MainWindow::showLive() {
     m_chartedSeries = 0; // the session view replaced the charts
     m_timeline->setInteractive(false);
     m_devices->setDevices(m_liveDevices);
+    m_timeline->setMarkers(m_liveMarkers);
     m_sessionTree->clearSelection();
     setStatus();
     refreshLive();

@@ -129,8 +129,9 @@ class MainWindow : public QMainWindow {
     std::int64_t m_bandAt = 0;       // when the live band was last classified
     std::size_t m_chartedSeries = 0; // live series the charts were built for; 0: rebuild
     EngineAbsence::Scrape m_chartedScrape = EngineAbsence::Scrape::Unknown;
-    QStringList m_liveEngines; // the endpoints the running recording scrapes
-    bool m_restarting = false; // a settings change restarts the recording
+    std::vector<TimelineMarker> m_liveMarkers; // of the running recording
+    QStringList m_liveEngines;                 // the endpoints the running recording scrapes
+    bool m_restarting = false;                 // a settings change restarts the recording
     quint64 m_rangeRequest = 0;
     double m_pendingX0 = 0;
     double m_pendingX1 = 0;

@@ -51,6 +51,13 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
             for (const auto& s : chart.series)
                 view.data[s.metricId] =
                     store.readDecimated(s.metricId, view.t0Ns, view.t1Ns, 2 * columns);
+        // The store has no reader for events of one kind: read them here, on this thread.
+        auto markers = store.db().prepare(
+            "SELECT t_ns, text FROM event WHERE session_id = ? AND kind = 'marker' ORDER BY t_ns");
+        markers.bind(1, static_cast<std::int64_t>(sessionId));
+        while (markers.step())
+            view.markers.push_back(
+                {markers.columnInt(0), QString::fromStdString(markers.columnText(1))});
         // About two hundred windows across the session, none shorter than a second.
         view.bottlenecks = SessionAnalysis::analyzeRange(
             store, sessionId, view.t0Ns, view.t1Ns,
