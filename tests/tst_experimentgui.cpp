@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QImage>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -145,8 +146,26 @@ files = 2
         compare->compare();
         QVERIFY(shown.wait(60000));
         QCOMPARE(compare->gateTable()->rowCount(), 2);
-        QCOMPARE(compare->gateTable()->item(1, 1)->text(), QString("inconclusive"));
-        QVERIFY(!kpis->item(loadRow, 8)->text().isEmpty());
+        // A TTFT gate on a model-load workload does not apply: n/a, not inconclusive.
+        QCOMPARE(compare->gateTable()->item(1, 1)->text(), QString("n/a"));
+        QVERIFY2(compare->gateTable()->item(1, 2)->text().contains("neither side measured"),
+                 qPrintable(compare->gateTable()->item(1, 2)->text()));
+        QCOMPARE(compare->gateTable()->item(0, 1)->text(),
+                 kpis->item(loadRow, 8)->text()); // a measured gate keeps its verdict
+        QVERIFY(kpis->item(loadRow, 8)->text() != "n/a");
+
+        // At 1920x1080 every KPI and gate row is in view, and the names do not take the width.
+        compare->resize(1800, 1000);
+        QTRY_VERIFY_WITH_TIMEOUT(compare->width() == 1800, 5000);
+        compare->compare();
+        QVERIFY(shown.wait(60000));
+        QTRY_COMPARE_WITH_TIMEOUT(kpis->verticalScrollBar()->maximum(), 0, 5000);
+        QVERIFY(kpis->viewport()->height() >= kpis->rowCount() * kpis->rowHeight(0));
+        QCOMPARE(compare->gateTable()->verticalScrollBar()->maximum(), 0);
+        QVERIFY(compare->gateTable()->viewport()->height() >=
+                2 * compare->gateTable()->rowHeight(0));
+        QVERIFY2(kpis->columnWidth(0) < kpis->width() / 4,
+                 qPrintable(QString::number(kpis->columnWidth(0))));
         if (!qEnvironmentVariableIsEmpty("TIERSCOPE_SCREENSHOTS")) {
             compare->resize(1400, 950);
             compare->chartTabs()->setCurrentIndex(2);
@@ -154,6 +173,24 @@ files = 2
             compare->grab().save(qEnvironmentVariable("TIERSCOPE_SCREENSHOTS") + "/compare.png");
             d->grab().save(qEnvironmentVariable("TIERSCOPE_SCREENSHOTS") + "/experiment.png");
         }
+
+        // A failed run in an arm: the status line counts it and says it was left out, so it
+        // agrees with the table's "2 / 2 runs".
+        {
+            Store store(o.db.toStdString(), Store::Mode::ReadWrite);
+            const auto runs = store.runsOfArm("gui/model-load", "disk");
+            QCOMPARE(runs.size(), std::size_t(2));
+            const auto failedRun = store.createRun(
+                runs.front().sessionId, runs.front().workload, runs.front().paramsJson,
+                runs.back().endNs.value_or(0) + 1, "gui/model-load", "disk", 2);
+            store.finishRun(failedRun, runs.back().endNs.value_or(0) + 2, "failed", "{}");
+        }
+        compare->setGates({});
+        compare->compare();
+        QVERIFY(shown.wait(60000));
+        QCOMPARE(kpis->item(loadRow, 7)->text(), QString("2 / 2 runs"));
+        QVERIFY2(compare->statusText().contains("3 run(s), 2 measured (left out: run "),
+                 qPrintable(compare->statusText()));
 
         // A side that does not exist says so instead of showing stale numbers.
         QSignalSpy failed(compare, &CompareDialog::comparisonFailed);

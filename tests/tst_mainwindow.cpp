@@ -8,11 +8,13 @@
 #include "ui/TimelineView.h"
 
 #include <QChart>
+#include <QComboBox>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 #include <cmath>
 #include <csignal>
@@ -239,6 +241,156 @@ class TestMainWindow : public QObject {
         QVERIFY(check.step());
         QCOMPARE(check.columnText(0), std::string("ok"));
         QVERIFY(store.sampleCount(id) > 0);
+    }
+
+    // Past sessions offer their profiles, but a new live session is filed under what the user
+    // typed, or none: not under the first profile the list happened to add.
+    void aLiveSessionGetsTheTypedProfileOrNone() {
+        const QString db = m_dir.filePath("profile.db");
+        writeSession(db.toStdString()); // profile "nvmeof-rdma"
+        MainWindow window({db, 0, false, 60});
+        QSignalSpy listed(&window, &MainWindow::sessionsRefreshed);
+        window.show();
+        QVERIFY(listed.wait(10000));
+        auto* profile = window.findChild<QComboBox*>("storageProfile");
+        QVERIFY(profile);
+        QVERIFY(profile->findText("nvmeof-rdma") >= 0);
+        QCOMPARE(profile->currentText(), QString());
+
+        QSignalSpy started(&window, &MainWindow::recordingStarted);
+        QSignalSpy stopped(&window, &MainWindow::recordingStopped);
+        window.startRecording();
+        QVERIFY(started.wait(15000));
+        const qint64 id = started.first().first().toLongLong();
+        window.stopRecording();
+        QVERIFY(stopped.wait(10000));
+        {
+            Store store(db.toStdString(), Store::Mode::ReadOnly);
+            QCOMPARE(store.session(id)->storageProfile, std::string());
+        }
+
+        profile->setEditText("local-nvme");
+        window.refreshSessions();
+        QVERIFY(listed.wait(10000));
+        QCOMPARE(profile->currentText(), QString("local-nvme"));
+    }
+
+    // A CLI command records into the workspace while the window is open: the list shows the
+    // new session without a click, and the selected session stays selected.
+    void theSessionListFollowsExternalWrites() {
+        const QString db = m_dir.filePath("external.db");
+        const auto first = writeSession(db.toStdString());
+        MainWindow window({db, first, false, 60});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        auto* tree = window.findChild<QTreeView*>("sessionTree");
+        QVERIFY(tree);
+        QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
+
+        std::int64_t second = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.label = "from the CLI";
+            info.storageProfile = "nvmeof-rdma";
+            info.startNs = kStart + 7200 * kSecond;
+            second = store.createSession(info);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(window.sessionModel()->indexOfSession(second).isValid(), 20000);
+        QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
+    }
+
+    // An engine URL entered in Settings reaches the running recording (which restarts with it),
+    // and the engine charts stop telling the user to add one.
+    void aNewEngineUrlReachesTheRecording() {
+        const QString db = m_dir.filePath("engine.db");
+        MainWindow window({db, 0, true, 60});
+        QSignalSpy started(&window, &MainWindow::recordingStarted);
+        window.show();
+        QVERIFY(started.wait(15000));
+        const qint64 first = started.first().first().toLongLong();
+        QTRY_VERIFY_WITH_TIMEOUT(window.timeline()->chart("engine-ttft"), 10000);
+        QVERIFY(window.timeline()->chart("engine-ttft")->absentText().contains("Settings"));
+
+        Settings settings = Settings::load();
+        const QString url = "http://127.0.0.1:1/metrics"; // nothing listens there
+        settings.engineUrls = {url};
+        window.setSettings(settings);
+        QVERIFY(started.wait(15000));
+        const qint64 second = started.last().first().toLongLong();
+        QVERIFY(second != first);
+        auto engineText = [&] {
+            auto* c = window.timeline()->chart("engine-ttft");
+            return c ? c->absentText() : QString();
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(engineText().contains("Cannot scrape " + url),
+                                  qPrintable(engineText()), 15000);
+        QVERIFY(!engineText().contains("Settings"));
+
+        QSignalSpy stopped(&window, &MainWindow::recordingStopped);
+        window.stopRecording();
+        QVERIFY(stopped.wait(10000));
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        QVERIFY(store.session(first)->endNs); // the first recording was closed, not lost
+        bool scraped = false;
+        for (const auto& d : store.devices(second))
+            scraped |=
+                d.kind == "engine-endpoint" && d.attrs.find(url.toStdString()) != std::string::npos;
+        QVERIFY(scraped);
+        // Opened later, the session says the endpoint was scraped, not to add one.
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.openSession(second);
+        QVERIFY(shown.wait(10000));
+        QVERIFY2(engineText().contains(url + " was scraped, but it reported none"),
+                 qPrintable(engineText()));
+        settings.engineUrls.clear();
+        settings.save();
+    }
+
+    // The engine collector's device record ("engine-endpoint") is listed with the endpoints,
+    // its fields spelled out, not as raw JSON under "Other".
+    void devicesListTheEngineEndpoint() {
+        DevicesView view;
+        view.setDevices({{"engine-endpoint", "gpu1:8000",
+                          "{\"url\":\"http://gpu1:8000/metrics\",\"authenticated\":false,"
+                          "\"tls_verify\":true}"}});
+        QTreeWidgetItem* engines = nullptr;
+        for (int i = 0; i < view.topLevelItemCount(); ++i) {
+            QVERIFY(view.topLevelItem(i)->text(0) != "Other");
+            if (view.topLevelItem(i)->text(0) == "Engine endpoints")
+                engines = view.topLevelItem(i);
+        }
+        QVERIFY(engines);
+        QCOMPARE(engines->childCount(), 1);
+        QCOMPARE(engines->child(0)->text(0), QString("gpu1:8000"));
+        QCOMPARE(engines->child(0)->text(1), QString("url: http://gpu1:8000/metrics   "
+                                                     "authenticated: false   tls_verify: true"));
+    }
+
+    // Markers (Ctrl+M) are stored as events: a recorded session draws them on every chart.
+    void aRecordedSessionDrawsItsMarkers() {
+        const QString db = m_dir.filePath("markers.db");
+        const auto id = writeSession(db.toStdString());
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            store.addEvent(id, kStart + 30 * kSecond, "marker", "cache flushed");
+            store.addEvent(id, kStart + 10 * kSecond, "experiment-plan", "not a marker");
+        }
+        MainWindow window({db, id, false, 60});
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        QCOMPARE(window.timeline()->markers().size(), std::size_t(1));
+        QCOMPARE(window.timeline()->markers().front().tNs, kStart + 30 * kSecond);
+        int drawn = 0;
+        for (const auto* c : window.timeline()->charts()) {
+            if (c->isAbsent())
+                continue;
+            QTRY_COMPARE_WITH_TIMEOUT(c->markerLabels(), QStringList{"cache flushed"}, 5000);
+            ++drawn;
+        }
+        QCOMPARE(drawn, 3);
     }
 
     void liveViewRecordsThisMachine() {

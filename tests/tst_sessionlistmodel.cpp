@@ -52,6 +52,20 @@ class TestSessionListModel : public QObject {
         QVERIFY(!model.indexOfSession(99).isValid());
         QCOMPARE(model.index(1, 0, local).data(SessionListModel::SessionIdRole).toLongLong(), 1);
 
+        // The list is polled: the same sessions again must not reset the view's selection.
+        QVERIFY(!model.setSessions({session(1, "baseline", "local-nvme", 1000, 60),
+                                    session(2, "", "nvmeof-rdma", 2000, 90),
+                                    session(3, "run b", "local-nvme", 3000, std::nullopt),
+                                    session(4, "no profile", "", 4000, 5)}));
+        QCOMPARE(reset.count(), 1);
+        // A session that ended since is a change.
+        QVERIFY(model.setSessions({session(1, "baseline", "local-nvme", 1000, 60),
+                                   session(2, "", "nvmeof-rdma", 2000, 90),
+                                   session(3, "run b", "local-nvme", 3000, 30),
+                                   session(4, "no profile", "", 4000, 5)}));
+        QCOMPARE(reset.count(), 2);
+        QCOMPARE(model.index(0, 2, model.index(1, 0)).data().toString(), QString("30.0 s"));
+
         model.setSessions({});
         QCOMPARE(model.rowCount(), 0);
     }

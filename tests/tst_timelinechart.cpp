@@ -4,6 +4,8 @@
 #include "ui/TimelineChart.h"
 
 #include <QChart>
+#include <QChartView>
+#include <QGraphicsScene>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -118,6 +120,71 @@ class TimelineChartTest : public QObject {
         QCOMPARE(line[1].x(), plot.left() + 0.5 * plot.width() / 50);
         QCOMPARE(line[1].y(), plot.bottom() - plot.height() / 2);
         QVERIFY(chart.plotItem()->mapped(1).isEmpty());
+    }
+
+    // Zoomed in, the store returns raw samples of width 0: the crosshair shows the nearest one
+    // wherever the cursor falls between them, at every zoom level, but nothing in a gap.
+    void crosshairFindsRawSamplesAtEveryZoom_data() {
+        QTest::addColumn<double>("span");
+        QTest::newRow("2 s") << 2.0;
+        QTest::newRow("10 s") << 10.0;
+        QTest::newRow("60 s") << 60.0;
+    }
+    void crosshairFindsRawSamplesAtEveryZoom() {
+        QFETCH(double, span);
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        // 10 Hz for 30 s, value = sample index; then nothing for 20 s; then 10 s more.
+        std::vector<Bucket> raw;
+        for (int i = 0; i < 600; ++i) {
+            const double v = i;
+            if (i < 300 || i >= 500)
+                raw.push_back({i * kSecond / 10, 0, v, v, v, 1});
+        }
+        chart.setData({raw, {}}, 0);
+        chart.setTimeRange(15.0 - span / 2, 15.0 + span / 2, "s");
+        chart.setCrosshair(15.04); // between samples 150 and 151, nearer 150
+        QCOMPARE(chart.crosshairText(), QString("low: 150%"));
+        chart.setCrosshair(15.07);
+        QCOMPARE(chart.crosshairText(), QString("low: 151%"));
+        chart.setTimeRange(40.0 - span / 2, 40.0 + span / 2, "s");
+        chart.setCrosshair(40.0); // ten seconds into the gap: absent, not a neighbour's value
+        QVERIFY2(chart.crosshairText().isEmpty(), qPrintable(chart.crosshairText()));
+    }
+
+    // A marker is a vertical line at its moment with its note beside it; outside the time
+    // range it is not drawn.
+    void drawsMarkersAtTheirMoment() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setData({flat(61, 50), {}}, 0);
+        chart.setTimeRange(0, 60, "s");
+        chart.setMarkers({{15.0, "cache flushed"}, {90.0, "later"}});
+        const QRectF plot = chart.chart()->plotArea();
+        QCOMPARE(chart.markerLabels(), QStringList{"cache flushed"});
+        QCOMPARE(chart.markerLines().size(), std::size_t(1));
+        const QLineF line = chart.markerLines().front();
+        QCOMPARE(line.x1(), plot.left() + plot.width() / 4);
+        QCOMPARE(line.x2(), line.x1());
+        QCOMPARE(line.y1(), plot.top());
+        QCOMPARE(line.y2(), plot.bottom());
+        // Drawn: the marker's colour appears in the line's pixel column.
+        const QImage image = chart.grab().toImage();
+        const QPoint at = chart.chart()->scene()->views().front()->mapTo(
+            &chart, QPoint(static_cast<int>(line.x1()), static_cast<int>(plot.center().y())));
+        bool orange = false;
+        for (int dx = -1; dx <= 1; ++dx)
+            orange |= image.pixelColor(at.x() + dx, at.y()) == QColor(230, 120, 0);
+        QVERIFY(orange);
+
+        chart.setTimeRange(70, 130, "s"); // pan: the first leaves, the second comes in
+        QCOMPARE(chart.markerLabels(), QStringList{"later"});
+        chart.setMarkers({});
+        QVERIFY(chart.markerLabels().isEmpty());
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace tierscope {
 
@@ -36,27 +37,52 @@ double ChartPoints::peak(const std::vector<Bucket>& buckets) {
     return top;
 }
 
+namespace {
+
+std::int64_t middle(const Bucket& b) {
+    return b.tNs + b.widthNs / 2;
+}
+
+// How far from its middle a bucket still answers for: half its width, or the gap to the closer
+// of its neighbours, whichever is more.
+std::int64_t reach(const std::vector<Bucket>& buckets, std::size_t i) {
+    std::int64_t r = buckets[i].widthNs / 2;
+    std::optional<std::int64_t> gap;
+    if (i > 0)
+        gap = middle(buckets[i]) - middle(buckets[i - 1]);
+    if (i + 1 < buckets.size()) {
+        const std::int64_t next = middle(buckets[i + 1]) - middle(buckets[i]);
+        gap = gap ? std::min(*gap, next) : next;
+    }
+    return gap ? std::max(r, *gap) : r;
+}
+
+} // namespace
+
 bool ChartPoints::valueAt(const std::vector<Bucket>& buckets, std::int64_t originNs, double x,
-                          double& value) {
+                          double toleranceS, double& value) {
+    if (buckets.empty() || !std::isfinite(x))
+        return false;
     const auto t = originNs + static_cast<std::int64_t>(std::llround(x * 1e9));
-    auto it =
-        std::lower_bound(buckets.begin(), buckets.end(), t,
-                         [](const Bucket& b, std::int64_t v) { return b.tNs + b.widthNs <= v; });
-    const Bucket* best = nullptr;
+    const auto tolerance = static_cast<std::int64_t>(std::llround(std::max(0.0, toleranceS) * 1e9));
+    // The first bucket whose middle is at or after t, and the one before it.
+    const auto it = std::lower_bound(buckets.begin(), buckets.end(), t,
+                                     [](const Bucket& b, std::int64_t v) { return middle(b) < v; });
+    std::optional<std::size_t> best;
     std::int64_t distance = 0;
     for (auto c : {it, it == buckets.begin() ? buckets.end() : it - 1}) {
         if (c == buckets.end())
             continue;
-        const std::int64_t mid = c->tNs + c->widthNs / 2;
-        const std::int64_t d = std::llabs(mid - t);
-        if (d <= std::max<std::int64_t>(c->widthNs, 1) * 2 && (!best || d < distance)) {
-            best = &*c;
+        const auto i = static_cast<std::size_t>(c - buckets.begin());
+        const std::int64_t d = std::llabs(middle(*c) - t);
+        if (d <= std::max(reach(buckets, i), tolerance) && (!best || d < distance)) {
+            best = i;
             distance = d;
         }
     }
     if (!best)
         return false;
-    value = best->mean();
+    value = buckets[*best].mean();
     return true;
 }
 

@@ -20,10 +20,12 @@ class ChartPoints {
     static double niceTop(double value);
     // Largest max over the buckets (0 when empty).
     static double peak(const std::vector<Bucket>& buckets);
-    // The value at x (seconds from origin): the mean of the bucket whose span holds x, or of
-    // the nearest bucket within one width; false when there is none.
+    // The value at x (seconds from origin): the mean of the bucket nearest to x, if it lies
+    // within the data's own spacing there (its width, or the gap to its closer neighbour, so
+    // raw samples of width 0 are found between samples but not across a gap in the data) or
+    // within `toleranceS` (a few pixels of the view); false when there is none.
     static bool valueAt(const std::vector<Bucket>& buckets, std::int64_t originNs, double x,
-                        double& value);
+                        double toleranceS, double& value);
 };
 
 } // namespace tierscope

@@ -11,6 +11,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QSvgRenderer>
 #include <QSvgWidget>
@@ -61,6 +63,35 @@ QString interval(const KpiComparison& k) {
              QString::fromStdString(ComparisonReport::formatValue(k.interval->hi, k.unit)));
 }
 
+// The height that shows every row of `table` (header, rows, frame); the most it may take.
+int contentHeight(const QTableWidget* table) {
+    int h = table->horizontalHeader()->height() + 2 * table->frameWidth();
+    for (int row = 0; row < table->rowCount(); ++row)
+        h += table->rowHeight(row);
+    if (table->horizontalScrollBar()->isVisible())
+        h += table->horizontalScrollBar()->height();
+    return h;
+}
+
+// Sized to its rows: all of them where they fit, at least `minRows` where they do not.
+void fitToRows(QTableWidget* table, int minRows) {
+    table->resizeRowsToContents();
+    const int all = contentHeight(table);
+    const int row = table->rowCount() > 0 ? table->rowHeight(0) : table->fontMetrics().height();
+    table->setMaximumHeight(all);
+    table->setMinimumHeight(std::min(all, table->horizontalHeader()->height() +
+                                              2 * table->frameWidth() + minRows * row));
+}
+
+// Runs behind the table's per-run KPIs on one side: the most any KPI row counts.
+std::size_t measuredRuns(const ComparisonReport::Input& in, bool a) {
+    std::size_t n = 0;
+    for (const auto& k : in.kpis)
+        if (k.sampleKind == "runs")
+            n = std::max(n, a ? k.countA : k.countB);
+    return n;
+}
+
 QComboBox* sideBox(QWidget* parent) {
     auto* box = new QComboBox(parent);
     box->setEditable(true); // a spec can be typed: run:12, session:3, arm:EXP/ARM
@@ -81,7 +112,9 @@ QString specOf(const QComboBox* box) {
 
 CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_db(std::move(db)) {
     setWindowTitle(tr("Compare A/B"));
-    resize(1280, 900);
+    // Large enough for every KPI row on a 1080p screen, never larger than the screen.
+    const QRect screen = this->screen()->availableGeometry();
+    resize(std::min(1400, screen.width() * 9 / 10), std::min(1000, screen.height() * 9 / 10));
     m_worker = new ComparisonWorker;
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -110,8 +143,9 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     m_kpis->setHorizontalHeaderLabels({tr("KPI"), tr("A"), tr("B"), tr("B - A"), tr("change"),
                                        tr("ratio"), tr("95 % CI of B - A"), tr("n (A / B)"),
                                        tr("gate")});
+    // Names are short: the interval column, whose text varies most, takes the spare width.
     m_kpis->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_kpis->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_kpis->horizontalHeader()->setSectionResizeMode(6, QHeaderView::Stretch);
     m_kpis->horizontalHeader()->setMinimumSectionSize(90);
     m_kpis->verticalHeader()->hide();
     m_gates = new QTableWidget(0, 3, this);
@@ -119,7 +153,6 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     m_gates->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_gates->horizontalHeader()->setStretchLastSection(true);
     m_gates->verticalHeader()->hide();
-    m_gates->setMaximumHeight(120);
     m_shares = new QLabel(this);
     m_shares->setWordWrap(true);
     m_tabs = new QTabWidget(this);
@@ -128,10 +161,12 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(m_kpis, 3);
+    topLayout->addWidget(m_kpis);
     topLayout->addWidget(m_shares);
-    topLayout->addWidget(m_gates, 1);
-    auto* split = new QSplitter(Qt::Vertical, this);
+    topLayout->addWidget(m_gates);
+    topLayout->addStretch(1);
+    m_top = top;
+    auto* split = m_split = new QSplitter(Qt::Vertical, this);
     split->addWidget(top);
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 2);
@@ -169,9 +204,12 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
                 emit choicesLoaded();
             });
     connect(m_worker, &ComparisonWorker::compared, this,
-            [this](quint64 request, const ComparisonReport::Input& in) {
-                if (request == m_request)
+            [this](quint64 request, const ComparisonReport::Input& in,
+                   const QList<int>& notApplicable) {
+                if (request == m_request) {
+                    m_notApplicable = notApplicable;
                     showResult(in);
+                }
             });
     connect(m_worker, &ComparisonWorker::failed, this,
             [this](quint64 request, const QString& message) {
@@ -258,10 +296,34 @@ void CompareDialog::showResult(const ComparisonReport::Input& in) {
     m_run->setEnabled(true);
     m_exportChart->setEnabled(!in.charts.empty());
     m_exportReport->setEnabled(true);
-    m_status->setText(
-        tr("A: %1    B: %2")
-            .arg(QString::fromStdString(in.labelA), QString::fromStdString(in.labelB)));
+    m_status->setText(tr("A: %1    B: %2").arg(sideText(in, true), sideText(in, false)));
+    fitTables();
     emit comparisonShown();
+}
+
+// The side's label counts every run it names; the table counts the measured ones. Say both
+// when they differ, and what was left out, so the two never disagree unexplained.
+QString CompareDialog::sideText(const ComparisonReport::Input& in, bool a) const {
+    QString text = QString::fromStdString(a ? in.labelA : in.labelB);
+    QStringList left;
+    const std::string prefix = a ? "A: " : "B: ";
+    for (const auto& line : in.excluded)
+        if (line.starts_with(prefix))
+            left << QString::fromStdString(line.substr(prefix.size()));
+    if (!left.isEmpty())
+        text += tr(", %n measured (left out: %1)", "", static_cast<int>(measuredRuns(in, a)))
+                    .arg(left.join(", "));
+    return text;
+}
+
+// Every KPI and gate row in view where the dialog has the room; the charts get the rest.
+void CompareDialog::fitTables() {
+    fitToRows(m_kpis, 5);
+    fitToRows(m_gates, 2);
+    m_top->layout()->activate();
+    const int total = m_split->height();
+    const int top = std::min(m_top->sizeHint().height(), total * 2 / 3);
+    m_split->setSizes({top, std::max(0, total - top)});
 }
 
 void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
@@ -288,7 +350,7 @@ void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
         m_kpis->setItem(row, 4, change);
         m_kpis->setItem(row, 5,
                         cell(k.a != 0 ? QString("%1x").arg(k.ratio(), 0, 'f', 3) : tr("n/a")));
-        m_kpis->setItem(row, 6, cell(interval(k)));
+        m_kpis->setItem(row, 6, cell(interval(k), Qt::AlignCenter));
         m_kpis->setItem(row, 7,
                         cell(QString("%1 / %2 %3")
                                  .arg(k.countA)
@@ -307,7 +369,10 @@ void CompareDialog::fillGates(const ComparisonReport::Input& in) {
     for (int row = 0; row < static_cast<int>(in.gates.size()); ++row) {
         const auto& [gate, verdict] = in.gates[static_cast<std::size_t>(row)];
         m_gates->setItem(row, 0, cell(QString::fromStdString(gate.text), Qt::AlignLeft));
-        m_gates->setItem(row, 1, badge(Gate::name(verdict.verdict), verdictColor(verdict.verdict)));
+        m_gates->setItem(row, 1,
+                         m_notApplicable.contains(row)
+                             ? badge(tr("n/a"), QColor("#757575"))
+                             : badge(Gate::name(verdict.verdict), verdictColor(verdict.verdict)));
         m_gates->setItem(row, 2, cell(QString::fromStdString(verdict.reason), Qt::AlignLeft));
     }
     m_gates->setVisible(!in.gates.empty());

@@ -9,6 +9,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSplitter;
 class QTabWidget;
 class QTableWidget;
 
@@ -49,12 +50,15 @@ class CompareDialog : public QDialog {
     void fillGates(const ComparisonReport::Input& in);
     void askExportReport();
     void askExportChart();
+    QString sideText(const ComparisonReport::Input& in, bool a) const;
+    void fitTables();
 
     QString m_db;
     QThread m_thread;
     ComparisonWorker* m_worker = nullptr;
     ComparisonReport::Input m_result;
     quint64 m_request = 0;
+    QList<int> m_notApplicable; // gates of m_result that do not apply to its workload
 
     QComboBox* m_a = nullptr;
     QComboBox* m_b = nullptr;
@@ -68,6 +72,8 @@ class CompareDialog : public QDialog {
     QTableWidget* m_kpis = nullptr;
     QTableWidget* m_gates = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QWidget* m_top = nullptr; // the tables above the charts
+    QSplitter* m_split = nullptr;
 };
 
 } // namespace tierscope

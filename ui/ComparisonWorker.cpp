@@ -1,6 +1,7 @@
 #include "ui/ComparisonWorker.h"
 
 #include "core/ComparisonBuilder.h"
+#include "core/RunKpis.h"
 #include "core/Store.h"
 #include "core/UnitFormat.h"
 #include "core/Version.h"
@@ -9,6 +10,7 @@
 
 #include <QFileInfo>
 #include <QSaveFile>
+#include <algorithm>
 
 namespace tierscope {
 
@@ -20,6 +22,20 @@ std::vector<std::string> strings(const QStringList& list) {
         if (!s.trimmed().isEmpty())
             out.push_back(s.trimmed().toStdString());
     return out;
+}
+
+// Whether any measured run of the side has a value for the KPI.
+bool measures(const ComparisonSide& side, const std::string& kpi) {
+    static const std::vector<StoredRequest> none;
+    for (std::size_t i = 0; i < side.runs.size(); ++i) {
+        if (!RunKpis::isMeasurement(side.runs[i]))
+            continue;
+        const auto& requests = i < side.requests.size() ? side.requests[i] : none;
+        const RunTimeline* timeline = i < side.timelines.size() ? &side.timelines[i] : nullptr;
+        if (RunKpis::of(side.runs[i], requests, timeline).count(kpi))
+            return true;
+    }
+    return false;
 }
 
 } // namespace
@@ -79,7 +95,21 @@ void ComparisonWorker::compare(const QString& db, const QString& a, const QStrin
         auto in = ComparisonBuilder::build(store, sideA, sideB, options);
         in.toolVersion = kToolVersion;
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
-        emit compared(request, in);
+        // Measured on one side only is inconclusive; measured on neither, the gate is for
+        // another workload and does not apply here.
+        QList<int> notApplicable;
+        for (std::size_t i = 0; i < in.gates.size(); ++i) {
+            auto& [gate, verdict] = in.gates[i];
+            const bool row =
+                std::any_of(in.kpis.begin(), in.kpis.end(),
+                            [&](const KpiComparison& k) { return k.name == gate.kpi; });
+            if (verdict.verdict != Gate::Verdict::Inconclusive || row ||
+                measures(sideA, gate.kpi) || measures(sideB, gate.kpi))
+                continue;
+            notApplicable << static_cast<int>(i);
+            verdict.reason = "does not apply: neither side measured " + gate.kpi;
+        }
+        emit compared(request, in, notApplicable);
     } catch (const std::exception& e) {
         emit failed(request, QString::fromStdString(e.what()));
     }

@@ -34,7 +34,10 @@ class ComparisonWorker : public QObject {
 
   signals:
     void choicesListed(const QList<tierscope::ComparisonChoice>& choices);
-    void compared(quint64 request, const tierscope::ComparisonReport::Input& result);
+    // notApplicable: indices into result.gates of gates on a KPI neither side measured (a
+    // gate for another workload); the core judges them inconclusive.
+    void compared(quint64 request, const tierscope::ComparisonReport::Input& result,
+                  const QList<int>& notApplicable);
     void failed(quint64 request, const QString& message);
     void exported(const QString& path, const QString& error);
 };

@@ -19,7 +19,7 @@ const std::map<std::string, Kind>& kinds() {
         {"nvme-controller",
          {"NVMe controllers", {"transport", "traddr", "subsysnqn", "model", "serial", "state"}}},
         {"block", {"Block devices", {"transport", "path_of", "in_total", "model", "size_bytes"}}},
-        {"engine", {"Engine endpoints", {"url", "state"}}},
+        {"engine-endpoint", {"Engine endpoints", {"url", "authenticated", "tls_verify"}}},
         {"backend", {"Backends", {"state", "reason", "detail", "source"}}},
     };
     return k;

@@ -6,6 +6,7 @@
 #include "ui/BottleneckBand.h"
 #include "ui/CompareDialog.h"
 #include "ui/DevicesView.h"
+#include "ui/EngineAbsence.h"
 #include "ui/ExperimentDialog.h"
 #include "ui/LiveRecording.h"
 #include "ui/PrometheusDialog.h"
@@ -31,6 +32,7 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <limits>
+#include <utility>
 
 namespace tierscope {
 
@@ -38,6 +40,7 @@ namespace {
 
 constexpr std::int64_t kSecond = 1000000000LL;
 constexpr int kLiveRepaintMs = 100; // live updates are batched, never per sample
+constexpr int kSessionListRefreshMs = 3000;
 
 bool darkPalette() {
     return QApplication::palette().color(QPalette::Window).lightness() < 128;
@@ -72,12 +75,24 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
     connect(m_reader, &StoreReader::sessionsListed, this,
             [this](const std::vector<SessionInfo>& sessions) {
-                m_sessions->setSessions(sessions);
-                m_sessionTree->expandAll();
+                m_listing = false;
+                const qint64 selected = m_sessions->sessionId(m_sessionTree->currentIndex());
+                if (m_sessions->setSessions(sessions)) {
+                    m_sessionTree->expandAll();
+                    if (selected != 0)
+                        m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(selected));
+                }
+                // The first item added to an empty combo box becomes its text: keep what the
+                // user typed (or nothing), or live sessions get filed under a past profile.
+                const QString typed = m_profile->currentText();
                 for (const auto& s : sessions)
                     if (!s.storageProfile.empty() &&
                         m_profile->findText(QString::fromStdString(s.storageProfile)) < 0)
                         m_profile->addItem(QString::fromStdString(s.storageProfile));
+                if (m_profile->currentText() != typed) {
+                    m_profile->setCurrentIndex(m_profile->findText(typed));
+                    m_profile->setEditText(typed);
+                }
                 emit sessionsRefreshed();
             });
     connect(m_reader, &StoreReader::sessionOpened, this, &MainWindow::onSessionOpened);
@@ -86,19 +101,28 @@ MainWindow::MainWindow(Options options, QWidget* parent)
                 if (request == m_rangeRequest && !isLive())
                     m_timeline->setData(data, m_shownOrigin);
             });
-    connect(m_reader, &StoreReader::failed, this,
-            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    connect(m_reader, &StoreReader::failed, this, [this](const QString& message) {
+        m_listing = false;
+        statusBar()->showMessage(message, 10000);
+    });
     connect(m_live, &LiveRecording::started, this,
             [this](qint64 id, const std::vector<DeviceRecord>& devices) {
                 m_liveSession = id;
                 m_liveDevices = devices;
-                m_chartedSeries = 0; // absent-source reasons come from the devices
+                m_chartedSeries = 0;   // absent-source reasons come from the devices
+                m_liveMarkers.clear(); // a new session: the old one's notes stay with it
+                if (isLive())
+                    m_timeline->setMarkers(m_liveMarkers);
                 if (isLive())
                     m_devices->setDevices(devices);
                 m_record->setChecked(true);
                 m_record->setEnabled(true);
                 m_record->setText(tr("Stop"));
                 m_record->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
+                if (std::exchange(m_restarting, false))
+                    statusBar()->showMessage(
+                        tr("Recording restarted with the new settings as session %1").arg(id),
+                        10000);
                 setStatus();
                 refreshSessions();
                 emit recordingStarted(id);
@@ -130,11 +154,15 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         emit recordingStopped(id);
     });
     connect(m_live, &LiveRecording::failed, this, [this](const QString& message) {
+        m_restarting = false;
         m_record->setChecked(false);
         m_record->setEnabled(true);
         statusBar()->showMessage(tr("Cannot record: %1").arg(message));
     });
-    connect(m_live, &LiveRecording::markerAdded, this, [this](qint64, const QString& text) {
+    connect(m_live, &LiveRecording::markerAdded, this, [this](qint64 tNs, const QString& text) {
+        m_liveMarkers.push_back({tNs, text});
+        if (isLive())
+            m_timeline->setMarkers(m_liveMarkers);
         statusBar()->showMessage(tr("Marker added: %1").arg(text), 5000);
     });
 
@@ -152,6 +180,15 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_pendingX1 = x1;
         m_rangeTimer->start();
     });
+
+    // CLI commands write sessions into the same workspace: poll for them, off the GUI thread.
+    m_sessionsTimer = new QTimer(this);
+    m_sessionsTimer->setInterval(kSessionListRefreshMs);
+    connect(m_sessionsTimer, &QTimer::timeout, this, [this] {
+        if (!m_listing)
+            refreshSessions();
+    });
+    m_sessionsTimer->start();
 
     refreshSessions();
     if (m_options.session > 0)
@@ -191,6 +228,7 @@ void MainWindow::buildToolbar() {
     m_label->setMaximumWidth(220);
     bar->addWidget(m_label);
     m_profile = new QComboBox(this);
+    m_profile->setObjectName("storageProfile");
     m_profile->setEditable(true);
     m_profile->lineEdit()->setPlaceholderText(tr("storage profile"));
     m_profile->setMinimumWidth(200);
@@ -245,11 +283,8 @@ void MainWindow::buildToolbar() {
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Settings"));
     connect(settings, &QAction::triggered, this, [this] {
         SettingsDialog dialog(m_settings, this);
-        if (dialog.exec() != QDialog::Accepted)
-            return;
-        m_settings = dialog.settings();
-        m_settings.save();
-        applySettings();
+        if (dialog.exec() == QDialog::Accepted)
+            setSettings(dialog.settings());
     });
 }
 
@@ -264,6 +299,7 @@ void MainWindow::connectPrometheus(const QString& url, const QString& nodes, dou
     r.label = m_label->text().trimmed();
     m_feedUrl = url;
     m_liveDevices.clear();
+    m_liveMarkers.clear();
     m_chartedSeries = std::numeric_limits<std::size_t>::max(); // rebuild the charts
     showLive();
     QMetaObject::invokeMethod(m_feed, [feed = m_feed, r] { feed->start(r); });
@@ -328,6 +364,7 @@ void MainWindow::openPlan(const QString& path) {
 void MainWindow::buildDocks() {
     m_sessions = new SessionListModel(this);
     m_sessionTree = new QTreeView(this);
+    m_sessionTree->setObjectName("sessionTree");
     m_sessionTree->setModel(m_sessions);
     m_sessionTree->setUniformRowHeights(true);
     m_sessionTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -350,6 +387,23 @@ void MainWindow::buildDocks() {
     resizeDocks({sessionsDock}, {380}, Qt::Horizontal);
 }
 
+void MainWindow::setSettings(const Settings& settings) {
+    const bool enginesChanged = settings.engineUrls != m_settings.engineUrls;
+    const bool restart =
+        m_liveSession != 0 && (enginesChanged || settings.intervalMs != m_settings.intervalMs);
+    if (enginesChanged)
+        m_options.engines.clear(); // the list just edited wins over the command line's
+    m_settings = settings;
+    m_settings.save();
+    applySettings();
+    // The collectors are fixed when a recording starts: a new endpoint or interval takes a new
+    // recording (a new session; the old one is closed and kept).
+    if (restart) {
+        m_restarting = true;
+        startRecording();
+    }
+}
+
 void MainWindow::applySettings() {
     const bool dark = m_settings.theme == Settings::Theme::Dark ||
                       (m_settings.theme == Settings::Theme::System && darkPalette());
@@ -359,6 +413,7 @@ void MainWindow::applySettings() {
 }
 
 void MainWindow::refreshSessions() {
+    m_listing = true;
     QMetaObject::invokeMethod(m_reader,
                               [reader = m_reader, db = m_db] { reader->listSessions(db); });
 }
@@ -372,6 +427,7 @@ void MainWindow::startRecording() {
     r.storageProfile = m_profile->currentText().trimmed();
     r.intervalMs = m_settings.intervalMs;
     r.engines = m_options.engines.isEmpty() ? m_settings.engineUrls : m_options.engines;
+    m_liveEngines = r.engines;
     QMetaObject::invokeMethod(m_live, [live = m_live, r] { live->start(r); });
 }
 
@@ -405,12 +461,18 @@ void MainWindow::refreshLive() {
     if (version == m_drawnVersion)
         return;
     m_drawnVersion = version;
-    // The catalog parses every series' labels: build it when a series appears, not per frame.
-    if (const auto series = m_buffer.seriesCount(); series != m_chartedSeries) {
-        m_chartedSeries = series;
-        m_timeline->setCharts(ChartCatalog::build(m_buffer.metrics(), m_liveDevices));
-    }
     const std::int64_t t1 = WallClock().nowNs();
+    // The catalog parses every series' labels: build it when a series appears, not per frame.
+    const auto scrape = engineScrape(t1);
+    if (const auto series = m_buffer.seriesCount();
+        series != m_chartedSeries || scrape != m_chartedScrape) {
+        m_chartedSeries = series;
+        m_chartedScrape = scrape;
+        auto charts = ChartCatalog::build(m_buffer.metrics(), m_liveDevices);
+        if (m_feedSession == 0 && m_liveSession != 0)
+            EngineAbsence::explain(charts, m_liveEngines, true, scrape);
+        m_timeline->setCharts(charts);
+    }
     const std::int64_t t0 =
         windowNs() > 0 ? t1 - windowNs() : std::min(m_buffer.oldestNs(), t1 - kSecond);
     const int columns = m_timeline->plotWidth();
@@ -422,6 +484,25 @@ void MainWindow::refreshLive() {
     m_timeline->setData(data, t1);
     refreshLiveBand(t0, t1);
     emit liveRefreshed();
+}
+
+// Whether the engine endpoints answered in the last few seconds (their scrape_ok series).
+EngineAbsence::Scrape MainWindow::engineScrape(std::int64_t nowNs) const {
+    if (m_liveEngines.isEmpty() || m_liveSession == 0)
+        return EngineAbsence::Scrape::Unknown;
+    auto state = EngineAbsence::Scrape::Unknown;
+    for (const auto& m : m_buffer.metrics()) {
+        const auto& path = m.descriptor.path;
+        if (!path.starts_with("engine/") || !path.ends_with("/scrape_ok"))
+            continue;
+        const auto recent = m_buffer.decimated(m.id, nowNs - 5 * kSecond, nowNs, 1);
+        if (recent.empty())
+            continue;
+        if (recent.front().max > 0)
+            return EngineAbsence::Scrape::Answering;
+        state = EngineAbsence::Scrape::Failing;
+    }
+    return state;
 }
 
 // Classified from the in-memory buffer, at most once a second: a window is seconds long.
@@ -460,6 +541,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
         0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9,
         tr("seconds since %1").arg(QString::fromStdString(UnitFormat::utcTime(view.t0Ns))));
     m_timeline->setData(view.data, view.t0Ns);
+    m_timeline->setMarkers(view.markers);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
     m_devices->setDevices(view.devices);
     m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
@@ -487,6 +569,7 @@ void MainWindow::showLive() {
     m_chartedSeries = 0; // the session view replaced the charts
     m_timeline->setInteractive(false);
     m_devices->setDevices(m_liveDevices);
+    m_timeline->setMarkers(m_liveMarkers);
     m_sessionTree->clearSelection();
     setStatus();
     refreshLive();

@@ -2,6 +2,7 @@
 
 #include "core/DeviceRecord.h"
 #include "core/LiveBuffer.h"
+#include "ui/EngineAbsence.h"
 #include "ui/Settings.h"
 #include "ui/StoreReader.h"
 
@@ -57,6 +58,8 @@ class MainWindow : public QMainWindow {
     void showLive();
     void addMarker();
     void refreshSessions();
+    // Saves them; a changed engine list or interval restarts a running recording with them.
+    void setSettings(const tierscope::Settings& settings);
     // The compare view, optionally with A and B filled in.
     CompareDialog* openCompare(const QString& a = {}, const QString& b = {});
     // Reads the plan off the GUI thread, then shows it (planOpened) for the user to start.
@@ -87,6 +90,7 @@ class MainWindow : public QMainWindow {
     void refreshLiveBand(std::int64_t t0Ns, std::int64_t t1Ns);
     void onSessionOpened(const SessionView& view);
     qint64 windowNs() const;
+    EngineAbsence::Scrape engineScrape(std::int64_t nowNs) const;
 
     Options m_options;
     Settings m_settings;
@@ -114,6 +118,8 @@ class MainWindow : public QMainWindow {
     QLabel* m_status = nullptr;
     QTimer* m_liveTimer = nullptr;
     QTimer* m_rangeTimer = nullptr;
+    QTimer* m_sessionsTimer = nullptr;
+    bool m_listing = false; // a session list is being read
 
     std::vector<DeviceRecord> m_liveDevices;
     qint64 m_liveSession = 0;
@@ -122,6 +128,10 @@ class MainWindow : public QMainWindow {
     std::uint64_t m_drawnVersion = 0;
     std::int64_t m_bandAt = 0;       // when the live band was last classified
     std::size_t m_chartedSeries = 0; // live series the charts were built for; 0: rebuild
+    EngineAbsence::Scrape m_chartedScrape = EngineAbsence::Scrape::Unknown;
+    std::vector<TimelineMarker> m_liveMarkers; // of the running recording
+    QStringList m_liveEngines;                 // the endpoints the running recording scrapes
+    bool m_restarting = false;                 // a settings change restarts the recording
     quint64 m_rangeRequest = 0;
     double m_pendingX0 = 0;
     double m_pendingX1 = 0;

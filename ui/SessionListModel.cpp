@@ -12,11 +12,19 @@ namespace {
 // Internal ids: 0 marks a profile row; a session row stores its group index + 1.
 constexpr quintptr kGroupRow = 0;
 
+bool same(const SessionInfo& a, const SessionInfo& b) {
+    return a.id == b.id && a.label == b.label && a.storageProfile == b.storageProfile &&
+           a.host == b.host && a.startNs == b.startNs && a.endNs == b.endNs;
+}
+
 } // namespace
 
 SessionListModel::SessionListModel(QObject* parent) : QAbstractItemModel(parent) {}
 
-void SessionListModel::setSessions(const std::vector<SessionInfo>& sessions) {
+bool SessionListModel::setSessions(const std::vector<SessionInfo>& sessions) {
+    if (std::equal(sessions.begin(), sessions.end(), m_sessions.begin(), m_sessions.end(), same))
+        return false;
+    m_sessions = sessions;
     beginResetModel();
     std::map<QString, std::vector<SessionInfo>> byProfile;
     for (const auto& s : sessions)
@@ -28,6 +36,7 @@ void SessionListModel::setSessions(const std::vector<SessionInfo>& sessions) {
         m_groups.push_back({profile, std::move(list)});
     }
     endResetModel();
+    return true;
 }
 
 std::int64_t SessionListModel::sessionId(const QModelIndex& index) const {

@@ -16,7 +16,8 @@ class SessionListModel : public QAbstractItemModel {
     static constexpr int SessionIdRole = Qt::UserRole + 1;
 
     explicit SessionListModel(QObject* parent = nullptr);
-    void setSessions(const std::vector<SessionInfo>& sessions);
+    // False, and no reset (the view keeps its selection and scroll), when nothing changed.
+    bool setSessions(const std::vector<SessionInfo>& sessions);
     // 0 for a profile row or an invalid index.
     std::int64_t sessionId(const QModelIndex& index) const;
     QModelIndex indexOfSession(std::int64_t sessionId) const;
@@ -35,6 +36,7 @@ class SessionListModel : public QAbstractItemModel {
         std::vector<SessionInfo> sessions;
     };
     std::vector<Group> m_groups;
+    std::vector<SessionInfo> m_sessions; // as last set, to tell whether anything changed
 };
 
 } // namespace tierscope

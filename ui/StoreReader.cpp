@@ -3,6 +3,7 @@
 #include "core/Store.h"
 #include "core/StoreError.h"
 #include "core/WallClock.h"
+#include "ui/EngineAbsence.h"
 
 #include <QFileInfo>
 #include <algorithm>
@@ -40,6 +41,7 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
         view.info = *info;
         view.devices = store.devices(sessionId);
         view.charts = ChartCatalog::build(store.metrics(sessionId), view.devices);
+        EngineAbsence::explain(view.charts, EngineAbsence::urlsOf(view.devices), false);
         view.t0Ns = info->startNs;
         // An open or interrupted session runs until now, or a day at most.
         view.t1Ns = info->endNs.value_or(
@@ -49,6 +51,13 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
             for (const auto& s : chart.series)
                 view.data[s.metricId] =
                     store.readDecimated(s.metricId, view.t0Ns, view.t1Ns, 2 * columns);
+        // The store has no reader for events of one kind: read them here, on this thread.
+        auto markers = store.db().prepare(
+            "SELECT t_ns, text FROM event WHERE session_id = ? AND kind = 'marker' ORDER BY t_ns");
+        markers.bind(1, static_cast<std::int64_t>(sessionId));
+        while (markers.step())
+            view.markers.push_back(
+                {markers.columnInt(0), QString::fromStdString(markers.columnText(1))});
         // About two hundred windows across the session, none shorter than a second.
         view.bottlenecks = SessionAnalysis::analyzeRange(
             store, sessionId, view.t0Ns, view.t1Ns,

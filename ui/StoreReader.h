@@ -5,6 +5,7 @@
 #include "core/DeviceRecord.h"
 #include "core/SessionAnalysis.h"
 #include "core/SessionInfo.h"
+#include "ui/TimelineMarker.h"
 
 #include <QMetaType>
 #include <QObject>
@@ -23,6 +24,7 @@ struct SessionView {
     std::vector<ChartCatalog::Chart> charts;
     SeriesMap data;
     SessionAnalysis::Result bottlenecks; // the band above the charts
+    std::vector<TimelineMarker> markers;
     std::int64_t t0Ns = 0;
     std::int64_t t1Ns = 0;
 };

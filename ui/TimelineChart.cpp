@@ -44,6 +44,7 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     m_chart->setMargins(QMargins(kMargin, 2, kMargin, 2));
     // Before any other receiver: TimelineView aligns the charts on this signal.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { m_laidOutInset = m_leftInset; });
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutMarkers);
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x = new QValueAxis;
@@ -194,6 +195,7 @@ void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle)
         m_x->setRange(x0, x1);
         if (m_plot)
             m_plot->update();
+        layoutMarkers();
     }
     if (m_x->titleText() != axisTitle)
         m_x->setTitleText(axisTitle);
@@ -250,6 +252,69 @@ bool TimelineChart::seriesVisible(int index) const {
     return index >= 0 && index < static_cast<int>(m_series.size()) && m_series[index]->isVisible();
 }
 
+void TimelineChart::setMarkers(const std::vector<std::pair<double, QString>>& markers) {
+    if (isAbsent())
+        return;
+    m_markers = markers;
+    const QColor color(230, 120, 0);
+    while (m_markerLines.size() < m_markers.size()) {
+        auto* line = new QGraphicsLineItem(m_chart);
+        line->setPen(QPen(color, 1, Qt::SolidLine));
+        line->setZValue(15); // over the data, under the crosshair
+        auto* text = new QGraphicsSimpleTextItem(m_chart);
+        text->setBrush(color);
+        QFont font = text->font();
+        font.setPointSizeF(font.pointSizeF() * 0.85);
+        text->setFont(font);
+        text->setZValue(16);
+        m_markerLines.push_back(line);
+        m_markerTexts.push_back(text);
+    }
+    for (std::size_t i = 0; i < m_markerTexts.size(); ++i)
+        if (i < m_markers.size() && m_markerTexts[i]->text() != m_markers[i].second)
+            m_markerTexts[i]->setText(m_markers[i].second);
+    layoutMarkers();
+}
+
+void TimelineChart::layoutMarkers() {
+    if (m_markerLines.empty())
+        return;
+    const QRectF plot = m_chart->plotArea();
+    for (std::size_t i = 0; i < m_markerLines.size(); ++i) {
+        auto* line = m_markerLines[i];
+        auto* text = m_markerTexts[i];
+        const bool shown = i < m_markers.size() && m_markers[i].first >= m_x->min() &&
+                           m_markers[i].first <= m_x->max() && plot.width() > 10;
+        line->setVisible(shown);
+        text->setVisible(shown);
+        if (!shown)
+            continue;
+        const double x =
+            m_chart->mapToPosition(QPointF(m_markers[i].first, 0), m_series.front()).x();
+        line->setLine(x, plot.top(), x, plot.bottom());
+        // The note beside its line, at the foot of the plot, flipped left at the right edge.
+        const double w = text->boundingRect().width();
+        const double h = text->boundingRect().height();
+        text->setPos(x + 3 + w > plot.right() ? x - 3 - w : x + 3, plot.bottom() - h - 2);
+    }
+}
+
+std::vector<QLineF> TimelineChart::markerLines() const {
+    std::vector<QLineF> out;
+    for (auto* line : m_markerLines)
+        if (line->isVisible())
+            out.push_back(line->line());
+    return out;
+}
+
+QStringList TimelineChart::markerLabels() const {
+    QStringList out;
+    for (auto* text : m_markerTexts)
+        if (text->isVisible())
+            out << text->text();
+    return out;
+}
+
 void TimelineChart::setCrosshair(double x) {
     if (isAbsent() || std::isnan(x) || x < m_x->min() || x > m_x->max()) {
         m_crossLine->hide();
@@ -259,10 +324,12 @@ void TimelineChart::setCrosshair(double x) {
     const QRectF plot = m_chart->plotArea();
     const QPointF at = m_chart->mapToPosition(QPointF(x, m_y->min()), m_series.front());
     m_crossLine->setLine(at.x(), plot.top(), at.x(), plot.bottom());
+    // A few pixels either side count as "at the cursor", whatever the zoom.
+    const double tolerance = 4 * (m_x->max() - m_x->min()) / std::max(1.0, plot.width());
     QStringList lines;
     for (std::size_t i = 0; i < m_series.size() && i < m_data.size(); ++i) {
         double v = 0;
-        if (m_series[i]->isVisible() && ChartPoints::valueAt(m_data[i], m_origin, x, v))
+        if (m_series[i]->isVisible() && ChartPoints::valueAt(m_data[i], m_origin, x, tolerance, v))
             lines << QString("%1: %2").arg(m_series[i]->name(), m_scale.format(v));
     }
     m_crossText->setText(lines.join('\n'));

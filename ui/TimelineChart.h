@@ -4,6 +4,7 @@
 #include "core/ChartCatalog.h"
 #include "ui/UnitScale.h"
 
+#include <QLineF>
 #include <QWidget>
 #include <vector>
 
@@ -50,6 +51,11 @@ class TimelineChart : public QWidget {
     int pointCount() const; // points now plotted, over all series
     QString absentText() const;
     QString crosshairText() const; // what the crosshair shows now; empty when hidden
+    // Markers at x (seconds from the origin, as the time range), each a line and its note.
+    void setMarkers(const std::vector<std::pair<double, QString>>& markers);
+    // The markers drawn now (inside the time range): their lines and notes.
+    std::vector<QLineF> markerLines() const;
+    QStringList markerLabels() const;
     bool seriesVisible(int index) const;
     QChart* chart() const { return m_chart; }
     LinePlotItem* plotItem() const { return m_plot; } // null unless Renderer::Painter
@@ -71,6 +77,7 @@ class TimelineChart : public QWidget {
 
   private:
     void toggle(QLineSeries* series);
+    void layoutMarkers();
 
     ChartCatalog::Chart m_spec;
     QStackedWidget* m_stack = nullptr;
@@ -87,6 +94,9 @@ class TimelineChart : public QWidget {
     UnitScale m_scale;
     QGraphicsLineItem* m_crossLine = nullptr;
     QGraphicsSimpleTextItem* m_crossText = nullptr;
+    std::vector<std::pair<double, QString>> m_markers;
+    std::vector<QGraphicsLineItem*> m_markerLines;
+    std::vector<QGraphicsSimpleTextItem*> m_markerTexts;
     int m_leftInset = 0;
     int m_laidOutInset = 0; // the inset the current plot area was laid out with
     double m_dragX = 0;

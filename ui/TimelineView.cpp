@@ -80,6 +80,7 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         connect(chart->chart(), &QChart::plotAreaChanged, this, &TimelineView::alignBand);
         connect(chart, &TimelineChart::panned, this, &TimelineView::pan);
         chart->setTimeRange(m_x0, m_x1, m_axisTitle);
+        applyMarkers(chart);
         m_charts.push_back(chart);
     }
 }
@@ -87,9 +88,13 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
 void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& data,
                            std::int64_t originNs) {
     m_data = data;
+    const bool moved = originNs != m_origin;
     m_origin = originNs;
-    for (auto* chart : m_charts)
+    for (auto* chart : m_charts) {
         m_stale[chart] = true;
+        if (moved && !m_markers.empty()) // the live origin is "now": every frame moves them
+            applyMarkers(chart);
+    }
     applyToVisible();
     alignBand();
 }
@@ -163,6 +168,20 @@ void TimelineView::setDark(bool dark) {
     auto specs = m_specs; // a theme resets series pens: rebuild the charts instead
     m_specs.clear();
     setCharts(specs);
+}
+
+void TimelineView::setMarkers(const std::vector<TimelineMarker>& markers) {
+    m_markers = markers;
+    for (auto* c : m_charts)
+        applyMarkers(c);
+}
+
+void TimelineView::applyMarkers(TimelineChart* chart) {
+    std::vector<std::pair<double, QString>> xs;
+    xs.reserve(m_markers.size());
+    for (const auto& m : m_markers)
+        xs.emplace_back(static_cast<double>(m.tNs - m_origin) / 1e9, m.text);
+    chart->setMarkers(xs);
 }
 
 void TimelineView::setInteractive(bool on) {

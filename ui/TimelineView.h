@@ -3,6 +3,7 @@
 #include "core/Bucket.h"
 #include "core/ChartCatalog.h"
 #include "ui/TimelineChart.h"
+#include "ui/TimelineMarker.h"
 
 #include <QWidget>
 #include <map>
@@ -30,6 +31,9 @@ class TimelineView : public QWidget {
     void setData(const std::map<std::int64_t, std::vector<Bucket>>& data, std::int64_t originNs);
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setInteractive(bool on);
+    // Drawn on every chart, placed by the origin of the latest data.
+    void setMarkers(const std::vector<TimelineMarker>& markers);
+    const std::vector<TimelineMarker>& markers() const { return m_markers; }
     double rangeStart() const { return m_x0; }
     double rangeEnd() const { return m_x1; }
     // Pixel width of the plots: decimation targets about one bucket per pixel.
@@ -50,6 +54,7 @@ class TimelineView : public QWidget {
     void zoom(double factor, double anchor);
     void pan(double dx);
     void alignBand();
+    void applyMarkers(TimelineChart* chart);
 
     QVBoxLayout* m_layout = nullptr;
     std::vector<TimelineChart*> m_charts;
@@ -64,6 +69,7 @@ class TimelineView : public QWidget {
     BottleneckBand* m_band = nullptr;
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
+    std::vector<TimelineMarker> m_markers;
     std::map<TimelineChart*, bool> m_stale;
 };
 
