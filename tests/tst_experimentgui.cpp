@@ -200,6 +200,38 @@ files = 2
         QVERIFY(compare->statusText().contains("no run 9999"));
     }
 
+    // A run whose engine-identity check failed: the compare view says INVALID before any
+    // number, and judges no gate.
+    void anInvalidComparisonSaysSoFirst() {
+        const QString db = m_dir.filePath("invalid.db");
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = 1;
+            const auto session = store.createSession(s);
+            for (int i = 0; i < 4; ++i) {
+                const auto id = store.createRun(session, "storage/model-load", "{}", 1, "x",
+                                                i < 2 ? "A" : "B", i % 2 + 1);
+                const std::string status = i == 3 ? "fail" : "pass";
+                store.finishRun(id, 2, "completed",
+                                R"({"seconds": )" + std::to_string(10 - i) +
+                                    R"(, "validity": [{"check": "engine_identity", "status": ")" +
+                                    status + R"(", "detail": "same engine as arm A"}]})");
+            }
+        }
+        auto* compare = new CompareDialog(db);
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        compare->setSides("arm:x/A", "arm:x/B");
+        compare->setGates("model_load_time <= 0.5x");
+        compare->compare();
+        QVERIFY(shown.wait(30000));
+        QVERIFY2(compare->statusText().startsWith("INVALID, gates not judged: B: run 4: "
+                                                  "engine_identity fail: same engine as arm A"),
+                 qPrintable(compare->statusText()));
+        QCOMPARE(compare->result().gates.at(0).second.verdict, Gate::Verdict::Inconclusive);
+        delete compare;
+    }
+
     void cancelKeepsCompletedRunsAndMarksTheExperimentIncomplete() {
         MainWindow::Options o;
         o.db = m_dir.filePath("cancel.db");

@@ -296,7 +296,18 @@ void CompareDialog::showResult(const ComparisonReport::Input& in) {
     m_run->setEnabled(true);
     m_exportChart->setEnabled(!in.charts.empty());
     m_exportReport->setEnabled(true);
-    m_status->setText(tr("A: %1    B: %2").arg(sideText(in, true), sideText(in, false)));
+    QString status = tr("A: %1    B: %2").arg(sideText(in, true), sideText(in, false));
+    if (!in.invalid.empty()) {
+        // A failed validity check outranks every number below it.
+        QStringList why;
+        for (const auto& line : in.invalid)
+            why << QString::fromStdString(line);
+        status = tr("INVALID, gates not judged: %1\n%2").arg(why.join("; "), status);
+        m_status->setStyleSheet("color: #c62828; font-weight: bold");
+    } else {
+        m_status->setStyleSheet({});
+    }
+    m_status->setText(status);
     fitTables();
     emit comparisonShown();
 }
