@@ -4,6 +4,7 @@
 #include "app/GateExitCode.h"
 #include "core/ComparisonBuilder.h"
 #include "core/ComparisonReport.h"
+#include "core/ReportFile.h"
 #include "core/Store.h"
 #include "core/StoreError.h"
 #include "core/UnitFormat.h"
@@ -67,10 +68,10 @@ int CompareCommand::run(const GlobalOptions& global, const Options& o) {
     if (o.out.empty()) {
         std::cout << report;
     } else {
-        std::ofstream out(o.out);
-        out << report;
-        if (!out) {
-            std::cerr << "tierscope compare: cannot write " << o.out << "\n";
+        try {
+            ReportFile::write(o.out, report);
+        } catch (const std::exception& e) {
+            std::cerr << "tierscope compare: " << e.what() << "\n";
             return kExitCannotWrite;
         }
     }

@@ -5,6 +5,7 @@
 #include "core/ComparisonBuilder.h"
 #include "core/ComparisonCharts.h"
 #include "core/CsvExporter.h"
+#include "core/ReportFile.h"
 #include "core/Store.h"
 #include "core/StoreError.h"
 #include "core/UnitFormat.h"
@@ -41,16 +42,15 @@ std::optional<std::pair<int, int>> sizeOf(const std::string& text) {
     return std::nullopt;
 }
 
-// Writes beside the target and renames, so a failed export never leaves half a file under the
-// requested name.
+// Whole or not at all, 0600, never through a planted link.
 bool writeFile(const std::string& path, const std::string& text) {
-    {
-        std::ofstream file(path + ".part", std::ios::binary | std::ios::trunc);
-        file << text;
-        if (!file.flush())
-            return false;
+    try {
+        ReportFile::write(path, text);
+        return true;
+    } catch (const std::exception& e) {
+        std::cerr << "tierscope export report: " << e.what() << "\n";
+        return false;
     }
-    return std::rename((path + ".part").c_str(), path.c_str()) == 0;
 }
 
 int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
@@ -119,7 +119,6 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
     if (o.out.empty()) {
         std::cout << report;
     } else if (!writeFile(o.out, report)) {
-        std::cerr << "tierscope export report: cannot write " << o.out << "\n";
         return kExitCannotWrite;
     } else {
         std::cerr << "wrote the " << format << " report to " << o.out << "\n";

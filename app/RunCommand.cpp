@@ -4,6 +4,7 @@
 #include "app/ExitCode.h"
 #include "app/GateExitCode.h"
 #include "core/ComparisonReport.h"
+#include "core/ReportFile.h"
 #include "core/RunSchedule.h"
 #include "core/Store.h"
 #include "core/UnitFormat.h"
@@ -87,9 +88,13 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
     const std::string report = ComparisonReport::render(o.format, comparisons);
     if (o.report.empty()) {
         std::cout << report;
-    } else if (!(std::ofstream(o.report) << report)) {
-        std::cerr << "tierscope run: cannot write " << o.report << "\n";
-        return kExitCannotWrite;
+    } else {
+        try {
+            ReportFile::write(o.report, report);
+        } catch (const std::exception& e) {
+            std::cerr << "tierscope run: " << e.what() << "\n";
+            return kExitCannotWrite;
+        }
     }
     std::fprintf(stderr, "experiment \"%s\": %zu runs, %d failed%s; session %lld in %s\n",
                  plan.name.c_str(), result.runs, result.failed,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 namespace tierscope {
 
@@ -89,6 +90,15 @@ std::string wrap(const std::string& text, std::size_t width) {
         from = space + 1;
     }
     return out + line + "\n";
+}
+
+// The plan's [arm.env] may hold credentials: the value of a variable whose name looks secret
+// (HF_TOKEN, API_KEY, ...: environment names are upper case, unlike workload keys such as
+// `tokens`) is not printed.
+std::string redactedPlan(const std::string& plan) {
+    static const std::regex secret(
+        R"re(\b([A-Z0-9_]*(TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL)[A-Z0-9_]*"?\s*=\s*)("(\\.|[^"\\\n])*"|'[^'\n]*'|[^,}\s]+))re");
+    return std::regex_replace(plan, secret, "$1\"<redacted>\"");
 }
 
 std::string perRun(const std::vector<double>& values, const std::string& unit) {
@@ -286,7 +296,7 @@ std::string ComparisonReport::json(const Input& in) {
                           {"invalid", in.invalid},
                           {"warnings", in.warnings},
                           {"method", footnote()},
-                          {"plan", in.plan},
+                          {"plan", redactedPlan(in.plan)},
                           {"tool_version", in.toolVersion},
                           {"generated_utc", in.generatedUtc}}
                .dump(2) +
@@ -377,7 +387,7 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
     if (!provenance)
         return out;
     if (!in.plan.empty())
-        out += "<h2>Plan</h2>\n<pre>" + escapeHtml(in.plan) + "</pre>\n";
+        out += "<h2>Plan</h2>\n<pre>" + escapeHtml(redactedPlan(in.plan)) + "</pre>\n";
     if (!in.hosts.empty()) {
         out += "<h2>Hosts</h2>\n<ul>\n";
         for (const auto& h : in.hosts)

@@ -5,6 +5,7 @@
 #include "core/Gate.h"
 #include "core/GatePresets.h"
 #include "core/LoadSummary.h"
+#include "core/ReportFile.h"
 #include "core/RunKpis.h"
 #include "core/Store.h"
 #include "core/StoreError.h"
@@ -37,6 +38,13 @@ std::vector<RequestRecord> requests(double ttftBase, int n) {
         out.push_back(r);
     }
     return out;
+}
+
+std::string readAll(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(path));
+    return f.readAll().toStdString();
 }
 
 StoredRequest stored(double ttft, bool ok = true) {
@@ -281,6 +289,14 @@ class TestComparison : public QObject {
 
         in.toolVersion = "0.1.0";
         in.generatedUtc = "now";
+        in.plan = "tokens = 1024\n[arm.env]\nHF_TOKEN = \"hf_abc123\"\nX = 1\n"
+                  "env = { API_KEY = 'k-9', \"DB_PASSWORD\" = \"p\\\"w\", N = 2 }\n";
+        for (const auto& report : {ComparisonReport::html(in), ComparisonReport::json(in)}) {
+            for (const char* secret : {"hf_abc123", "k-9", "p\\\"w", "p\\\\\\\"w"})
+                QVERIFY2(report.find(secret) == std::string::npos, secret);
+            QVERIFY(report.find("tokens = 1024") != std::string::npos); // not a secret
+            QVERIFY(report.find("HF_TOKEN = ") != std::string::npos);
+        }
         const std::string html = ComparisonReport::html(in);
         QVERIFY(html.find("<script>") == std::string::npos);
         QVERIFY(html.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
@@ -375,6 +391,26 @@ class TestComparison : public QObject {
         QVERIFY(out.contains("not judged: the comparison is INVALID"));
     }
 
+    // A link planted at the temporary name is refused, never written through; a link at the
+    // target's name is replaced, its target untouched.
+    void reportsAreNeverWrittenThroughALink() {
+        QTemporaryDir dir;
+        const std::string victim = dir.filePath("victim").toStdString();
+        test::writeFileBytes(victim, "keep");
+        const std::string target = dir.filePath("r.html").toStdString();
+        const std::string temporary =
+            dir.filePath(".r.html." + QString::number(::getpid()) + ".part").toStdString();
+        QCOMPARE(::symlink(victim.c_str(), temporary.c_str()), 0);
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, ReportFile::write(target, "report"));
+        QCOMPARE(readAll(QString::fromStdString(victim)), std::string("keep"));
+        ::unlink(temporary.c_str());
+        QCOMPARE(::symlink(victim.c_str(), target.c_str()), 0);
+        ReportFile::write(target, "report");
+        QCOMPARE(readAll(QString::fromStdString(victim)), std::string("keep"));
+        QCOMPARE(readAll(QString::fromStdString(target)), std::string("report"));
+        QVERIFY(!QFileInfo(QString::fromStdString(target)).isSymLink());
+    }
+
     void compareCommandExitCodes() {
         QTemporaryDir dir;
         const QString db = dir.filePath("c.db");
@@ -413,6 +449,14 @@ class TestComparison : public QObject {
         const QString html = dir.filePath("r.html");
         QCOMPARE(run({"1", "2", "--format", "html", "--out", html}).first, 0);
         QVERIFY(QFile(html).size() > 500);
+        // Reports are private like the workspace, even when a file was there before.
+        QCOMPARE(QFile(html).permissions() &
+                     (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+                 QFile::Permissions());
+        QCOMPARE(run({"1", "2", "--out", html}).first, 0);
+        QCOMPARE(QFile(html).permissions() & (QFile::ReadGroup | QFile::ReadOther),
+                 QFile::Permissions());
+        QCOMPARE(run({"1", "2", "--out", dir.filePath("missing-dir/r.html")}).first, 5);
     }
 };
 

@@ -1,6 +1,7 @@
 #include "ui/ComparisonWorker.h"
 
 #include "core/ComparisonBuilder.h"
+#include "core/ReportFile.h"
 #include "core/RunKpis.h"
 #include "core/Store.h"
 #include "core/UnitFormat.h"
@@ -119,12 +120,10 @@ void ComparisonWorker::exportReport(const ComparisonReport::Input& in, const QSt
     const QString suffix = QFileInfo(path).suffix().toLower();
     const std::string format = suffix == "htm" ? "html" : suffix.toStdString();
     const std::string text = ComparisonReport::render(format, in);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) ||
-        file.write(text.data(), static_cast<qint64>(text.size())) !=
-            static_cast<qint64>(text.size()) ||
-        !file.commit()) {
-        emit exported(path, tr("cannot write %1: %2").arg(path, file.errorString()));
+    try {
+        ReportFile::write(path.toStdString(), text);
+    } catch (const std::exception& e) {
+        emit exported(path, QString::fromStdString(e.what()));
         return;
     }
     emit exported(path, {});

@@ -1,0 +1,82 @@
+#include "core/ReportFile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+std::runtime_error failure(const std::string& what, const std::string& path) {
+    return std::runtime_error("cannot " + what + " " + path + ": " + std::strerror(errno));
+}
+
+class Fd {
+  public:
+    explicit Fd(int fd) : m_fd(fd) {}
+    ~Fd() {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return m_fd; }
+    int release() {
+        const int fd = m_fd;
+        m_fd = -1;
+        return fd;
+    }
+
+  private:
+    int m_fd;
+};
+
+void writeAll(int fd, const std::string& text, const std::string& path) {
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            throw failure("write", path);
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+} // namespace
+
+void ReportFile::write(const std::string& path, const std::string& text) {
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "."
+                            : slash == 0               ? "/"
+                                                       : path.substr(0, slash);
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.empty() || name == "." || name == "..")
+        throw std::runtime_error("cannot write " + path + ": not a file name");
+    const Fd directory(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (directory.get() < 0)
+        throw failure("open the directory of", path);
+    const std::string temporary = "." + name + "." + std::to_string(::getpid()) + ".part";
+    Fd file(::openat(directory.get(), temporary.c_str(),
+                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (file.get() < 0)
+        throw failure("create a temporary file for", path);
+    try {
+        writeAll(file.get(), text, path);
+        if (::fsync(file.get()) != 0)
+            throw failure("write", path);
+        if (::close(file.release()) != 0)
+            throw failure("write", path);
+        if (::renameat(directory.get(), temporary.c_str(), directory.get(), name.c_str()) != 0)
+            throw failure("rename the report to", path);
+    } catch (...) {
+        ::unlinkat(directory.get(), temporary.c_str(), 0);
+        throw;
+    }
+}
+
+} // namespace tierscope
