@@ -108,7 +108,9 @@ std::optional<PortHolder::Holder> PortHolder::holder(int port) {
     DIR* proc = opendir("/proc");
     if (!proc)
         return std::nullopt;
-    std::optional<Holder> found;
+    // A socket tierscope inherited is also open in the process that opened it: name that one,
+    // and tierscope only when nobody else holds it.
+    std::optional<Holder> found, self;
     while (!found) {
         const dirent* e = readdir(proc);
         if (!e)
@@ -117,9 +119,6 @@ std::optional<PortHolder::Holder> PortHolder::holder(int port) {
         const std::string_view name(e->d_name);
         if (std::from_chars(name.data(), name.data() + name.size(), pid).ptr !=
             name.data() + name.size())
-            continue;
-        // A socket inherited from whoever started tierscope is that process's port, not ours.
-        if (pid == getpid())
             continue;
         const std::string fdDir = "/proc/" + std::string(name) + "/fd";
         DIR* fds = opendir(fdDir.c_str()); // fails for other users' processes unless root
@@ -134,14 +133,14 @@ std::optional<PortHolder::Holder> PortHolder::holder(int port) {
             target[n] = '\0';
             for (const auto inode : inodes)
                 if (std::string_view(target) == "socket:[" + std::to_string(inode) + "]")
-                    found = Holder{pid, cmdlineOf(pid)};
+                    (pid == getpid() ? self : found) = Holder{pid, cmdlineOf(pid)};
             if (found)
                 break;
         }
         closedir(fds);
     }
     closedir(proc);
-    return found;
+    return found ? found : self;
 }
 
 std::string PortHolder::describe(int port) {
