@@ -75,7 +75,14 @@ std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const Co
         const bool share = d.name.size() > 6 && d.name.ends_with("_share");
         if (share && allZero(va) && allZero(vb))
             continue; // neither side spent time there: a row of zeros says nothing
-        out.push_back(make(d, std::move(va), std::move(vb)));
+        auto k = make(d, std::move(va), std::move(vb));
+        if (k.gateOnLevel)
+            for (const auto& run : runsB)
+                if (run.count(RunKpis::kIssued) && run.count(d.name)) {
+                    k.issuedB += run.at(RunKpis::kIssued);
+                    k.failedB += run.at(RunKpis::kIssued) * run.at(d.name) / 100;
+                }
+        out.push_back(std::move(k));
     }
     return out;
 }

@@ -19,7 +19,11 @@ struct KpiComparison {
     std::string unit; // SI: "s", "tok/s", "GB/s", "req/s", "%"
     bool lowerIsBetter = true;
     bool gateOnLevel = false; // failure_rate: a % gate bounds B's level
-    std::string note;         // how it was measured, when that needs saying
+    // For level KPIs: B's requests issued and failed, pooled over its runs, so a level gate
+    // never claims more than the number of requests allows (0 of 200 failed is not 0 %).
+    double issuedB = 0.0;
+    double failedB = 0.0;
+    std::string note; // how it was measured, when that needs saying
     double a = 0.0;
     double b = 0.0;
     std::vector<double> runsA, runsB; // one value per measured run, in run order

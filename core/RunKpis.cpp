@@ -73,6 +73,7 @@ void fromRequests(Values& out, const std::vector<StoredRequest>& requests, bool 
     }
     out["failure_rate"] =
         100.0 * static_cast<double>(failed) / static_cast<double>(requests.size());
+    out[RunKpis::kIssued] = static_cast<double>(requests.size());
     ttftQuantiles(out, ttft, "");
     if (openLoop)
         ttftQuantiles(out, ttftSent, "_actual_send");
@@ -102,8 +103,10 @@ void fromVllmSummary(Values& out, const nlohmann::json& s) {
     put(out, "e2el_p50", ms("median_e2el_ms"));
     put(out, "e2el_p99", ms("p99_e2el_ms"));
     const auto completed = number(s, "completed"), failed = number(s, "failed");
-    if (completed && failed && *completed + *failed > 0)
+    if (completed && failed && *completed + *failed > 0) {
         out["failure_rate"] = 100.0 * *failed / (*completed + *failed);
+        out[RunKpis::kIssued] = *completed + *failed;
+    }
 }
 
 std::optional<double> positive(std::optional<double> v) {

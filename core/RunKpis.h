@@ -23,6 +23,9 @@ class RunKpis {
         std::string note; // how it is measured, where it differs from the obvious
     };
 
+    // Not a KPI: how many requests a run issued, the weight behind its failure_rate.
+    static constexpr const char* kIssued = "requests_issued";
+
     // The KPIs in table order, bottleneck shares last.
     static const std::vector<Definition>& definitions();
     static const Definition* find(const std::string& name);

@@ -248,6 +248,12 @@ class TestComparison : public QObject {
             qFatal("no failure_rate");
         };
         QCOMPARE(judge(side({clean, clean, clean})).verdict, Gate::Verdict::Pass);
+        // 0 of 200 failed bounds the rate at 1.9 % (Wilson), not 0 %: too few requests to
+        // show <= 1 %, however steady the runs.
+        const std::vector<bool> hundred(100, true);
+        const auto few = judge(side({hundred, hundred}));
+        QCOMPARE(few.verdict, Gate::Verdict::Inconclusive);
+        QVERIFY2(few.reason.find("1.88%]") != std::string::npos, few.reason.c_str());
         QCOMPARE(judge(side({ten, ten, ten})).verdict, Gate::Verdict::Fail);
         QCOMPARE(judge(side({clean, two, ten})).verdict, Gate::Verdict::Inconclusive);
         QCOMPARE(judge(side({clean})).verdict, Gate::Verdict::Inconclusive);
