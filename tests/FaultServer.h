@@ -1,5 +1,7 @@
 #pragma once
 
+#include "LoopbackServer.h"
+
 #include <arpa/inet.h>
 #include <atomic>
 #include <chrono>
@@ -26,55 +28,14 @@ class FaultServer {
         BadUtf8,        // a well-formed stream whose text is not UTF-8
     };
 
-    explicit FaultServer(Fault fault) : m_fault(fault) {
-        m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        const int one = 1;
-        ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t length = sizeof a;
-        ::bind(m_listen, reinterpret_cast<sockaddr*>(&a), sizeof a);
-        ::listen(m_listen, 64);
-        ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&a), &length);
-        m_port = ntohs(a.sin_port);
-        m_thread = std::thread([this] { acceptLoop(); });
-    }
-    ~FaultServer() {
-        m_stop = true;
-        ::shutdown(m_listen, SHUT_RDWR);
-        m_thread.join();
-        for (auto& t : m_connections)
-            t.join();
-        ::close(m_listen);
-    }
-    int port() const { return m_port; }
+    explicit FaultServer(Fault fault) : m_fault(fault) {}
+    int port() const { return m_server.port(); }
 
   private:
-    void acceptLoop() {
-        while (!m_stop) {
-            pollfd p{m_listen, POLLIN, 0};
-            if (::poll(&p, 1, 100) <= 0)
-                continue;
-            const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
-            if (fd >= 0)
-                m_connections.emplace_back([this, fd] { serve(fd); });
-        }
-    }
-
-    bool sendAll(int fd, const std::string& data) {
-        std::size_t sent = 0;
-        while (sent < data.size() && !m_stop) {
-            const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-            if (n <= 0)
-                return false;
-            sent += static_cast<std::size_t>(n);
-        }
-        return sent == data.size();
-    }
+    bool sendAll(int fd, const std::string& data) { return m_server.sendAll(fd, data); }
 
     void sleepMs(int ms) {
-        for (int i = 0; i < ms / 20 && !m_stop; ++i)
+        for (int i = 0; i < ms / 20 && !m_server.stopping(); ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
 
@@ -128,11 +89,7 @@ class FaultServer {
     }
 
     Fault m_fault;
-    int m_listen = -1;
-    int m_port = 0;
-    std::atomic<bool> m_stop{false};
-    std::thread m_thread;
-    std::vector<std::thread> m_connections;
+    LoopbackServer m_server{[this](int fd) { serve(fd); }, 64}; // last: stopped first
 };
 
 } // namespace tierscope::test

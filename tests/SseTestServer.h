@@ -1,5 +1,7 @@
 #pragma once
 
+#include "LoopbackServer.h"
+
 #include <arpa/inet.h>
 #include <atomic>
 #include <chrono>
@@ -36,30 +38,9 @@ class SseTestServer {
     };
     using Script = std::function<Reply(const std::string& body)>;
 
-    explicit SseTestServer(Script script) : m_script(std::move(script)) {
-        m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        const int one = 1;
-        ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t length = sizeof a;
-        ::bind(m_listen, reinterpret_cast<sockaddr*>(&a), sizeof a);
-        ::listen(m_listen, 128);
-        ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&a), &length);
-        m_port = ntohs(a.sin_port);
-        m_thread = std::thread([this] { acceptLoop(); });
-    }
-    ~SseTestServer() {
-        m_stop = true;
-        ::shutdown(m_listen, SHUT_RDWR);
-        m_thread.join();
-        for (auto& t : m_connections)
-            t.join();
-        ::close(m_listen);
-    }
-    int port() const { return m_port; }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+    explicit SseTestServer(Script script) : m_script(std::move(script)) {}
+    int port() const { return m_server.port(); }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
     int requests() const { return m_requests; }
     std::vector<std::string> bodies() const {
         std::lock_guard lock(m_mutex);
@@ -104,30 +85,10 @@ class SseTestServer {
     }
 
   private:
-    void acceptLoop() {
-        while (!m_stop) {
-            pollfd p{m_listen, POLLIN, 0};
-            if (::poll(&p, 1, 50) <= 0)
-                continue;
-            const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
-            if (fd >= 0)
-                m_connections.emplace_back([this, fd] { serve(fd); });
-        }
-    }
-
-    bool sendAll(int fd, const std::string& data) {
-        std::size_t sent = 0;
-        while (sent < data.size()) {
-            const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-            if (n <= 0)
-                return false;
-            sent += static_cast<std::size_t>(n);
-        }
-        return true;
-    }
+    bool sendAll(int fd, const std::string& data) { return m_server.sendAll(fd, data); }
 
     void sleepUntil(Clock::time_point when) {
-        while (!m_stop && Clock::now() < when)
+        while (!m_server.stopping() && Clock::now() < when)
             std::this_thread::sleep_until(
                 std::min(when, Clock::now() + std::chrono::milliseconds(20)));
     }
@@ -179,7 +140,7 @@ class SseTestServer {
                                "Connection: close\r\n\r\n")) {
             for (const auto& e : reply.events) {
                 sleepUntil(start + std::chrono::milliseconds(e.atMs));
-                if (m_stop || !sendAll(fd, e.data))
+                if (m_server.stopping() || !sendAll(fd, e.data))
                     break;
             }
         }
@@ -191,15 +152,11 @@ class SseTestServer {
     }
 
     Script m_script;
-    int m_listen = -1;
-    int m_port = 0;
-    std::atomic<bool> m_stop{false};
     std::atomic<int> m_requests{0};
     mutable std::mutex m_mutex;
     std::vector<std::string> m_bodies, m_headers;
     std::map<std::string, Clock::time_point> m_ended;
-    std::thread m_thread;
-    std::vector<std::thread> m_connections;
+    LoopbackServer m_server{[this](int fd) { serve(fd); }, 128}; // last: stopped first
 };
 
 } // namespace tierscope::test
