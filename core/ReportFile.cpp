@@ -1,5 +1,7 @@
 #include "core/ReportFile.h"
 
+#include "core/FileDescriptor.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -15,38 +17,6 @@ std::runtime_error failure(const std::string& what, const std::string& path) {
     return std::runtime_error("cannot " + what + " " + path + ": " + std::strerror(errno));
 }
 
-class Fd {
-  public:
-    explicit Fd(int fd) : m_fd(fd) {}
-    ~Fd() {
-        if (m_fd >= 0)
-            ::close(m_fd);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return m_fd; }
-    int release() {
-        const int fd = m_fd;
-        m_fd = -1;
-        return fd;
-    }
-
-  private:
-    int m_fd;
-};
-
-void writeAll(int fd, const std::string& text, const std::string& path) {
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            throw failure("write", path);
-        done += static_cast<std::size_t>(n);
-    }
-}
-
 } // namespace
 
 void ReportFile::write(const std::string& path, const std::string& text) {
@@ -57,16 +27,17 @@ void ReportFile::write(const std::string& path, const std::string& text) {
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
     if (name.empty() || name == "." || name == "..")
         throw std::runtime_error("cannot write " + path + ": not a file name");
-    const Fd directory(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    const FileDescriptor directory(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (directory.get() < 0)
         throw failure("open the directory of", path);
     const std::string temporary = "." + name + "." + std::to_string(::getpid()) + ".part";
-    Fd file(::openat(directory.get(), temporary.c_str(),
-                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    FileDescriptor file(::openat(directory.get(), temporary.c_str(),
+                                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (file.get() < 0)
         throw failure("create a temporary file for", path);
     try {
-        writeAll(file.get(), text, path);
+        if (!FileDescriptor::writeAll(file.get(), text))
+            throw failure("write", path);
         if (::fsync(file.get()) != 0)
             throw failure("write", path);
         if (::close(file.release()) != 0)

@@ -1,5 +1,6 @@
 #include "workloads/StorageManifest.h"
 
+#include "core/FileDescriptor.h"
 #include "workloads/DataFileName.h"
 #include "workloads/WorkloadError.h"
 
@@ -16,19 +17,6 @@ namespace {
 
 WorkloadError refused(const std::string& message) {
     return {WorkloadError::Kind::Refused, message};
-}
-
-bool writeAll(int fd, const std::string& text) {
-    std::size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += static_cast<std::size_t>(n);
-    }
-    return true;
 }
 
 nlohmann::json orNull(const std::optional<std::uint64_t>& value) {
@@ -157,7 +145,7 @@ void StorageManifest::save() const {
             throw refused(temporary + " keeps reappearing; is another tierscope writing here?");
         throw WorkloadError::fromErrno(errno, "cannot write", temporary);
     }
-    const bool written = writeAll(fd, text) && fsync(fd) == 0;
+    const bool written = FileDescriptor::writeAll(fd, text) && fsync(fd) == 0;
     const int error = errno;
     close(fd);
     if (!written) {
