@@ -141,8 +141,4 @@ std::map<BottleneckClassifier::Class, double> Comparison::shares(const Compariso
     return sum;
 }
 
-std::string Comparison::shareKpi(BottleneckClassifier::Class c) {
-    return RunKpis::shareName(c);
-}
-
 } // namespace tierscope

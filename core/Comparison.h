@@ -41,8 +41,6 @@ class Comparison {
     // The time share (0..1) of each bottleneck class, averaged over the measured runs that
     // have a timeline.
     static std::map<BottleneckClassifier::Class, double> shares(const ComparisonSide& side);
-    // "storage-bound" -> "storage_bound_share"
-    static std::string shareKpi(BottleneckClassifier::Class c);
 };
 
 } // namespace tierscope

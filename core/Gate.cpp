@@ -61,17 +61,6 @@ std::string numbers(const char* format, double point, double lo, double hi) {
     return text;
 }
 
-// The upper end of the 95 % Wilson score interval of a proportion (1 when nothing was issued).
-double wilsonUpper(double failed, double issued) {
-    if (issued <= 0)
-        return 1.0;
-    constexpr double z = 1.959963984540054;
-    const double p = failed / issued;
-    const double centre = p + z * z / (2 * issued);
-    const double spread = z * std::sqrt(p * (1 - p) / issued + z * z / (4 * issued * issued));
-    return std::min(1.0, (centre + spread) / (1 + z * z / issued));
-}
-
 std::string runCounts(const KpiComparison& k) {
     return std::to_string(k.countA) + " / " + std::to_string(k.countB) + " runs";
 }
@@ -96,7 +85,8 @@ Gate::Result Gate::judge(const KpiComparison& k) const {
                                                "interval)"};
         // With no run-to-run spread (0 failures everywhere) the t-interval is a point; the
         // Wilson bound on B's pooled requests keeps the claim within what they can show.
-        const double hi = std::max(level->interval.hi / 100, wilsonUpper(k.failedB, k.issuedB));
+        const double hi =
+            std::max(level->interval.hi / 100, TInterval::wilsonUpper(k.failedB, k.issuedB));
         const double lo = level->interval.lo / 100;
         return decide(lo, hi,
                       numbers("B's level %.2f%%, 95%% CI [%.2f%%, %.2f%%]", level->estimate,

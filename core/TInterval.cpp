@@ -2,6 +2,7 @@
 
 #include "core/StudentT.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <utility>
@@ -81,6 +82,16 @@ std::optional<TInterval> TInterval::mean(const std::vector<double>& values, doub
         StudentT::quantile(0.5 + confidence / 2.0, out.dof) * std::sqrt(m.variance / m.n);
     out.interval = {m.mean - half, m.mean + half};
     return out;
+}
+
+double TInterval::wilsonUpper(double hits, double trials) {
+    if (trials <= 0)
+        return 1.0;
+    constexpr double z = 1.959963984540054; // the normal distribution's 97.5 % point
+    const double p = hits / trials;
+    const double centre = p + z * z / (2 * trials);
+    const double spread = z * std::sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials));
+    return std::min(1.0, (centre + spread) / (1 + z * z / trials));
 }
 
 } // namespace tierscope

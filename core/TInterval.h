@@ -22,6 +22,9 @@ struct TInterval {
     static std::optional<TInterval> welchRatio(const std::vector<double>& a,
                                                const std::vector<double>& b,
                                                double confidence = 0.95);
+    // The upper end of the 95 % Wilson score interval of a proportion `hits` / `trials`, as a
+    // fraction; 1 when there were no trials.
+    static double wilsonUpper(double hits, double trials);
     // The interval of one sample's mean.
     static std::optional<TInterval> mean(const std::vector<double>& values,
                                          double confidence = 0.95);

@@ -66,6 +66,13 @@ class TestTInterval : public QObject {
         QVERIFY(!TInterval::welchRatio({0, 1}, {1, 2})); // no log of zero
     }
 
+    // Wilson's bound: 0 of 200 is below 1.88 %, 10 of 100 below 17.4 % (the closed form).
+    void wilsonUpperBound() {
+        QVERIFY(std::abs(TInterval::wilsonUpper(0, 200) - 0.0188453) < 1e-6);
+        QVERIFY(std::abs(TInterval::wilsonUpper(10, 100) - 0.1743657) < 1e-6);
+        QCOMPARE(TInterval::wilsonUpper(0, 0), 1.0);
+    }
+
     void oneSampleMean() {
         const auto m = TInterval::mean({1, 2, 3});
         QVERIFY(m);
