@@ -9,7 +9,7 @@ packages=(
   libsqlite3-dev sqlite3 libspdlog-dev nlohmann-json3-dev libcli11-dev
   libnvme-dev libjson-c-dev librocm-smi-dev libcurl4-openssl-dev liburing-dev
   libtomlplusplus-dev libcpp-httplib-dev libbenchmark-dev
-  util-linux fio xvfb xauth prometheus prometheus-node-exporter
+  util-linux procps fio xvfb xauth prometheus prometheus-node-exporter
 )
 
 missing=()
