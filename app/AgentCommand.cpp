@@ -2,8 +2,8 @@
 
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
-#include "collectors/Agent.h"
-#include "core/DurationParser.h"
+#include "collectors/prometheus/Agent.h"
+#include "core/util/DurationParser.h"
 
 #include <iostream>
 #include <thread>

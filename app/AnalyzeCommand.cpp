@@ -1,11 +1,11 @@
 #include "app/AnalyzeCommand.h"
 
 #include "app/ExitCode.h"
-#include "core/DurationParser.h"
-#include "core/SessionAnalysis.h"
-#include "core/Store.h"
-#include "core/StoreError.h"
-#include "core/UnitFormat.h"
+#include "core/util/DurationParser.h"
+#include "core/analysis/SessionAnalysis.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "core/util/UnitFormat.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>

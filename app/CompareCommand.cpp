@@ -2,14 +2,14 @@
 
 #include "app/ExitCode.h"
 #include "app/GateExitCode.h"
-#include "core/ComparisonBuilder.h"
-#include "core/ComparisonReport.h"
-#include "core/ReportFile.h"
-#include "core/Store.h"
-#include "core/StoreError.h"
-#include "core/UnitFormat.h"
-#include "core/Version.h"
-#include "core/WallClock.h"
+#include "core/report/ComparisonBuilder.h"
+#include "core/report/ComparisonReport.h"
+#include "core/report/ReportFile.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "core/util/UnitFormat.h"
+#include "core/util/Version.h"
+#include "core/util/WallClock.h"
 
 #include <fstream>
 #include <iostream>

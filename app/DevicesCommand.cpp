@@ -3,9 +3,9 @@
 #include "app/ExitCode.h"
 #include "app/WorkspaceOpener.h"
 #include "collectors/MachineInventory.h"
-#include "core/Store.h"
-#include "core/StoreError.h"
-#include "core/UnitFormat.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "core/util/UnitFormat.h"
 
 #include <cstdio>
 #include <filesystem>

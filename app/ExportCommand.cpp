@@ -2,16 +2,16 @@
 
 #include "app/ExitCode.h"
 #include "app/WorkspaceOpener.h"
-#include "core/ComparisonBuilder.h"
-#include "core/ComparisonCharts.h"
-#include "core/CsvExporter.h"
-#include "core/ReportFile.h"
-#include "core/Store.h"
-#include "core/StoreError.h"
-#include "core/UnitFormat.h"
-#include "core/Version.h"
-#include "core/WallClock.h"
-#include "ui/ChartRenderer.h"
+#include "core/report/ComparisonBuilder.h"
+#include "core/report/ComparisonCharts.h"
+#include "core/report/CsvExporter.h"
+#include "core/report/ReportFile.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "core/util/UnitFormat.h"
+#include "core/util/Version.h"
+#include "core/util/WallClock.h"
+#include "ui/timeline/ChartRenderer.h"
 
 #include <QGuiApplication>
 #include <QString>

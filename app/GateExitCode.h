@@ -1,7 +1,7 @@
 #pragma once
 
 #include "app/ExitCode.h"
-#include "core/ComparisonReport.h"
+#include "core/report/ComparisonReport.h"
 
 #include <vector>
 

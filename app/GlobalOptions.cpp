@@ -1,6 +1,6 @@
 #include "app/GlobalOptions.h"
 
-#include "core/WorkspacePaths.h"
+#include "core/store/WorkspacePaths.h"
 
 namespace tierscope {
 

@@ -1,8 +1,8 @@
 #include "app/GuiCommand.h"
 
 #include "app/ExitCode.h"
-#include "core/DurationParser.h"
-#include "ui/CompareDialog.h"
+#include "core/util/DurationParser.h"
+#include "ui/compare/CompareDialog.h"
 #include "ui/MainWindow.h"
 
 #include <QApplication>

@@ -1,10 +1,10 @@
 #include "app/ImportCommand.h"
 
 #include "app/ExitCode.h"
-#include "core/Store.h"
-#include "core/Version.h"
-#include "core/VllmBenchImport.h"
-#include "core/WallClock.h"
+#include "core/store/Store.h"
+#include "core/util/Version.h"
+#include "core/store/VllmBenchImport.h"
+#include "core/util/WallClock.h"
 
 #include <filesystem>
 #include <fstream>

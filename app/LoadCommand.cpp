@@ -2,14 +2,14 @@
 
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
-#include "collectors/Datasets.h"
-#include "collectors/LoadGenerator.h"
-#include "core/DurationParser.h"
-#include "core/LoadAccumulator.h"
-#include "core/LoadSummary.h"
-#include "core/RequestWriter.h"
-#include "core/Store.h"
-#include "core/Version.h"
+#include "loadgen/Datasets.h"
+#include "loadgen/LoadGenerator.h"
+#include "core/util/DurationParser.h"
+#include "core/stats/LoadAccumulator.h"
+#include "core/stats/LoadSummary.h"
+#include "core/store/RequestWriter.h"
+#include "core/store/Store.h"
+#include "core/util/Version.h"
 
 #include <atomic>
 #include <csignal>

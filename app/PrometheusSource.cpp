@@ -2,14 +2,14 @@
 
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
-#include "collectors/PrometheusFollower.h"
-#include "core/DurationParser.h"
-#include "core/SessionRecorder.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
-#include "core/TimeSpec.h"
-#include "core/Version.h"
-#include "core/WallClock.h"
+#include "collectors/prometheus/PrometheusFollower.h"
+#include "core/util/DurationParser.h"
+#include "core/store/SessionRecorder.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
+#include "core/util/TimeSpec.h"
+#include "core/util/Version.h"
+#include "core/util/WallClock.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -4,11 +4,11 @@
 #include "app/PrometheusSource.h"
 #include "app/SummaryPrinter.h"
 #include "collectors/Recorder.h"
-#include "core/DurationParser.h"
-#include "core/SessionSummary.h"
-#include "core/Store.h"
-#include "core/StoreError.h"
-#include "core/UnitFormat.h"
+#include "core/util/DurationParser.h"
+#include "core/store/SessionSummary.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "core/util/UnitFormat.h"
 
 #include <atomic>
 #include <csignal>

@@ -3,13 +3,13 @@
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "app/GateExitCode.h"
-#include "core/ComparisonReport.h"
-#include "core/ReportFile.h"
-#include "core/RunSchedule.h"
-#include "core/Store.h"
-#include "core/UnitFormat.h"
-#include "core/WallClock.h"
-#include "workloads/ExperimentRunner.h"
+#include "core/report/ComparisonReport.h"
+#include "core/report/ReportFile.h"
+#include "experiments/RunSchedule.h"
+#include "core/store/Store.h"
+#include "core/util/UnitFormat.h"
+#include "core/util/WallClock.h"
+#include "experiments/ExperimentRunner.h"
 
 #include <cstdio>
 #include <fstream>

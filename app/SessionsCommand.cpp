@@ -2,7 +2,7 @@
 
 #include "app/ExitCode.h"
 #include "app/WorkspaceOpener.h"
-#include "core/UnitFormat.h"
+#include "core/util/UnitFormat.h"
 
 #include <cstdio>
 #include <iostream>

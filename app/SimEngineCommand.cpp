@@ -1,7 +1,7 @@
 #include "app/SimEngineCommand.h"
 
 #include "app/ExitCode.h"
-#include "core/DurationParser.h"
+#include "core/util/DurationParser.h"
 
 #include <csignal>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "app/GlobalOptions.h"
-#include "collectors/EngineSimulator.h"
+#include "simulator/EngineSimulator.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 #include "app/SummaryPrinter.h"
 
-#include "core/UnitFormat.h"
+#include "core/util/UnitFormat.h"
 
 #include <cstdio>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/SessionSummary.h"
+#include "core/store/SessionSummary.h"
 
 #include <ostream>
 #include <string>

@@ -1,6 +1,6 @@
 #include "app/WorkspaceOpener.h"
 
-#include "core/StoreError.h"
+#include "core/store/StoreError.h"
 
 #include <filesystem>
 

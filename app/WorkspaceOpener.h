@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/Store.h"
+#include "core/store/Store.h"
 
 #include <memory>
 #include <string>

@@ -13,9 +13,9 @@
 #include "app/SessionsCommand.h"
 #include "app/SimEngineCommand.h"
 #include "app/StorageCommand.h"
-#include "core/Logging.h"
-#include "core/StoreError.h"
-#include "core/Version.h"
+#include "core/util/Logging.h"
+#include "core/store/StoreError.h"
+#include "core/util/Version.h"
 
 #include <csignal>
 #include <iostream>

@@ -1,6 +1,6 @@
 #include "MinimalSseServer.h"
 
-#include "collectors/ReceiveTimestamp.h"
+#include "loadgen/ReceiveTimestamp.h"
 
 #include <algorithm>
 #include <arpa/inet.h>

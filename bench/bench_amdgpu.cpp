@@ -5,10 +5,10 @@
 // The fake tree lives on an ordinary filesystem; real sysfs attributes that query the SMU cost
 // more per read, for the collector and the baseline alike.
 #include "BenchSupport.h"
-#include "collectors/AmdGpuCollector.h"
-#include "collectors/SysfsAttribute.h"
-#include "collectors/SysfsReader.h"
-#include "core/Logging.h"
+#include "collectors/gpu/AmdGpuCollector.h"
+#include "collectors/base/SysfsAttribute.h"
+#include "collectors/base/SysfsReader.h"
+#include "core/util/Logging.h"
 #include "support/FakeAmdGpuTree.h"
 
 #include <cstdlib>

@@ -2,9 +2,9 @@
 // expressed as the share of one core at 10 Hz. Baseline in the same run: only reading the same
 // /proc files (no parsing, no rates), the floor any collector pays.
 #include "BenchSupport.h"
-#include "collectors/BlockStatCollector.h"
-#include "collectors/HostCollector.h"
-#include "collectors/SysfsReader.h"
+#include "collectors/storage/BlockStatCollector.h"
+#include "collectors/host/HostCollector.h"
+#include "collectors/base/SysfsReader.h"
 
 #include <cstdlib>
 

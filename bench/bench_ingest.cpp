@@ -4,8 +4,8 @@
 // Also measures the layout DESIGN.md warns about, a (metric, t) primary key committed every
 // 200 rows, on a smaller slice.
 #include "BenchSupport.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
 
 #include <cmath>
 #include <filesystem>

@@ -6,9 +6,9 @@
 // 1,000 streams against the TTFT the server itself recorded.
 #include "BenchSupport.h"
 #include "MinimalSseServer.h"
-#include "collectors/Datasets.h"
-#include "collectors/LoadGenerator.h"
-#include "core/LoadSummary.h"
+#include "loadgen/Datasets.h"
+#include "loadgen/LoadGenerator.h"
+#include "core/stats/LoadSummary.h"
 
 #include <cstdlib>
 #include <curl/curl.h>

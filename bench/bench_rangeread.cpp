@@ -3,9 +3,9 @@
 // path (decode every chunk, then min/max-decimate in memory), which is what a store without
 // rollups has to do.
 #include "BenchSupport.h"
-#include "core/Decimator.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
+#include "core/store/Decimator.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
 
 #include <cmath>
 #include <filesystem>

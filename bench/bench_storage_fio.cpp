@@ -7,7 +7,7 @@
 //   bench_storage_fio [DIR] [FILE_SIZE] [PATTERN_FILTER] [REPETITIONS]
 //   defaults: ./bench-storage, 1GiB, every pattern, 3
 #include "BenchSupport.h"
-#include "core/SizeParser.h"
+#include "core/util/SizeParser.h"
 #include "workloads/IoRunner.h"
 #include "workloads/StorageDataset.h"
 #include "workloads/StorageManifest.h"

@@ -7,12 +7,12 @@
 //  2. Opening a recorded 1-hour session of 100 metrics at 10 Hz until the overview is drawn.
 //     Baseline in the same run: reading those samples raw from the store, without drawing.
 #include "BenchSupport.h"
-#include "core/LiveBuffer.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
+#include "core/store/LiveBuffer.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
 #include "ui/MainWindow.h"
-#include "ui/TimelineChart.h"
-#include "ui/TimelineView.h"
+#include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineView.h"
 
 #include <QApplication>
 #include <QSignalSpy>

@@ -1,7 +1,7 @@
 #include "collectors/MachineInventory.h"
 
-#include "collectors/BlockStatCollector.h"
-#include "collectors/NvmeDiscovery.h"
+#include "collectors/storage/BlockStatCollector.h"
+#include "collectors/storage/NvmeDiscovery.h"
 
 #include <nlohmann/json.hpp>
 

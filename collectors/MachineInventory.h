@@ -1,9 +1,9 @@
 #pragma once
 
-#include "collectors/GpuBackends.h"
-#include "collectors/NvmeControllerInfo.h"
-#include "collectors/SystemPaths.h"
-#include "core/DeviceRecord.h"
+#include "collectors/gpu/GpuBackends.h"
+#include "collectors/storage/NvmeControllerInfo.h"
+#include "collectors/base/SystemPaths.h"
+#include "core/model/DeviceRecord.h"
 
 #include <map>
 #include <string>

@@ -1,11 +1,11 @@
 #include "collectors/Recorder.h"
 
-#include "collectors/BlockStatCollector.h"
-#include "collectors/HostCollector.h"
+#include "collectors/storage/BlockStatCollector.h"
+#include "collectors/host/HostCollector.h"
 #include "collectors/MachineInventory.h"
-#include "core/Store.h"
-#include "core/TeeSink.h"
-#include "core/Version.h"
+#include "core/store/Store.h"
+#include "core/model/TeeSink.h"
+#include "core/util/Version.h"
 
 #include <unistd.h>
 

@@ -1,11 +1,11 @@
 #pragma once
 
-#include "collectors/EngineMetricsCollector.h"
+#include "collectors/engine/EngineMetricsCollector.h"
 #include "collectors/Scheduler.h"
-#include "collectors/SystemPaths.h"
-#include "core/SessionRecorder.h"
-#include "core/StoreWriter.h"
-#include "core/WallClock.h"
+#include "collectors/base/SystemPaths.h"
+#include "core/store/SessionRecorder.h"
+#include "core/store/StoreWriter.h"
+#include "core/util/WallClock.h"
 
 #include <chrono>
 #include <memory>

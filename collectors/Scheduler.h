@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/Collector.h"
-#include "core/SampleSink.h"
-#include "core/WallClock.h"
+#include "collectors/base/Collector.h"
+#include "core/model/SampleSink.h"
+#include "core/util/WallClock.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,8 +1,8 @@
-#include "workloads/EngineIdentity.h"
+#include "experiments/EngineIdentity.h"
 
-#include "collectors/PrometheusTextParser.h"
-#include "workloads/HttpProbe.h"
-#include "workloads/PortHolder.h"
+#include "collectors/engine/PrometheusTextParser.h"
+#include "experiments/HttpProbe.h"
+#include "experiments/PortHolder.h"
 
 #include <cstdio>
 

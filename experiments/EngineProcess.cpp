@@ -1,4 +1,4 @@
-#include "workloads/EngineProcess.h"
+#include "experiments/EngineProcess.h"
 
 #include <cerrno>
 #include <charconv>

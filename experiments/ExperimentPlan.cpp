@@ -1,8 +1,8 @@
-#include "core/ExperimentPlan.h"
+#include "experiments/ExperimentPlan.h"
 
-#include "core/DurationParser.h"
-#include "core/Gate.h"
-#include "core/RunKpis.h"
+#include "core/util/DurationParser.h"
+#include "core/compare/Gate.h"
+#include "core/compare/RunKpis.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/ComparisonReport.h"
-#include "core/ExperimentPlan.h"
+#include "core/report/ComparisonReport.h"
+#include "experiments/ExperimentPlan.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "workloads/HttpProbe.h"
+#include "experiments/HttpProbe.h"
 
 #include <curl/curl.h>
 

@@ -1,4 +1,4 @@
-#include "workloads/PortHolder.h"
+#include "experiments/PortHolder.h"
 
 #include <charconv>
 #include <dirent.h>

@@ -1,4 +1,4 @@
-#include "core/RunSchedule.h"
+#include "experiments/RunSchedule.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/ExperimentPlan.h"
+#include "experiments/ExperimentPlan.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
-#include "collectors/ShellCommand.h"
+#include "experiments/ShellCommand.h"
 
-#include "core/Utf8.h"
+#include "core/util/Utf8.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,6 +1,6 @@
 // libFuzzer target: an experiment plan (TOML) from a user's file. Malformed plans must be
 // rejected with an exception, never crash.
-#include "core/ExperimentPlan.h"
+#include "experiments/ExperimentPlan.h"
 
 #include <cstddef>
 #include <cstdint>

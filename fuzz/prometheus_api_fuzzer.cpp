@@ -1,5 +1,5 @@
 // libFuzzer target: the Prometheus HTTP API answer parser behind `import prometheus`.
-#include "collectors/PrometheusApi.h"
+#include "collectors/prometheus/PrometheusApi.h"
 
 #include <cstddef>
 #include <cstdint>

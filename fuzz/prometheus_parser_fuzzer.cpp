@@ -1,6 +1,6 @@
 // libFuzzer target: the Prometheus/OpenMetrics text parser must never crash, hang or read out
 // of bounds, whatever an engine's /metrics endpoint sends.
-#include "collectors/PrometheusTextParser.h"
+#include "collectors/engine/PrometheusTextParser.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
 // libFuzzer target: the SSE parser fed an engine's stream in arbitrary pieces, and each event
 // read by the load generator's own chunk reader (StreamChunk), completions or chat. Must never
 // crash or grow without bound.
-#include "collectors/SseParser.h"
-#include "collectors/StreamChunk.h"
+#include "loadgen/SseParser.h"
+#include "loadgen/StreamChunk.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // libFuzzer target: the `vllm bench serve --save-result` importer on any JSON file.
-#include "core/VllmBenchImport.h"
+#include "core/store/VllmBenchImport.h"
 
 #include <cstddef>
 #include <cstdint>

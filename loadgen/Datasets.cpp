@@ -1,4 +1,4 @@
-#include "collectors/Datasets.h"
+#include "loadgen/Datasets.h"
 
 #include <algorithm>
 #include <fstream>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collectors/Conversation.h"
+#include "loadgen/Conversation.h"
 
 #include <cstdint>
 #include <string>

@@ -1,9 +1,9 @@
-#include "collectors/LoadGenerator.h"
+#include "loadgen/LoadGenerator.h"
 
-#include "collectors/BearerToken.h"
-#include "collectors/ReceiveTimestamp.h"
-#include "collectors/SseParser.h"
-#include "collectors/StreamChunk.h"
+#include "collectors/base/BearerToken.h"
+#include "loadgen/ReceiveTimestamp.h"
+#include "loadgen/SseParser.h"
+#include "loadgen/StreamChunk.h"
 
 #include <cctype>
 #include <curl/curl.h>

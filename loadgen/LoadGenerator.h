@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/Conversation.h"
-#include "core/RequestRecord.h"
-#include "core/WallClock.h"
+#include "loadgen/Conversation.h"
+#include "core/model/RequestRecord.h"
+#include "core/util/WallClock.h"
 
 #include <atomic>
 #include <chrono>

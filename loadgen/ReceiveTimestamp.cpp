@@ -1,4 +1,4 @@
-#include "collectors/ReceiveTimestamp.h"
+#include "loadgen/ReceiveTimestamp.h"
 
 #include <cstring>
 #include <ctime>

@@ -1,4 +1,4 @@
-#include "collectors/SseParser.h"
+#include "loadgen/SseParser.h"
 
 namespace tierscope {
 

@@ -1,6 +1,6 @@
-#include "collectors/StreamChunk.h"
+#include "loadgen/StreamChunk.h"
 
-#include "core/Utf8.h"
+#include "core/util/Utf8.h"
 
 #include <limits>
 #include <nlohmann/json.hpp>

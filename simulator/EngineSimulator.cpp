@@ -1,4 +1,4 @@
-#include "collectors/EngineSimulator.h"
+#include "simulator/EngineSimulator.h"
 
 #include <array>
 #include <cerrno>

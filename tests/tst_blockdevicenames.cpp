@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/BlockDeviceNames.h"
+#include "collectors/storage/BlockDeviceNames.h"
 
 using namespace tierscope;
 

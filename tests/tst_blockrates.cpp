@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/BlockRates.h"
+#include "collectors/storage/BlockRates.h"
 
 using namespace tierscope;
 

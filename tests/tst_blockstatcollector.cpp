@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/BlockStatCollector.h"
+#include "collectors/storage/BlockStatCollector.h"
 
 #include <QTemporaryDir>
 #include <map>

@@ -1,7 +1,7 @@
-#include "core/BottleneckClassifier.h"
-#include "core/SessionAnalysis.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
+#include "core/analysis/BottleneckClassifier.h"
+#include "core/analysis/SessionAnalysis.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

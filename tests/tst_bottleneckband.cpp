@@ -1,4 +1,4 @@
-#include "ui/BottleneckBand.h"
+#include "ui/timeline/BottleneckBand.h"
 
 #include <QImage>
 #include <QtTest>

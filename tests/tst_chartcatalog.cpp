@@ -1,5 +1,5 @@
-#include "core/ChartCatalog.h"
-#include "core/LiveBuffer.h"
+#include "core/report/ChartCatalog.h"
+#include "core/store/LiveBuffer.h"
 
 #include <QtTest>
 

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "core/ChunkCodec.h"
+#include "core/store/ChunkCodec.h"
 
 #include <cmath>
 #include <limits>

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "core/Store.h"
+#include "core/store/Store.h"
 
 #include <QImage>
 #include <QProcess>

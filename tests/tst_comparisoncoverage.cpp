@@ -1,6 +1,6 @@
-#include "core/Comparison.h"
-#include "core/Gate.h"
-#include "core/LoadSummary.h"
+#include "core/compare/Comparison.h"
+#include "core/compare/Gate.h"
+#include "core/stats/LoadSummary.h"
 
 #include <QtTest>
 #include <cmath>
@@ -12,7 +12,7 @@ using namespace tierscope;
 // The whole comparison path (per-run KPIs, Welch intervals, gates) on simulated experiments
 // with a run-level random effect: requests inside a run share a multiplicative run effect, as
 // they share a warm-up and a page cache on a real machine. Seeded, so every figure below is
-// the same on every machine; the README's "How tierscope decides" quotes them.
+// the same on every machine; docs/guide/experiments.md's "How tierscope decides" quotes them.
 namespace {
 
 constexpr int kRequests = 150;

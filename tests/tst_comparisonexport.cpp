@@ -1,11 +1,11 @@
-#include "core/ComparisonBuilder.h"
-#include "core/ComparisonCharts.h"
-#include "core/ComparisonReport.h"
-#include "core/RunTimeline.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
-#include "core/SvgChart.h"
-#include "ui/ChartRenderer.h"
+#include "core/report/ComparisonBuilder.h"
+#include "core/report/ComparisonCharts.h"
+#include "core/report/ComparisonReport.h"
+#include "core/analysis/RunTimeline.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
+#include "core/report/SvgChart.h"
+#include "ui/timeline/ChartRenderer.h"
 
 #include <QImage>
 #include <QProcess>

@@ -1,4 +1,4 @@
-#include "core/CsvExporter.h"
+#include "core/report/CsvExporter.h"
 
 #include <QtTest>
 

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/Datasets.h"
+#include "loadgen/Datasets.h"
 
 #include <QTemporaryDir>
 #include <set>

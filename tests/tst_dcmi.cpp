@@ -1,6 +1,6 @@
 #include "TestSupport.h"
-#include "collectors/AscendNpuCollector.h"
-#include "collectors/GpuBackends.h"
+#include "collectors/gpu/AscendNpuCollector.h"
+#include "collectors/gpu/GpuBackends.h"
 
 #include <QFile>
 

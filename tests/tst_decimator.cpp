@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "core/Decimator.h"
+#include "core/store/Decimator.h"
 
 using namespace tierscope;
 

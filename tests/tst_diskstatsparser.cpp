@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/DiskstatsParser.h"
+#include "collectors/storage/DiskstatsParser.h"
 
 using namespace tierscope;
 

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "core/DurationParser.h"
+#include "core/util/DurationParser.h"
 
 using namespace tierscope;
 using namespace std::chrono_literals;

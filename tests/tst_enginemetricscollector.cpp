@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/EngineMetricsCollector.h"
+#include "collectors/engine/EngineMetricsCollector.h"
 
 #include <httplib.h>
 #include <map>

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/EngineMetricsMapper.h"
+#include "collectors/engine/EngineMetricsMapper.h"
 
 #include <map>
 

@@ -1,7 +1,7 @@
 #include "TestSupport.h"
-#include "workloads/EngineIdentity.h"
-#include "workloads/EngineProcess.h"
-#include "workloads/PortHolder.h"
+#include "experiments/EngineIdentity.h"
+#include "experiments/EngineProcess.h"
+#include "experiments/PortHolder.h"
 
 #include <QFile>
 #include <arpa/inet.h>

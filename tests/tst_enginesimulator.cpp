@@ -1,6 +1,6 @@
 #include "TestSupport.h"
-#include "collectors/EngineSimulator.h"
-#include "collectors/PrometheusTextParser.h"
+#include "simulator/EngineSimulator.h"
+#include "collectors/engine/PrometheusTextParser.h"
 
 #include <QDateTime>
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 #include "TestSupport.h"
-#include "core/Store.h"
-#include "ui/CompareDialog.h"
+#include "core/store/Store.h"
+#include "ui/compare/CompareDialog.h"
 #include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
 

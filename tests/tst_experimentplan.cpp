@@ -1,7 +1,7 @@
 #include "TestSupport.h"
-#include "collectors/ShellCommand.h"
-#include "core/ExperimentPlan.h"
-#include "core/RunSchedule.h"
+#include "experiments/ShellCommand.h"
+#include "experiments/ExperimentPlan.h"
+#include "experiments/RunSchedule.h"
 
 #include <QtTest>
 #include <chrono>

@@ -1,6 +1,6 @@
 #include "TestSupport.h"
-#include "collectors/PrometheusTextParser.h"
-#include "core/HistogramQuantile.h"
+#include "collectors/engine/PrometheusTextParser.h"
+#include "core/stats/HistogramQuantile.h"
 
 #include <cmath>
 #include <limits>

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/HostCollector.h"
+#include "collectors/host/HostCollector.h"
 
 #include <QTemporaryDir>
 #include <map>

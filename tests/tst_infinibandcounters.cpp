@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/InfinibandCounters.h"
+#include "collectors/host/InfinibandCounters.h"
 
 using namespace tierscope;
 

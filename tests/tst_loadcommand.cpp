@@ -1,7 +1,7 @@
 #include "SseTestServer.h"
 #include "TestSupport.h"
-#include "collectors/EngineSimulator.h"
-#include "core/Store.h"
+#include "simulator/EngineSimulator.h"
+#include "core/store/Store.h"
 
 #include <QDirIterator>
 #include <QElapsedTimer>

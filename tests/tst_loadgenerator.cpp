@@ -1,9 +1,9 @@
 #include "SseTestServer.h"
 #include "TestSupport.h"
-#include "collectors/Datasets.h"
-#include "collectors/EngineSimulator.h"
-#include "collectors/LoadGenerator.h"
-#include "core/LoadSummary.h"
+#include "loadgen/Datasets.h"
+#include "simulator/EngineSimulator.h"
+#include "loadgen/LoadGenerator.h"
+#include "core/stats/LoadSummary.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,7 +1,7 @@
 #include "TestSupport.h"
-#include "core/LoadAccumulator.h"
-#include "core/LoadSummary.h"
-#include "core/QuantileSketch.h"
+#include "core/stats/LoadAccumulator.h"
+#include "core/stats/LoadSummary.h"
+#include "core/stats/QuantileSketch.h"
 
 #include <algorithm>
 #include <cmath>

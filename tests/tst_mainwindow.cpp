@@ -1,11 +1,11 @@
-#include "core/Store.h"
-#include "core/StoreWriter.h"
-#include "ui/BottleneckBand.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
+#include "ui/timeline/BottleneckBand.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
 #include "ui/SessionListModel.h"
-#include "ui/TimelineChart.h"
-#include "ui/TimelineView.h"
+#include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineView.h"
 
 #include <QChart>
 #include <QComboBox>

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/MeminfoParser.h"
+#include "collectors/host/MeminfoParser.h"
 
 using namespace tierscope;
 

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/NetDevParser.h"
+#include "collectors/host/NetDevParser.h"
 
 using namespace tierscope;
 

@@ -1,10 +1,10 @@
 #include "FaultServer.h"
 #include "TestSupport.h"
-#include "collectors/Datasets.h"
-#include "collectors/EngineMetricsCollector.h"
-#include "collectors/LoadGenerator.h"
-#include "core/Utf8.h"
-#include "core/WallClock.h"
+#include "loadgen/Datasets.h"
+#include "collectors/engine/EngineMetricsCollector.h"
+#include "loadgen/LoadGenerator.h"
+#include "core/util/Utf8.h"
+#include "core/util/WallClock.h"
 
 #include <QElapsedTimer>
 #include <QtTest>

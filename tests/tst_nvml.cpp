@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/NvidiaGpuCollector.h"
+#include "collectors/gpu/NvidiaGpuCollector.h"
 
 #include <QFile>
 #include <dlfcn.h>

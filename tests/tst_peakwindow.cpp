@@ -1,4 +1,4 @@
-#include "core/PeakWindow.h"
+#include "core/stats/PeakWindow.h"
 
 #include <QtTest>
 #include <cmath>

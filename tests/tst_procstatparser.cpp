@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/ProcStatParser.h"
+#include "collectors/host/ProcStatParser.h"
 
 using namespace tierscope;
 

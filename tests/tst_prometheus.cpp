@@ -1,11 +1,11 @@
 #include "FaultServer.h"
 #include "TestSupport.h"
-#include "collectors/AgentExposition.h"
-#include "collectors/PrometheusApi.h"
-#include "collectors/PrometheusImport.h"
-#include "core/PrometheusTemplate.h"
-#include "core/Store.h"
-#include "core/TimeSpec.h"
+#include "collectors/prometheus/AgentExposition.h"
+#include "collectors/prometheus/PrometheusApi.h"
+#include "collectors/prometheus/PrometheusImport.h"
+#include "collectors/prometheus/PrometheusTemplate.h"
+#include "core/store/Store.h"
+#include "core/util/TimeSpec.h"
 
 #include <QElapsedTimer>
 #include <QProcess>

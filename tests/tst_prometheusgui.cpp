@@ -1,10 +1,10 @@
 #include "TestSupport.h"
-#include "collectors/PrometheusApi.h"
-#include "core/Store.h"
+#include "collectors/prometheus/PrometheusApi.h"
+#include "core/store/Store.h"
 #include "ui/MainWindow.h"
 #include "ui/PrometheusDialog.h"
-#include "ui/TimelineChart.h"
-#include "ui/TimelineView.h"
+#include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineView.h"
 
 #include <QProcess>
 #include <QSignalSpy>

@@ -1,7 +1,7 @@
 #include "TestSupport.h"
-#include "collectors/PrometheusApi.h"
-#include "collectors/PrometheusImport.h"
-#include "core/PrometheusTemplate.h"
+#include "collectors/prometheus/PrometheusApi.h"
+#include "collectors/prometheus/PrometheusImport.h"
+#include "collectors/prometheus/PrometheusTemplate.h"
 
 #include <QProcess>
 #include <QStandardPaths>

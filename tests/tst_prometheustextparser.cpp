@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/PrometheusTextParser.h"
+#include "collectors/engine/PrometheusTextParser.h"
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
 // The kernel's receive timestamps, read by peeking, on a real loopback TCP connection.
-#include "collectors/ReceiveTimestamp.h"
+#include "loadgen/ReceiveTimestamp.h"
 
 #include <QtTest>
 #include <arpa/inet.h>

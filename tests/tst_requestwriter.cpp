@@ -1,6 +1,6 @@
 #include "TestSupport.h"
-#include "core/RequestWriter.h"
-#include "core/Store.h"
+#include "core/store/RequestWriter.h"
+#include "core/store/Store.h"
 
 #include <QTemporaryDir>
 #include <thread>

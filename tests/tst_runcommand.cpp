@@ -1,6 +1,6 @@
 #include "TestSupport.h"
-#include "core/Store.h"
-#include "workloads/EngineProcess.h"
+#include "core/store/Store.h"
+#include "experiments/EngineProcess.h"
 
 #include <QProcess>
 #include <QRegularExpression>

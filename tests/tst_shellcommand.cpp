@@ -1,5 +1,5 @@
-#include "collectors/ShellCommand.h"
-#include "core/Utf8.h"
+#include "experiments/ShellCommand.h"
+#include "core/util/Utf8.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

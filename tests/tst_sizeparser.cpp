@@ -1,4 +1,4 @@
-#include "core/SizeParser.h"
+#include "core/util/SizeParser.h"
 
 #include <QtTest>
 

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/SseParser.h"
+#include "loadgen/SseParser.h"
 
 using namespace tierscope;
 

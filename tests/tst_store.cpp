@@ -1,9 +1,9 @@
 #include "TestSupport.h"
-#include "core/ChunkCodec.h"
-#include "core/RollupLevels.h"
-#include "core/Store.h"
-#include "core/StoreError.h"
-#include "core/StoreWriter.h"
+#include "core/store/ChunkCodec.h"
+#include "core/store/RollupLevels.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "core/store/StoreWriter.h"
 
 #include <QTemporaryDir>
 #include <cmath>

@@ -1,7 +1,7 @@
 #include "TestSupport.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
-#include "core/WallClock.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
+#include "core/util/WallClock.h"
 
 #include <QProcess>
 #include <QRandomGenerator>

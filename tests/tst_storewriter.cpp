@@ -1,7 +1,7 @@
 #include "TestSupport.h"
-#include "core/SessionRecorder.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
+#include "core/store/SessionRecorder.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

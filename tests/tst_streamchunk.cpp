@@ -1,6 +1,6 @@
 #include "TestSupport.h"
-#include "collectors/SseParser.h"
-#include "collectors/StreamChunk.h"
+#include "loadgen/SseParser.h"
+#include "loadgen/StreamChunk.h"
 
 using namespace tierscope;
 

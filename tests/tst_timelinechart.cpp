@@ -1,7 +1,7 @@
 // The timeline chart's two raster renderers: lines drawn by LinePlotItem (the default) and
 // QtCharts' own line series must put the same values at the same pixels.
-#include "ui/LinePlotItem.h"
-#include "ui/TimelineChart.h"
+#include "ui/timeline/LinePlotItem.h"
+#include "ui/timeline/TimelineChart.h"
 
 #include <QChart>
 #include <QChartView>

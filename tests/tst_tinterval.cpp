@@ -1,5 +1,5 @@
-#include "core/StudentT.h"
-#include "core/TInterval.h"
+#include "core/stats/StudentT.h"
+#include "core/stats/TInterval.h"
 
 #include <QtTest>
 #include <cmath>

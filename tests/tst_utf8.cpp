@@ -1,4 +1,4 @@
-#include "core/Utf8.h"
+#include "core/util/Utf8.h"
 
 #include <QtTest>
 

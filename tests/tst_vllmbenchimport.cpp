@@ -1,6 +1,6 @@
 #include "TestSupport.h"
-#include "core/Store.h"
-#include "core/VllmBenchImport.h"
+#include "core/store/Store.h"
+#include "core/store/VllmBenchImport.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/ChartCatalog.h"
+#include "core/report/ChartCatalog.h"
 
 #include <QStringList>
 #include <vector>

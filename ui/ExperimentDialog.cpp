@@ -1,7 +1,7 @@
 #include "ui/ExperimentDialog.h"
 
 #include "ui/ExperimentWorker.h"
-#include "workloads/ExperimentRunner.h"
+#include "experiments/ExperimentRunner.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/ExperimentPlan.h"
-#include "core/RunSchedule.h"
+#include "experiments/ExperimentPlan.h"
+#include "experiments/RunSchedule.h"
 
 #include <QDialog>
 #include <QThread>

@@ -1,6 +1,6 @@
 #include "ui/ExperimentWorker.h"
 
-#include "workloads/ExperimentRunner.h"
+#include "experiments/ExperimentRunner.h"
 
 namespace tierscope {
 

@@ -1,8 +1,8 @@
 #include "ui/LiveRecording.h"
 
-#include "core/LiveBuffer.h"
-#include "core/Store.h"
-#include "core/WallClock.h"
+#include "core/store/LiveBuffer.h"
+#include "core/store/Store.h"
+#include "core/util/WallClock.h"
 
 #include <QTimer>
 #include <filesystem>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "collectors/Recorder.h"
-#include "core/DeviceRecord.h"
+#include "core/model/DeviceRecord.h"
 
 #include <QObject>
 #include <QString>

@@ -1,10 +1,10 @@
 #include "ui/MainWindow.h"
 
-#include "core/ChartCatalog.h"
-#include "core/UnitFormat.h"
-#include "core/WallClock.h"
-#include "ui/BottleneckBand.h"
-#include "ui/CompareDialog.h"
+#include "core/report/ChartCatalog.h"
+#include "core/util/UnitFormat.h"
+#include "core/util/WallClock.h"
+#include "ui/timeline/BottleneckBand.h"
+#include "ui/compare/CompareDialog.h"
 #include "ui/DevicesView.h"
 #include "ui/EngineAbsence.h"
 #include "ui/ExperimentDialog.h"
@@ -13,8 +13,8 @@
 #include "ui/PrometheusFeed.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
-#include "ui/TimelineChart.h"
-#include "ui/TimelineView.h"
+#include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineView.h"
 
 #include <QAction>
 #include <QApplication>

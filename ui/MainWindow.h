@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/DeviceRecord.h"
-#include "core/LiveBuffer.h"
+#include "core/model/DeviceRecord.h"
+#include "core/store/LiveBuffer.h"
 #include "ui/EngineAbsence.h"
 #include "ui/Settings.h"
 #include "ui/StoreReader.h"

@@ -1,15 +1,15 @@
 #include "ui/PrometheusFeed.h"
 
-#include "collectors/PrometheusApi.h"
-#include "collectors/PrometheusFollower.h"
-#include "core/LiveBuffer.h"
-#include "core/PrometheusTemplate.h"
-#include "core/SessionRecorder.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
-#include "core/TeeSink.h"
-#include "core/Version.h"
-#include "core/WallClock.h"
+#include "collectors/prometheus/PrometheusApi.h"
+#include "collectors/prometheus/PrometheusFollower.h"
+#include "core/store/LiveBuffer.h"
+#include "collectors/prometheus/PrometheusTemplate.h"
+#include "core/store/SessionRecorder.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
+#include "core/model/TeeSink.h"
+#include "core/util/Version.h"
+#include "core/util/WallClock.h"
 
 #include <QTimer>
 #include <filesystem>

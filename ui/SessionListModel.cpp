@@ -1,6 +1,6 @@
 #include "ui/SessionListModel.h"
 
-#include "core/UnitFormat.h"
+#include "core/util/UnitFormat.h"
 
 #include <algorithm>
 #include <map>

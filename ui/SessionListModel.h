@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/SessionInfo.h"
+#include "core/model/SessionInfo.h"
 
 #include <QAbstractItemModel>
 #include <vector>

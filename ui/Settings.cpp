@@ -1,6 +1,6 @@
 #include "ui/Settings.h"
 
-#include "core/WorkspacePaths.h"
+#include "core/store/WorkspacePaths.h"
 
 #include <QSettings>
 

@@ -1,8 +1,8 @@
 #include "ui/StoreReader.h"
 
-#include "core/Store.h"
-#include "core/StoreError.h"
-#include "core/WallClock.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "core/util/WallClock.h"
 #include "ui/EngineAbsence.h"
 
 #include <QFileInfo>

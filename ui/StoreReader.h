@@ -1,11 +1,11 @@
 #pragma once
 
-#include "core/Bucket.h"
-#include "core/ChartCatalog.h"
-#include "core/DeviceRecord.h"
-#include "core/SessionAnalysis.h"
-#include "core/SessionInfo.h"
-#include "ui/TimelineMarker.h"
+#include "core/model/Bucket.h"
+#include "core/report/ChartCatalog.h"
+#include "core/model/DeviceRecord.h"
+#include "core/analysis/SessionAnalysis.h"
+#include "core/model/SessionInfo.h"
+#include "ui/timeline/TimelineMarker.h"
 
 #include <QMetaType>
 #include <QObject>

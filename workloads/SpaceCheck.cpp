@@ -1,6 +1,6 @@
 #include "workloads/SpaceCheck.h"
 
-#include "core/UnitFormat.h"
+#include "core/util/UnitFormat.h"
 #include "workloads/WorkloadError.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "workloads/StorageManifest.h"
 
-#include "core/FileDescriptor.h"
+#include "core/util/FileDescriptor.h"
 #include "workloads/DataFileName.h"
 #include "workloads/WorkloadError.h"
 

@@ -1,6 +1,6 @@
 #include "workloads/WorkloadSummary.h"
 
-#include "core/LoadSummary.h"
+#include "core/stats/LoadSummary.h"
 
 #include <algorithm>
 #include <numeric>

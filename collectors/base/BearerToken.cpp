@@ -1,4 +1,4 @@
-#include "collectors/BearerToken.h"
+#include "collectors/base/BearerToken.h"
 
 #include <cstdlib>
 #include <spdlog/spdlog.h>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/DeviceRecord.h"
-#include "core/Reading.h"
+#include "core/model/DeviceRecord.h"
+#include "core/model/Reading.h"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "collectors/SharedLibrary.h"
+#include "collectors/base/SharedLibrary.h"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "collectors/StderrCapture.h"
+#include "collectors/base/StderrCapture.h"
 
 #include <cstdio>
 #include <sys/mman.h>

@@ -1,6 +1,6 @@
-#include "collectors/SysfsAttribute.h"
+#include "collectors/base/SysfsAttribute.h"
 
-#include "collectors/SysfsReader.h"
+#include "collectors/base/SysfsReader.h"
 
 #include <fcntl.h>
 #include <unistd.h>

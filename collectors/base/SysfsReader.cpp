@@ -1,4 +1,4 @@
-#include "collectors/SysfsReader.h"
+#include "collectors/base/SysfsReader.h"
 
 #include <algorithm>
 #include <cerrno>

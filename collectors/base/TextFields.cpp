@@ -1,4 +1,4 @@
-#include "collectors/TextFields.h"
+#include "collectors/base/TextFields.h"
 
 #include <charconv>
 

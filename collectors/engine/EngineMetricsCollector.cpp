@@ -1,6 +1,6 @@
-#include "collectors/EngineMetricsCollector.h"
+#include "collectors/engine/EngineMetricsCollector.h"
 
-#include "collectors/BearerToken.h"
+#include "collectors/base/BearerToken.h"
 
 #include <chrono>
 #include <curl/curl.h>

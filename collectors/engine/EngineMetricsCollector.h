@@ -1,7 +1,7 @@
 #pragma once
 
-#include "collectors/Collector.h"
-#include "collectors/EngineMetricsMapper.h"
+#include "collectors/base/Collector.h"
+#include "collectors/engine/EngineMetricsMapper.h"
 
 #include <chrono>
 #include <string>

@@ -1,4 +1,4 @@
-#include "collectors/EngineMetricsMapper.h"
+#include "collectors/engine/EngineMetricsMapper.h"
 
 #include <algorithm>
 #include <cctype>

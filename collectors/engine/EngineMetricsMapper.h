@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/PrometheusTextParser.h"
-#include "core/HistogramQuantile.h"
-#include "core/Reading.h"
+#include "collectors/engine/PrometheusTextParser.h"
+#include "core/stats/HistogramQuantile.h"
+#include "core/model/Reading.h"
 
 #include <map>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "collectors/PrometheusTextParser.h"
+#include "collectors/engine/PrometheusTextParser.h"
 
 #include <cctype>
 #include <charconv>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collectors/PromSample.h"
+#include "collectors/engine/PromSample.h"
 
 #include <map>
 #include <string>

@@ -1,6 +1,6 @@
-#include "collectors/AmdGpuCollector.h"
+#include "collectors/gpu/AmdGpuCollector.h"
 
-#include "collectors/GpuLabels.h"
+#include "collectors/gpu/GpuLabels.h"
 
 #include <nlohmann/json.hpp>
 

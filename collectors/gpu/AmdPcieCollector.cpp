@@ -1,6 +1,6 @@
-#include "collectors/AmdPcieCollector.h"
+#include "collectors/gpu/AmdPcieCollector.h"
 
-#include "collectors/GpuLabels.h"
+#include "collectors/gpu/GpuLabels.h"
 
 namespace tierscope {
 

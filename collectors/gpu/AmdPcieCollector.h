@@ -1,7 +1,7 @@
 #pragma once
 
-#include "collectors/Collector.h"
-#include "collectors/RocmSmi.h"
+#include "collectors/base/Collector.h"
+#include "collectors/gpu/RocmSmi.h"
 
 #include <memory>
 

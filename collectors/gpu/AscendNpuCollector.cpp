@@ -1,6 +1,6 @@
-#include "collectors/AscendNpuCollector.h"
+#include "collectors/gpu/AscendNpuCollector.h"
 
-#include "collectors/GpuLabels.h"
+#include "collectors/gpu/GpuLabels.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "collectors/Collector.h"
-#include "collectors/Dcmi.h"
+#include "collectors/base/Collector.h"
+#include "collectors/gpu/Dcmi.h"
 
 namespace tierscope {
 

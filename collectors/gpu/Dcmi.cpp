@@ -1,4 +1,4 @@
-#include "collectors/Dcmi.h"
+#include "collectors/gpu/Dcmi.h"
 
 #include <cstring>
 #include <spdlog/spdlog.h>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/GpuBackendStatus.h"
-#include "collectors/LogOnce.h"
-#include "collectors/SharedLibrary.h"
+#include "collectors/gpu/GpuBackendStatus.h"
+#include "collectors/base/LogOnce.h"
+#include "collectors/base/SharedLibrary.h"
 
 #include <memory>
 #include <optional>

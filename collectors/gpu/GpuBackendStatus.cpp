@@ -1,4 +1,4 @@
-#include "collectors/GpuBackendStatus.h"
+#include "collectors/gpu/GpuBackendStatus.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/DeviceRecord.h"
+#include "core/model/DeviceRecord.h"
 
 #include <string>
 

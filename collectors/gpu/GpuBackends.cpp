@@ -1,9 +1,9 @@
-#include "collectors/GpuBackends.h"
+#include "collectors/gpu/GpuBackends.h"
 
-#include "collectors/AmdGpuCollector.h"
-#include "collectors/AmdPcieCollector.h"
-#include "collectors/AscendNpuCollector.h"
-#include "collectors/NvidiaGpuCollector.h"
+#include "collectors/gpu/AmdGpuCollector.h"
+#include "collectors/gpu/AmdPcieCollector.h"
+#include "collectors/gpu/AscendNpuCollector.h"
+#include "collectors/gpu/NvidiaGpuCollector.h"
 
 #include <cstdlib>
 #include <spdlog/spdlog.h>

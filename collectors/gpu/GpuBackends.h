@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/Collector.h"
-#include "collectors/GpuBackendStatus.h"
-#include "collectors/SystemPaths.h"
+#include "collectors/base/Collector.h"
+#include "collectors/gpu/GpuBackendStatus.h"
+#include "collectors/base/SystemPaths.h"
 
 #include <memory>
 #include <vector>

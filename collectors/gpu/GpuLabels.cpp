@@ -1,4 +1,4 @@
-#include "collectors/GpuLabels.h"
+#include "collectors/gpu/GpuLabels.h"
 
 #include <nlohmann/json.hpp>
 

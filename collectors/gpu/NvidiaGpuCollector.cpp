@@ -1,6 +1,6 @@
-#include "collectors/NvidiaGpuCollector.h"
+#include "collectors/gpu/NvidiaGpuCollector.h"
 
-#include "collectors/GpuLabels.h"
+#include "collectors/gpu/GpuLabels.h"
 
 #include <nlohmann/json.hpp>
 

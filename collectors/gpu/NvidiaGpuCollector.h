@@ -1,7 +1,7 @@
 #pragma once
 
-#include "collectors/Collector.h"
-#include "collectors/Nvml.h"
+#include "collectors/base/Collector.h"
+#include "collectors/gpu/Nvml.h"
 
 namespace tierscope {
 

@@ -1,4 +1,4 @@
-#include "collectors/Nvml.h"
+#include "collectors/gpu/Nvml.h"
 
 #include <spdlog/spdlog.h>
 

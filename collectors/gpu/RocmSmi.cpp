@@ -1,7 +1,7 @@
-#include "collectors/RocmSmi.h"
+#include "collectors/gpu/RocmSmi.h"
 
-#include "collectors/StderrCapture.h"
-#include "collectors/SysfsReader.h"
+#include "collectors/base/StderrCapture.h"
+#include "collectors/base/SysfsReader.h"
 
 #include <climits>
 #include <csignal>

@@ -1,7 +1,7 @@
-#include "collectors/HostCollector.h"
+#include "collectors/host/HostCollector.h"
 
-#include "collectors/MeminfoParser.h"
-#include "collectors/SysfsReader.h"
+#include "collectors/host/MeminfoParser.h"
+#include "collectors/base/SysfsReader.h"
 
 namespace tierscope {
 

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "collectors/Collector.h"
-#include "collectors/InfinibandCounters.h"
-#include "collectors/NetDevParser.h"
-#include "collectors/ProcStatParser.h"
-#include "collectors/SystemPaths.h"
+#include "collectors/base/Collector.h"
+#include "collectors/host/InfinibandCounters.h"
+#include "collectors/host/NetDevParser.h"
+#include "collectors/host/ProcStatParser.h"
+#include "collectors/base/SystemPaths.h"
 
 #include <map>
 #include <string>

@@ -1,6 +1,6 @@
-#include "collectors/InfinibandCounters.h"
+#include "collectors/host/InfinibandCounters.h"
 
-#include "collectors/TextFields.h"
+#include "collectors/base/TextFields.h"
 
 namespace tierscope {
 

@@ -1,6 +1,6 @@
-#include "collectors/MeminfoParser.h"
+#include "collectors/host/MeminfoParser.h"
 
-#include "collectors/TextFields.h"
+#include "collectors/base/TextFields.h"
 
 namespace tierscope {
 

@@ -1,6 +1,6 @@
-#include "collectors/NetDevParser.h"
+#include "collectors/host/NetDevParser.h"
 
-#include "collectors/TextFields.h"
+#include "collectors/base/TextFields.h"
 
 namespace tierscope {
 

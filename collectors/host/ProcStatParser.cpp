@@ -1,6 +1,6 @@
-#include "collectors/ProcStatParser.h"
+#include "collectors/host/ProcStatParser.h"
 
-#include "collectors/TextFields.h"
+#include "collectors/base/TextFields.h"
 
 namespace tierscope {
 

@@ -1,11 +1,11 @@
-#include "collectors/Agent.h"
+#include "collectors/prometheus/Agent.h"
 
-#include "collectors/BlockDeviceNames.h"
-#include "collectors/HostCollector.h"
+#include "collectors/storage/BlockDeviceNames.h"
+#include "collectors/host/HostCollector.h"
 #include "collectors/MachineInventory.h"
-#include "collectors/SysfsReader.h"
-#include "core/Version.h"
-#include "core/WallClock.h"
+#include "collectors/base/SysfsReader.h"
+#include "core/util/Version.h"
+#include "core/util/WallClock.h"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "collectors/AgentExposition.h"
-#include "collectors/SystemPaths.h"
+#include "collectors/prometheus/AgentExposition.h"
+#include "collectors/base/SystemPaths.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "collectors/AgentExposition.h"
+#include "collectors/prometheus/AgentExposition.h"
 
 #include <cmath>
 #include <cstdio>

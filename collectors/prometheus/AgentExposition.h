@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/DiskstatsParser.h"
-#include "core/DeviceRecord.h"
-#include "core/Reading.h"
+#include "collectors/storage/DiskstatsParser.h"
+#include "core/model/DeviceRecord.h"
+#include "core/model/Reading.h"
 
 #include <map>
 #include <string>

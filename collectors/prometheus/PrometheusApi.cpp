@@ -1,4 +1,4 @@
-#include "collectors/PrometheusApi.h"
+#include "collectors/prometheus/PrometheusApi.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "collectors/PrometheusFollower.h"
+#include "collectors/prometheus/PrometheusFollower.h"
 
 #include <cmath>
 

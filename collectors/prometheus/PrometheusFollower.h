@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collectors/PrometheusImport.h"
+#include "collectors/prometheus/PrometheusImport.h"
 
 #include <optional>
 

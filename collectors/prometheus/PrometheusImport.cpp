@@ -1,7 +1,7 @@
-#include "collectors/PrometheusImport.h"
+#include "collectors/prometheus/PrometheusImport.h"
 
-#include "collectors/PrometheusApi.h"
-#include "core/Reading.h"
+#include "collectors/prometheus/PrometheusApi.h"
+#include "core/model/Reading.h"
 
 #include <algorithm>
 #include <cmath>

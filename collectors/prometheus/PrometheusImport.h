@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/PrometheusTemplate.h"
-#include "core/SampleSink.h"
+#include "collectors/prometheus/PrometheusTemplate.h"
+#include "core/model/SampleSink.h"
 
 #include <chrono>
 #include <functional>

@@ -1,6 +1,6 @@
-#include "core/PrometheusTemplate.h"
+#include "collectors/prometheus/PrometheusTemplate.h"
 
-#include "core/PrometheusTemplatesText.h"
+#include "collectors/prometheus/PrometheusTemplatesText.h"
 
 #include <stdexcept>
 #include <toml++/toml.h>

@@ -1,4 +1,4 @@
-#include "collectors/BlockDeviceNames.h"
+#include "collectors/storage/BlockDeviceNames.h"
 
 #include <cctype>
 

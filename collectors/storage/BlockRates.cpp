@@ -1,4 +1,4 @@
-#include "collectors/BlockRates.h"
+#include "collectors/storage/BlockRates.h"
 
 #include <algorithm>
 #include <limits>

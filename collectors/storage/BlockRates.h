@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collectors/DiskstatsParser.h"
+#include "collectors/storage/DiskstatsParser.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,9 +1,9 @@
-#include "collectors/BlockStatCollector.h"
+#include "collectors/storage/BlockStatCollector.h"
 
-#include "collectors/BlockDeviceNames.h"
-#include "collectors/BlockRates.h"
-#include "collectors/BlockTotal.h"
-#include "collectors/SysfsReader.h"
+#include "collectors/storage/BlockDeviceNames.h"
+#include "collectors/storage/BlockRates.h"
+#include "collectors/storage/BlockTotal.h"
+#include "collectors/base/SysfsReader.h"
 
 #include <nlohmann/json.hpp>
 #include <set>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/Collector.h"
-#include "collectors/DiskstatsParser.h"
-#include "collectors/SystemPaths.h"
+#include "collectors/base/Collector.h"
+#include "collectors/storage/DiskstatsParser.h"
+#include "collectors/base/SystemPaths.h"
 
 #include <map>
 #include <set>

@@ -1,6 +1,6 @@
-#include "collectors/BlockTotal.h"
+#include "collectors/storage/BlockTotal.h"
 
-#include "collectors/BlockDeviceNames.h"
+#include "collectors/storage/BlockDeviceNames.h"
 
 namespace tierscope {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collectors/BlockRates.h"
+#include "collectors/storage/BlockRates.h"
 
 #include <map>
 #include <optional>

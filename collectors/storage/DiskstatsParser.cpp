@@ -1,6 +1,6 @@
-#include "collectors/DiskstatsParser.h"
+#include "collectors/storage/DiskstatsParser.h"
 
-#include "collectors/TextFields.h"
+#include "collectors/base/TextFields.h"
 
 namespace tierscope {
 

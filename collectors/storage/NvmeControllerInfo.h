@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collectors/NvmeNamespaceInfo.h"
+#include "collectors/storage/NvmeNamespaceInfo.h"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
-#include "collectors/NvmeDiscovery.h"
+#include "collectors/storage/NvmeDiscovery.h"
 
-#include "collectors/BlockDeviceNames.h"
-#include "collectors/SysfsReader.h"
+#include "collectors/storage/BlockDeviceNames.h"
+#include "collectors/base/SysfsReader.h"
 
 #include <cstdio>
 #include <libnvme.h>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/NvmeControllerInfo.h"
-#include "collectors/SystemPaths.h"
-#include "core/DeviceRecord.h"
+#include "collectors/storage/NvmeControllerInfo.h"
+#include "collectors/base/SystemPaths.h"
+#include "core/model/DeviceRecord.h"
 
 #include <map>
 #include <string>

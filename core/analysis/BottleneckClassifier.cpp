@@ -1,6 +1,6 @@
-#include "core/BottleneckClassifier.h"
+#include "core/analysis/BottleneckClassifier.h"
 
-#include "core/UnitFormat.h"
+#include "core/util/UnitFormat.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,8 +1,8 @@
-#include "core/RunTimeline.h"
+#include "core/analysis/RunTimeline.h"
 
-#include "core/PeakWindow.h"
-#include "core/SessionAnalysis.h"
-#include "core/Store.h"
+#include "core/stats/PeakWindow.h"
+#include "core/analysis/SessionAnalysis.h"
+#include "core/store/Store.h"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/BottleneckClassifier.h"
-#include "core/RunInfo.h"
+#include "core/analysis/BottleneckClassifier.h"
+#include "core/model/RunInfo.h"
 
 #include <map>
 #include <optional>

@@ -1,7 +1,7 @@
-#include "core/SessionAnalysis.h"
+#include "core/analysis/SessionAnalysis.h"
 
-#include "core/Store.h"
-#include "core/WallClock.h"
+#include "core/store/Store.h"
+#include "core/util/WallClock.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

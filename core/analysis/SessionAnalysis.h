@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/BottleneckClassifier.h"
-#include "core/Bucket.h"
-#include "core/MetricInfo.h"
+#include "core/analysis/BottleneckClassifier.h"
+#include "core/model/Bucket.h"
+#include "core/model/MetricInfo.h"
 
 #include <cstdint>
 #include <functional>

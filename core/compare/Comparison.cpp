@@ -1,6 +1,6 @@
-#include "core/Comparison.h"
+#include "core/compare/Comparison.h"
 
-#include "core/RunKpis.h"
+#include "core/compare/RunKpis.h"
 
 #include <nlohmann/json.hpp>
 #include <numeric>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/KpiComparison.h"
-#include "core/RunInfo.h"
-#include "core/RunTimeline.h"
+#include "core/compare/KpiComparison.h"
+#include "core/model/RunInfo.h"
+#include "core/analysis/RunTimeline.h"
 
 #include <map>
 #include <set>

@@ -1,6 +1,6 @@
-#include "core/Gate.h"
+#include "core/compare/Gate.h"
 
-#include "core/KpiComparison.h"
+#include "core/compare/KpiComparison.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,6 @@
-#include "core/GatePresets.h"
+#include "core/compare/GatePresets.h"
 
-#include "core/GatePresetsText.h"
+#include "core/compare/GatePresetsText.h"
 
 #include <stdexcept>
 #include <toml++/toml.h>

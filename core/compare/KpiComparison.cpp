@@ -1,4 +1,4 @@
-#include "core/KpiComparison.h"
+#include "core/compare/KpiComparison.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/Interval.h"
-#include "core/TInterval.h"
+#include "core/stats/Interval.h"
+#include "core/stats/TInterval.h"
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
-#include "core/RunKpis.h"
+#include "core/compare/RunKpis.h"
 
-#include "core/LoadSummary.h"
+#include "core/stats/LoadSummary.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/RunInfo.h"
-#include "core/RunTimeline.h"
+#include "core/model/RunInfo.h"
+#include "core/analysis/RunTimeline.h"
 
 #include <map>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/MetricDescriptor.h"
+#include "core/model/MetricDescriptor.h"
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/Reading.h"
+#include "core/model/Reading.h"
 
 #include <cstdint>
 #include <span>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/SampleSink.h"
+#include "core/model/SampleSink.h"
 
 namespace tierscope {
 

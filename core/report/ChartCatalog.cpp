@@ -1,4 +1,4 @@
-#include "core/ChartCatalog.h"
+#include "core/report/ChartCatalog.h"
 
 #include <algorithm>
 #include <map>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/DeviceRecord.h"
-#include "core/MetricInfo.h"
+#include "core/model/DeviceRecord.h"
+#include "core/model/MetricInfo.h"
 
 #include <string>
 #include <vector>

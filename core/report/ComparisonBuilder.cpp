@@ -1,11 +1,11 @@
-#include "core/ComparisonBuilder.h"
+#include "core/report/ComparisonBuilder.h"
 
-#include "core/ComparisonCharts.h"
-#include "core/GatePresets.h"
-#include "core/RunKpis.h"
-#include "core/Store.h"
-#include "core/StoreError.h"
-#include "core/UnitFormat.h"
+#include "core/report/ComparisonCharts.h"
+#include "core/compare/GatePresets.h"
+#include "core/compare/RunKpis.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "core/util/UnitFormat.h"
 
 #include <algorithm>
 #include <cctype>

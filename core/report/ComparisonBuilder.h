@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/Comparison.h"
-#include "core/ComparisonReport.h"
-#include "core/Gate.h"
+#include "core/compare/Comparison.h"
+#include "core/report/ComparisonReport.h"
+#include "core/compare/Gate.h"
 
 #include <stdexcept>
 #include <string>

@@ -1,7 +1,7 @@
-#include "core/ComparisonCharts.h"
+#include "core/report/ComparisonCharts.h"
 
-#include "core/RunKpis.h"
-#include "core/SvgChart.h"
+#include "core/compare/RunKpis.h"
+#include "core/report/SvgChart.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/Comparison.h"
+#include "core/compare/Comparison.h"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
-#include "core/ComparisonReport.h"
+#include "core/report/ComparisonReport.h"
 
-#include "core/CsvExporter.h"
-#include "core/SvgChart.h"
+#include "core/report/CsvExporter.h"
+#include "core/report/SvgChart.h"
 
 #include <algorithm>
 #include <cmath>

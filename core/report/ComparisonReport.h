@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/DeviceRecord.h"
-#include "core/Gate.h"
-#include "core/KpiComparison.h"
+#include "core/model/DeviceRecord.h"
+#include "core/compare/Gate.h"
+#include "core/compare/KpiComparison.h"
 
 #include <optional>
 #include <string>

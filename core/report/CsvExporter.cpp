@@ -1,6 +1,6 @@
-#include "core/CsvExporter.h"
+#include "core/report/CsvExporter.h"
 
-#include "core/UnitFormat.h"
+#include "core/util/UnitFormat.h"
 
 #include <cstdio>
 #include <fnmatch.h>

@@ -1,6 +1,6 @@
-#include "core/ReportFile.h"
+#include "core/report/ReportFile.h"
 
-#include "core/FileDescriptor.h"
+#include "core/util/FileDescriptor.h"
 
 #include <cerrno>
 #include <cstring>

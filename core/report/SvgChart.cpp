@@ -1,4 +1,4 @@
-#include "core/SvgChart.h"
+#include "core/report/SvgChart.h"
 
 #include <algorithm>
 #include <cmath>

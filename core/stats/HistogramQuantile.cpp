@@ -1,4 +1,4 @@
-#include "core/HistogramQuantile.h"
+#include "core/stats/HistogramQuantile.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/LoadAccumulator.h"
+#include "core/stats/LoadAccumulator.h"
 
 #include <optional>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/LoadSummary.h"
-#include "core/QuantileSketch.h"
-#include "core/RequestRecord.h"
+#include "core/stats/LoadSummary.h"
+#include "core/stats/QuantileSketch.h"
+#include "core/model/RequestRecord.h"
 
 #include <nlohmann/json.hpp>
 

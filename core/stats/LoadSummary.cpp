@@ -1,6 +1,6 @@
-#include "core/LoadSummary.h"
+#include "core/stats/LoadSummary.h"
 
-#include "core/LoadAccumulator.h"
+#include "core/stats/LoadAccumulator.h"
 
 #include <algorithm>
 #include <cmath>

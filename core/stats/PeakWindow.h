@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/Sample.h"
+#include "core/model/Sample.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,6 @@
-#include "core/QuantileSketch.h"
+#include "core/stats/QuantileSketch.h"
 
-#include "core/LoadSummary.h"
+#include "core/stats/LoadSummary.h"
 
 #include <algorithm>
 #include <cmath>

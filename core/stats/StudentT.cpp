@@ -1,4 +1,4 @@
-#include "core/StudentT.h"
+#include "core/stats/StudentT.h"
 
 #include <cmath>
 #include <initializer_list>

@@ -1,6 +1,6 @@
-#include "core/TInterval.h"
+#include "core/stats/TInterval.h"
 
-#include "core/StudentT.h"
+#include "core/stats/StudentT.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/Interval.h"
+#include "core/stats/Interval.h"
 
 #include <optional>
 #include <vector>

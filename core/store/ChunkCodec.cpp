@@ -1,4 +1,4 @@
-#include "core/ChunkCodec.h"
+#include "core/store/ChunkCodec.h"
 
 #include <cstdint>
 #include <cstring>

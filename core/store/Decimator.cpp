@@ -1,4 +1,4 @@
-#include "core/Decimator.h"
+#include "core/store/Decimator.h"
 
 #include <algorithm>
 

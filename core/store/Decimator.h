@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/Bucket.h"
-#include "core/Sample.h"
+#include "core/model/Bucket.h"
+#include "core/model/Sample.h"
 
 #include <cstdint>
 #include <span>

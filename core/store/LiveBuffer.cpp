@@ -1,6 +1,6 @@
-#include "core/LiveBuffer.h"
+#include "core/store/LiveBuffer.h"
 
-#include "core/Decimator.h"
+#include "core/store/Decimator.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/Bucket.h"
-#include "core/MetricInfo.h"
-#include "core/SampleSink.h"
+#include "core/model/Bucket.h"
+#include "core/model/MetricInfo.h"
+#include "core/model/SampleSink.h"
 
 #include <cstdint>
 #include <deque>

@@ -1,6 +1,6 @@
-#include "core/RequestWriter.h"
+#include "core/store/RequestWriter.h"
 
-#include "core/Store.h"
+#include "core/store/Store.h"
 
 #include <exception>
 

@@ -1,6 +1,6 @@
-#include "core/Schema.h"
+#include "core/store/Schema.h"
 
-#include "core/StoreError.h"
+#include "core/store/StoreError.h"
 
 #include <array>
 #include <string>

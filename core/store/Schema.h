@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/SqliteDb.h"
+#include "core/store/SqliteDb.h"
 
 #include <cstdint>
 

@@ -1,8 +1,8 @@
-#include "core/SealWriter.h"
+#include "core/store/SealWriter.h"
 
-#include "core/Bucket.h"
-#include "core/ChunkCodec.h"
-#include "core/RollupLevels.h"
+#include "core/model/Bucket.h"
+#include "core/store/ChunkCodec.h"
+#include "core/store/RollupLevels.h"
 
 namespace tierscope {
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/Sample.h"
-#include "core/SqliteDb.h"
+#include "core/model/Sample.h"
+#include "core/store/SqliteDb.h"
 
 #include <cstdint>
 #include <span>

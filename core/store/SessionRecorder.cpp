@@ -1,4 +1,4 @@
-#include "core/SessionRecorder.h"
+#include "core/store/SessionRecorder.h"
 
 namespace tierscope {
 

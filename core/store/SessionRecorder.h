@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/SampleSink.h"
-#include "core/StoreWriter.h"
+#include "core/model/SampleSink.h"
+#include "core/store/StoreWriter.h"
 
 #include <cstdint>
 #include <mutex>

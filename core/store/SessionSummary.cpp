@@ -1,6 +1,6 @@
-#include "core/SessionSummary.h"
+#include "core/store/SessionSummary.h"
 
-#include "core/StoreError.h"
+#include "core/store/StoreError.h"
 
 #include <algorithm>
 #include <map>

@@ -1,6 +1,6 @@
-#include "core/SqliteDb.h"
+#include "core/store/SqliteDb.h"
 
-#include "core/StoreError.h"
+#include "core/store/StoreError.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>

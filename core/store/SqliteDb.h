@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/SqliteStatement.h"
+#include "core/store/SqliteStatement.h"
 
 #include <cstdint>
 #include <string>

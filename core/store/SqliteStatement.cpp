@@ -1,6 +1,6 @@
-#include "core/SqliteStatement.h"
+#include "core/store/SqliteStatement.h"
 
-#include "core/SqliteDb.h"
+#include "core/store/SqliteDb.h"
 
 #include <sqlite3.h>
 #include <utility>

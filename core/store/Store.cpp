@@ -1,11 +1,11 @@
-#include "core/Store.h"
+#include "core/store/Store.h"
 
-#include "core/ChunkCodec.h"
-#include "core/Decimator.h"
-#include "core/RollupLevels.h"
-#include "core/Schema.h"
-#include "core/SealWriter.h"
-#include "core/StoreError.h"
+#include "core/store/ChunkCodec.h"
+#include "core/store/Decimator.h"
+#include "core/store/RollupLevels.h"
+#include "core/store/Schema.h"
+#include "core/store/SealWriter.h"
+#include "core/store/StoreError.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,13 +1,13 @@
 #pragma once
 
-#include "core/Bucket.h"
-#include "core/DeviceRecord.h"
-#include "core/MetricInfo.h"
-#include "core/RequestRecord.h"
-#include "core/RunInfo.h"
-#include "core/Sample.h"
-#include "core/SessionInfo.h"
-#include "core/SqliteDb.h"
+#include "core/model/Bucket.h"
+#include "core/model/DeviceRecord.h"
+#include "core/model/MetricInfo.h"
+#include "core/model/RequestRecord.h"
+#include "core/model/RunInfo.h"
+#include "core/model/Sample.h"
+#include "core/model/SessionInfo.h"
+#include "core/store/SqliteDb.h"
 
 #include <cstdint>
 #include <optional>

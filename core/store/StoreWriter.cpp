@@ -1,9 +1,9 @@
-#include "core/StoreWriter.h"
+#include "core/store/StoreWriter.h"
 
-#include "core/ChunkCodec.h"
-#include "core/SealWriter.h"
-#include "core/Store.h"
-#include "core/StoreError.h"
+#include "core/store/ChunkCodec.h"
+#include "core/store/SealWriter.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/MetricDescriptor.h"
-#include "core/Sample.h"
+#include "core/model/MetricDescriptor.h"
+#include "core/model/Sample.h"
 
 #include <chrono>
 #include <condition_variable>

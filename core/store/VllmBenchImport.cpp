@@ -1,4 +1,4 @@
-#include "core/VllmBenchImport.h"
+#include "core/store/VllmBenchImport.h"
 
 #include <algorithm>
 #include <ctime>

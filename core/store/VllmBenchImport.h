@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/RequestRecord.h"
+#include "core/model/RequestRecord.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

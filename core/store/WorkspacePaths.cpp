@@ -1,4 +1,4 @@
-#include "core/WorkspacePaths.h"
+#include "core/store/WorkspacePaths.h"
 
 #include <cstdlib>
 #include <pwd.h>

@@ -1,4 +1,4 @@
-#include "core/DurationParser.h"
+#include "core/util/DurationParser.h"
 
 #include <cctype>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "core/FileDescriptor.h"
+#include "core/util/FileDescriptor.h"
 
 #include <cerrno>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "core/Logging.h"
+#include "core/util/Logging.h"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>

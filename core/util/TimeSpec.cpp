@@ -1,6 +1,6 @@
-#include "core/TimeSpec.h"
+#include "core/util/TimeSpec.h"
 
-#include "core/DurationParser.h"
+#include "core/util/DurationParser.h"
 
 #include <cstdio>
 #include <ctime>

@@ -1,4 +1,4 @@
-#include "core/UnitFormat.h"
+#include "core/util/UnitFormat.h"
 
 #include <cmath>
 #include <cstdio>

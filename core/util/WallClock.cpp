@@ -1,4 +1,4 @@
-#include "core/WallClock.h"
+#include "core/util/WallClock.h"
 
 namespace tierscope {
 

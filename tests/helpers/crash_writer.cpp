@@ -1,9 +1,9 @@
 // Test helper for tst_storecrash: records a known stream (value i for the i-th tick of every
 // metric, stamped with the wall clock at enqueue) through the real StoreWriter until killed.
-#include "core/Logging.h"
-#include "core/Store.h"
-#include "core/StoreWriter.h"
-#include "core/WallClock.h"
+#include "core/util/Logging.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
+#include "core/util/WallClock.h"
 
 #include <chrono>
 #include <cstdio>

@@ -4,9 +4,9 @@
 //   gpu_probe [--wait-stdin] --schedule SECS   run the real Scheduler (100 ms; PCIe at 1 s)
 // --wait-stdin: after discovery, print "ready" and wait for a line on stdin before sampling,
 // so a test can start watching the sysfs files only for the sampling phase.
-#include "collectors/GpuBackends.h"
+#include "collectors/gpu/GpuBackends.h"
 #include "collectors/Scheduler.h"
-#include "core/Logging.h"
+#include "core/util/Logging.h"
 
 #include <chrono>
 #include <cstring>

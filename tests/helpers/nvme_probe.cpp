@@ -1,8 +1,8 @@
 // Test helper for tst_nvmediscovery: runs the real discovery (libnvme + sysfs) and prints what
 // it found as JSON. The test runs it inside a private mount namespace over a fake /sys tree.
 #include "collectors/MachineInventory.h"
-#include "collectors/NvmeDiscovery.h"
-#include "core/Logging.h"
+#include "collectors/storage/NvmeDiscovery.h"
+#include "core/util/Logging.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
-#include "ui/CompareDialog.h"
+#include "ui/compare/CompareDialog.h"
 
-#include "core/GatePresets.h"
-#include "ui/ComparisonWorker.h"
+#include "core/compare/GatePresets.h"
+#include "ui/compare/ComparisonWorker.h"
 
 #include <QComboBox>
 #include <QFileDialog>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/ComparisonReport.h"
+#include "core/report/ComparisonReport.h"
 
 #include <QDialog>
 #include <QThread>

@@ -1,13 +1,13 @@
-#include "ui/ComparisonWorker.h"
+#include "ui/compare/ComparisonWorker.h"
 
-#include "core/ComparisonBuilder.h"
-#include "core/ReportFile.h"
-#include "core/RunKpis.h"
-#include "core/Store.h"
-#include "core/UnitFormat.h"
-#include "core/Version.h"
-#include "core/WallClock.h"
-#include "ui/ChartRenderer.h"
+#include "core/report/ComparisonBuilder.h"
+#include "core/report/ReportFile.h"
+#include "core/compare/RunKpis.h"
+#include "core/store/Store.h"
+#include "core/util/UnitFormat.h"
+#include "core/util/Version.h"
+#include "core/util/WallClock.h"
+#include "ui/timeline/ChartRenderer.h"
 
 #include <QFileInfo>
 #include <QSaveFile>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/BottleneckClassifier.h"
-#include "core/SessionAnalysis.h"
+#include "core/analysis/BottleneckClassifier.h"
+#include "core/analysis/SessionAnalysis.h"
 
 #include <QString>
 #include <QWidget>

@@ -1,4 +1,4 @@
-#include "ui/ChartPoints.h"
+#include "ui/timeline/ChartPoints.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/Bucket.h"
+#include "core/model/Bucket.h"
 
 #include <QList>
 #include <QPointF>

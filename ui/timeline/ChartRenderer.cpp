@@ -1,4 +1,4 @@
-#include "ui/ChartRenderer.h"
+#include "ui/timeline/ChartRenderer.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -1,4 +1,4 @@
-#include "ui/LinePlotItem.h"
+#include "ui/timeline/LinePlotItem.h"
 
 #include <QLineSeries>
 #include <QPainter>

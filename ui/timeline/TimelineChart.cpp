@@ -1,7 +1,7 @@
-#include "ui/TimelineChart.h"
+#include "ui/timeline/TimelineChart.h"
 
-#include "ui/ChartPoints.h"
-#include "ui/LinePlotItem.h"
+#include "ui/timeline/ChartPoints.h"
+#include "ui/timeline/LinePlotItem.h"
 
 #include <QChart>
 #include <QChartView>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "core/Bucket.h"
-#include "core/ChartCatalog.h"
-#include "ui/UnitScale.h"
+#include "core/model/Bucket.h"
+#include "core/report/ChartCatalog.h"
+#include "ui/timeline/UnitScale.h"
 
 #include <QLineF>
 #include <QWidget>

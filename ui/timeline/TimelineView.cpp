@@ -1,7 +1,7 @@
-#include "ui/TimelineView.h"
+#include "ui/timeline/TimelineView.h"
 
-#include "ui/BottleneckBand.h"
-#include "ui/TimelineChart.h"
+#include "ui/timeline/BottleneckBand.h"
+#include "ui/timeline/TimelineChart.h"
 
 #include <QChart>
 #include <QScrollArea>

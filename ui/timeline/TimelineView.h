@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/Bucket.h"
-#include "core/ChartCatalog.h"
-#include "ui/TimelineChart.h"
-#include "ui/TimelineMarker.h"
+#include "core/model/Bucket.h"
+#include "core/report/ChartCatalog.h"
+#include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineMarker.h"
 
 #include <QWidget>
 #include <map>

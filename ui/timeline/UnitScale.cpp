@@ -1,4 +1,4 @@
-#include "ui/UnitScale.h"
+#include "ui/timeline/UnitScale.h"
 
 #include <cmath>
 
