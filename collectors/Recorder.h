@@ -44,6 +44,7 @@ class Recorder {
     const WallClock& clock() const { return m_clock; }
     StoreWriter::Stats stats() const { return m_writer->stats(); }
     std::optional<std::string> error() const { return m_writer->error(); }
+    std::optional<StoreError> failure() const { return m_writer->failure(); }
     const std::vector<DeviceRecord>& devices() const { return m_devices; }
 
   private:
