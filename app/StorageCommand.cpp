@@ -299,9 +299,18 @@ class RecordedRun {
         };
     }
 
-    void finish(const std::string& status, const nlohmann::json& summary) {
-        m_store->finishRun(m_run, m_recorder->clock().nowNs(), status, summary.dump());
+    // Ends the recording first, so a failure of its last commit or seal is known, and stores
+    // the run as failed then. Returns that failure.
+    std::optional<StoreError> finish(std::string status, nlohmann::json summary) {
+        const std::int64_t end = m_recorder->clock().nowNs();
         m_recorder->stop();
+        const auto failure = m_recorder->failure();
+        if (failure) {
+            status = "failed";
+            summary["recording_error"] = failure->what();
+        }
+        m_store->finishRun(m_run, end, status, summary.dump());
+        return failure;
     }
     std::int64_t session() const { return m_recorder->sessionId(); }
     std::int64_t run() const { return m_run; }
@@ -375,11 +384,18 @@ int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
     }
     const auto summary = p.summarize(result, restored ? &*restored : nullptr);
     const bool cancelled = result.cancelled || (restored && restored->cancelled);
-    recorded.finish(cancelled ? "cancelled" : "completed", summary);
+    const auto failure = recorded.finish(cancelled ? "cancelled" : "completed", summary);
     std::vector<std::string> refusals;
     if (o.workload == "checkpoint-save" && !o.keep)
         StorageDataset::remove(manifest, "checkpoint-save", &refusals);
     printSummary(summary, o.path);
+    if (failure) {
+        // The workload's own figures above are sound; its recording is not complete.
+        std::cerr << "tierscope storage: recording into " << recorded.db() << " failed, session "
+                  << recorded.session() << " run " << recorded.run()
+                  << " are incomplete: " << failure->what() << "\n";
+        return failure->exitCode();
+    }
     std::printf("stored as session %lld, run %lld in %s\n",
                 static_cast<long long>(recorded.session()), static_cast<long long>(recorded.run()),
                 recorded.db().c_str());

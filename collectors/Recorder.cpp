@@ -7,6 +7,8 @@
 #include "core/model/TeeSink.h"
 #include "core/util/Version.h"
 
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 namespace tierscope {
@@ -22,7 +24,9 @@ std::string hostName() {
 
 } // namespace
 
-Recorder::Recorder(Options options) : m_options(std::move(options)) {
+Recorder::Recorder(Options options)
+    : m_options(std::move(options)),
+      m_clock(m_options.clocks ? *m_options.clocks : ClockSource::system()) {
     Store store(m_options.dbPath, Store::Mode::ReadWrite);
 
     auto inventory = MachineInventory::discover(m_options.paths);
@@ -44,6 +48,7 @@ Recorder::Recorder(Options options) : m_options(std::move(options)) {
     store.addDevices(m_sessionId, m_devices);
     store.addEvent(m_sessionId, info.startNs, "record-start", "");
 
+    m_clock.onStep([this](const WallClock::Step& step) { recordClockStep(step); });
     m_writer = std::make_unique<StoreWriter>(m_options.dbPath, m_options.writer);
     m_sink = std::make_unique<SessionRecorder>(*m_writer, m_sessionId);
     if (m_options.observer)
@@ -65,6 +70,21 @@ Recorder::Recorder(Options options) : m_options(std::move(options)) {
 
 Recorder::~Recorder() {
     stop();
+}
+
+void Recorder::recordClockStep(const WallClock::Step& step) {
+    const double ms = static_cast<double>(step.stepNs()) / 1e6;
+    spdlog::warn("the system clock stepped by {:.1f} ms against the monotonic clock; later "
+                 "samples use the new offset{}",
+                 ms, ms < 0 ? " (approached gradually, so no timestamp goes back)" : "");
+    const nlohmann::json text = {
+        {"old_offset_ns", step.oldOffsetNs}, {"new_offset_ns", step.newOffsetNs}, {"step_ms", ms}};
+    try {
+        Store store(m_options.dbPath, Store::Mode::ReadWrite);
+        store.addEvent(m_sessionId, step.atWallNs, "clock-step", text.dump());
+    } catch (const std::exception& e) {
+        spdlog::warn("cannot store the clock-step event: {}", e.what());
+    }
 }
 
 void Recorder::start() {

@@ -27,7 +27,8 @@ class Recorder {
         StoreWriter::Options writer;
         std::vector<EngineMetricsCollector::Options> engines; // /metrics endpoints to scrape
         std::chrono::nanoseconds engineInterval = std::chrono::seconds(1);
-        SampleSink* observer = nullptr; // also gets every reading (the GUI's live buffer)
+        SampleSink* observer = nullptr;      // also gets every reading (the GUI's live buffer)
+        const ClockSource* clocks = nullptr; // the machine's, unless a test steps its own
     };
 
     // Throws StoreError when the workspace cannot be opened or written.
@@ -44,9 +45,13 @@ class Recorder {
     const WallClock& clock() const { return m_clock; }
     StoreWriter::Stats stats() const { return m_writer->stats(); }
     std::optional<std::string> error() const { return m_writer->error(); }
+    std::optional<StoreError> failure() const { return m_writer->failure(); }
     const std::vector<DeviceRecord>& devices() const { return m_devices; }
 
   private:
+    // A "clock-step" event with the old and new offset, so a reader sees why a series jumps.
+    void recordClockStep(const WallClock::Step& step);
+
     Options m_options;
     WallClock m_clock;
     std::int64_t m_sessionId = 0;

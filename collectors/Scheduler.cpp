@@ -93,6 +93,8 @@ void Scheduler::runSelfReport() {
     for (;;) {
         if (!sleepUntil(previousWall + std::chrono::seconds(1)))
             return;
+        // Once a second is enough to catch NTP steps and suspends, and costs two clock reads.
+        m_clock.resync();
         const auto now = std::chrono::steady_clock::now();
         const double seconds = std::chrono::duration<double>(now - previousWall).count();
         previousWall = now;

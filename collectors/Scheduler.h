@@ -17,6 +17,7 @@ namespace tierscope {
 // Samples each collector at its own interval on its own thread (a slow source cannot delay the
 // others), stamps readings with WallClock time, and reports its own CPU cost as
 // self/cpu_seconds_per_s (all collectors) and self/<collector>/cpu_seconds_per_s, once a second.
+// That same thread re-reads the clock's wall offset (WallClock::resync) every second.
 class Scheduler {
   public:
     Scheduler(SampleSink& sink, const WallClock& clock);

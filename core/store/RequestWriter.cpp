@@ -6,10 +6,22 @@
 
 namespace tierscope {
 
+namespace {
+
+// `load` writes without a StoreWriter, and is as much the next writer of a workspace: it, too,
+// cleans up after writers that are gone (their staged samples, their unfinished runs).
+std::unique_ptr<Store> openAndRecover(const std::string& dbPath) {
+    auto store = std::make_unique<Store>(dbPath, Store::Mode::ReadWrite);
+    store->recoverAbandoned();
+    return store;
+}
+
+} // namespace
+
 RequestWriter::RequestWriter(const std::string& dbPath, std::int64_t runId,
                              std::chrono::milliseconds commitInterval)
-    : m_store(std::make_unique<Store>(dbPath, Store::Mode::ReadWrite)), m_runId(runId),
-      m_interval(commitInterval), m_thread(&RequestWriter::run, this) {}
+    : m_store(openAndRecover(dbPath)), m_runId(runId), m_interval(commitInterval),
+      m_thread(&RequestWriter::run, this) {}
 
 RequestWriter::~RequestWriter() {
     stop();

@@ -95,23 +95,47 @@ CREATE TABLE event(
     text TEXT NOT NULL DEFAULT '');
 CREATE INDEX event_session_t ON event(session_id, t_ns);
 )sql",
+    // Many processes write one workspace (the GUI, record, load, run, storage run): each
+    // writer registers here and owns the staging rows and runs it creates, so leftovers are
+    // only those of a writer that is provably gone (see ProcessIdentity). Rows without a
+    // writer were left by version 1, which sealed everything at start: they stay leftovers.
+    R"sql(
+CREATE TABLE writer(
+    id INTEGER PRIMARY KEY,
+    boot_id TEXT NOT NULL,
+    pid_ns TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    start_ticks INTEGER NOT NULL,
+    started_ns INTEGER NOT NULL);
+ALTER TABLE sample_recent ADD COLUMN writer_id INTEGER;
+ALTER TABLE run ADD COLUMN writer_id INTEGER;
+)sql",
 };
 
 } // namespace
 
 void Schema::prepare(SqliteDb& db, bool writable) {
     // The first read of the header is where a non-SQLite file is detected (SQLITE_NOTADB).
+    // One statement, so one snapshot: a writer creating the file meanwhile is seen either not
+    // at all or complete.
     std::int64_t appId = 0;
+    std::int64_t version = 0;
+    std::int64_t objects = 0;
     try {
-        appId = db.queryInt("PRAGMA application_id");
+        auto q = db.prepare("SELECT (SELECT application_id FROM pragma_application_id), "
+                            "(SELECT user_version FROM pragma_user_version), "
+                            "(SELECT count(*) FROM sqlite_master)");
+        if (q.step()) {
+            appId = q.columnInt(0);
+            version = q.columnInt(1);
+            objects = q.columnInt(2);
+        }
     } catch (const StoreError& e) {
         if (e.code() != StoreError::Code::NotADatabase)
             throw;
         throw StoreError(StoreError::Code::NotADatabase,
                          db.path() + " is not a tierscope workspace (not an SQLite database)");
     }
-    const std::int64_t version = db.queryInt("PRAGMA user_version");
-    const std::int64_t objects = db.queryInt("SELECT count(*) FROM sqlite_master");
 
     const bool empty = appId == 0 && version == 0 && objects == 0;
     if (empty && !writable)
@@ -133,7 +157,14 @@ void Schema::prepare(SqliteDb& db, bool writable) {
 
     db.exec("BEGIN IMMEDIATE");
     try {
-        for (std::int64_t v = version; v < kVersion; ++v)
+        // Another process may have created or upgraded the file since the first look (two
+        // writers starting on a new workspace): the write lock makes this second look final.
+        const std::int64_t locked = db.queryInt("PRAGMA user_version");
+        if (locked > kVersion)
+            throw StoreError(StoreError::Code::NewerSchema, db.path() + " was upgraded to schema " +
+                                                                std::to_string(locked) +
+                                                                " by a newer tierscope meanwhile");
+        for (std::int64_t v = locked; v < kVersion; ++v)
             db.exec(kMigrations[static_cast<std::size_t>(v)]);
         db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
         db.exec("PRAGMA user_version = " + std::to_string(kVersion));

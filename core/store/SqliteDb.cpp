@@ -116,6 +116,10 @@ std::int64_t SqliteDb::lastInsertRowid() const {
     return sqlite3_last_insert_rowid(m_db);
 }
 
+std::int64_t SqliteDb::changes() const {
+    return sqlite3_changes64(m_db);
+}
+
 void SqliteDb::throwFor(sqlite3* db, int rc, std::string_view what) {
     const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
     std::string message = std::string(what) + " failed";

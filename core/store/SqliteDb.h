@@ -24,6 +24,8 @@ class SqliteDb {
     SqliteStatement prepare(std::string_view sql);
     std::int64_t queryInt(std::string_view sql);
     std::int64_t lastInsertRowid() const;
+    // Rows changed by the last INSERT, UPDATE or DELETE that completed.
+    std::int64_t changes() const;
     const std::string& path() const { return m_path; }
     sqlite3* handle() const { return m_db; }
 

@@ -2,10 +2,12 @@
 
 #include "core/store/ChunkCodec.h"
 #include "core/store/Decimator.h"
+#include "core/util/ProcessIdentity.h"
 #include "core/store/RollupLevels.h"
 #include "core/store/Schema.h"
 #include "core/store/SealWriter.h"
 #include "core/store/StoreError.h"
+#include "core/util/WallClock.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -81,6 +83,16 @@ Store::Store(const std::string& path, Mode mode)
         m_db.exec("PRAGMA synchronous = NORMAL");
     }
     m_db.exec("PRAGMA foreign_keys = ON");
+}
+
+Store::~Store() {
+    if (!m_runOwner)
+        return;
+    try {
+        unregisterWriter(*m_runOwner); // kept while one of its runs is unfinished
+    } catch (const StoreError&) {
+        // The next writer forgets it once this process is gone.
+    }
 }
 
 std::int64_t Store::createSession(const SessionInfo& info) {
@@ -190,8 +202,8 @@ std::int64_t Store::createRun(std::int64_t sessionId, const std::string& workloa
                               const std::string& experiment, const std::string& arm,
                               int repetition) {
     m_db.prepare(
-            "INSERT INTO run(session_id, experiment, arm, workload, params, repetition, start_ns) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)")
+            "INSERT INTO run(session_id, experiment, arm, workload, params, repetition, start_ns, "
+            "writer_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(1, sessionId)
         .bind(2, experiment)
         .bind(3, arm)
@@ -199,8 +211,15 @@ std::int64_t Store::createRun(std::int64_t sessionId, const std::string& workloa
         .bind(5, paramsJson)
         .bind(6, static_cast<std::int64_t>(repetition))
         .bind(7, startNs)
+        .bind(8, runOwner())
         .run();
     return m_db.lastInsertRowid();
+}
+
+std::int64_t Store::runOwner() {
+    if (!m_runOwner)
+        m_runOwner = registerWriter();
+    return *m_runOwner;
 }
 
 void Store::finishRun(std::int64_t runId, std::int64_t endNs, const std::string& status,
@@ -443,19 +462,77 @@ std::int64_t Store::sampleCount(std::int64_t sessionId) {
     return q.step() ? q.columnInt(0) : 0;
 }
 
-std::int64_t Store::sealStaging() {
+std::int64_t Store::registerWriter() {
+    const ProcessIdentity self = ProcessIdentity::self();
+    m_db.prepare("INSERT INTO writer(boot_id, pid_ns, pid, start_ticks, started_ns) "
+                 "VALUES (?, ?, ?, ?, ?)")
+        .bind(1, self.bootId)
+        .bind(2, self.pidNamespace)
+        .bind(3, self.pid)
+        .bind(4, self.startTicks)
+        .bind(5, WallClock::systemNowNs())
+        .run();
+    return m_db.lastInsertRowid();
+}
+
+void Store::unregisterWriter(std::int64_t writerId) {
+    m_db.prepare("DELETE FROM writer WHERE id = ?1 AND NOT EXISTS "
+                 "(SELECT 1 FROM sample_recent WHERE writer_id = ?1) AND NOT EXISTS "
+                 "(SELECT 1 FROM run WHERE writer_id = ?1 AND status = 'running')")
+        .bind(1, writerId)
+        .run();
+}
+
+namespace {
+
+std::vector<std::int64_t> goneWriters(SqliteDb& db) {
+    const ProcessIdentity here = ProcessIdentity::self();
+    auto q = db.prepare("SELECT id, boot_id, pid_ns, pid, start_ticks FROM writer");
+    std::vector<std::int64_t> gone;
+    while (q.step()) {
+        ProcessIdentity writer;
+        writer.bootId = q.columnText(1);
+        writer.pidNamespace = q.columnText(2);
+        writer.pid = q.columnInt(3);
+        writer.startTicks = q.columnInt(4);
+        if (writer.provablyGone(here))
+            gone.push_back(q.columnInt(0));
+    }
+    return gone;
+}
+
+} // namespace
+
+Store::Recovery Store::recoverAbandoned() {
+    // IMMEDIATE: no other writer can stage, seal or register between the liveness check and
+    // the delete, so the rows read here are exactly the rows deleted.
     m_db.exec("BEGIN IMMEDIATE");
     try {
+        Recovery done;
+        const auto gone = goneWriters(m_db);
         std::map<std::int64_t, std::vector<Sample>> byMetric;
-        auto q = m_db.prepare("SELECT metric_id, data FROM sample_recent");
-        std::int64_t moved = 0;
-        while (q.step()) {
-            const std::int64_t metricId = q.columnInt(0);
-            auto& samples = byMetric[metricId];
-            for (const Sample& s : decodeOrThrow(q.columnBlob(1), metricId)) {
-                samples.push_back(s);
-                ++moved;
+        std::vector<std::int64_t> rowids;
+        auto collect = [&](SqliteStatement& q) {
+            while (q.step()) {
+                const std::int64_t metricId = q.columnInt(1);
+                auto& samples = byMetric[metricId];
+                for (const Sample& s : decodeOrThrow(q.columnBlob(2), metricId)) {
+                    samples.push_back(s);
+                    ++done.samples;
+                }
+                rowids.push_back(q.columnInt(0));
             }
+        };
+        // Version 1 rows carry no writer; that version sealed them at every start, too.
+        auto legacy = m_db.prepare(
+            "SELECT rowid, metric_id, data FROM sample_recent WHERE writer_id IS NULL");
+        collect(legacy);
+        auto owned =
+            m_db.prepare("SELECT rowid, metric_id, data FROM sample_recent WHERE writer_id = ?");
+        for (const std::int64_t id : gone) {
+            owned.reset();
+            owned.bind(1, id);
+            collect(owned);
         }
         SealWriter writer(m_db);
         for (auto& [metricId, samples] : byMetric) {
@@ -463,9 +540,26 @@ std::int64_t Store::sealStaging() {
                              [](auto& a, auto& b) { return a.tNs < b.tNs; });
             writer.write(metricId, samples);
         }
-        m_db.exec("DELETE FROM sample_recent");
+        auto del = m_db.prepare("DELETE FROM sample_recent WHERE rowid = ?");
+        for (const std::int64_t rowid : rowids)
+            del.bind(1, rowid).run();
+
+        auto legacyRuns =
+            m_db.prepare("UPDATE run SET status = 'interrupted' WHERE status = 'running' AND "
+                         "writer_id IS NULL");
+        legacyRuns.run();
+        done.runs += m_db.changes();
+        auto interrupt = m_db.prepare(
+            "UPDATE run SET status = 'interrupted' WHERE status = 'running' AND writer_id = ?");
+        auto forget = m_db.prepare("DELETE FROM writer WHERE id = ?");
+        for (const std::int64_t id : gone) {
+            interrupt.bind(1, id).run();
+            done.runs += m_db.changes();
+            forget.bind(1, id).run();
+            ++done.writers;
+        }
         m_db.exec("COMMIT");
-        return moved;
+        return done;
     } catch (...) {
         m_db.exec("ROLLBACK");
         throw;

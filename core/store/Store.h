@@ -26,6 +26,9 @@ class Store {
     // Throws StoreError with a user-facing message for: a file that is not SQLite or not ours,
     // a newer schema, or a location that cannot be written (ReadWrite).
     Store(const std::string& path, Mode mode);
+    ~Store();
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
 
     SqliteDb& db() { return m_db; }
 
@@ -71,9 +74,22 @@ class Store {
     Bucket summarize(std::int64_t metricId);
     std::int64_t sampleCount(std::int64_t sessionId);
 
-    // Folds rows left in the staging table (after a crash) into chunks and rollups.
-    // Returns the number of samples moved.
-    std::int64_t sealStaging();
+    // Registers this process as one writer of the workspace. The id owns the staging rows and
+    // the runs it creates; nobody else seals or finishes them while the process lives.
+    std::int64_t registerWriter();
+    // Forgets a writer that has nothing left in staging (after its last seal).
+    void unregisterWriter(std::int64_t writerId);
+
+    struct Recovery {
+        std::int64_t samples = 0; // staged samples sealed on behalf of a gone writer
+        std::int64_t runs = 0;    // runs left "running" by one, now "interrupted"
+        std::int64_t writers = 0; // gone writers forgotten
+    };
+    // Cleans up after writers that are provably gone (SIGKILL, OOM, a reboot): folds their
+    // staging rows into chunks and rollups, deleting exactly the rows it moved, marks their
+    // unfinished runs "interrupted", and forgets them. Rows and runs of live writers, in this
+    // process or another, are left alone.
+    Recovery recoverAbandoned();
 
     static constexpr std::int64_t kRollupCostRatio = 20;
 
@@ -84,7 +100,10 @@ class Store {
     std::vector<Bucket> readFromRollups(std::int64_t metricId, std::int64_t t0Ns, std::int64_t t1Ns,
                                         int slots, std::int64_t levelS);
 
+    std::int64_t runOwner();
+
     SqliteDb m_db;
+    std::optional<std::int64_t> m_runOwner;
 };
 
 } // namespace tierscope

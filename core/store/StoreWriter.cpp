@@ -14,10 +14,10 @@ namespace tierscope {
 // Everything that touches the connection; lives on the writer thread only.
 class StoreWriter::Worker {
   public:
-    explicit Worker(std::unique_ptr<Store> store)
-        : m_store(std::move(store)),
+    Worker(std::unique_ptr<Store> store, std::int64_t writerId)
+        : m_store(std::move(store)), m_writerId(writerId),
           m_insert(m_store->db().prepare("INSERT INTO sample_recent(metric_id, t_start, t_end, n, "
-                                         "data) VALUES (?, ?, ?, ?, ?)")),
+                                         "data, writer_id) VALUES (?, ?, ?, ?, ?, ?)")),
           m_seal(m_store->db()) {}
 
     void commit(const Batch& batch) {
@@ -41,6 +41,7 @@ class StoreWriter::Worker {
                     .bind(3, hi->tNs)
                     .bind(4, static_cast<std::int64_t>(samples.size()))
                     .bind(5, std::span<const unsigned char>(blob))
+                    .bind(6, m_writerId)
                     .run();
                 if (first == 0)
                     first = db.lastInsertRowid();
@@ -62,6 +63,7 @@ class StoreWriter::Worker {
             unsealed.insert(unsealed.end(), pending.begin(), pending.end());
         }
         m_unsealedRows += batch.samples.size();
+        m_stagedRows += static_cast<std::int64_t>(m_touched.size());
         clearPending();
     }
 
@@ -81,9 +83,21 @@ class StoreWriter::Worker {
                     std::stable_sort(samples.begin(), samples.end(), byTime);
                 m_seal.write(m_ids[h], samples);
             }
-            auto del = db.prepare("DELETE FROM sample_recent WHERE rowid BETWEEN ? AND ?");
-            for (const auto& [first, last] : m_ranges)
-                del.bind(1, first).bind(2, last).run();
+            // Exactly the rows this writer staged: any other count means another process
+            // sealed or removed them, and committing would store them twice.
+            auto del = db.prepare(
+                "DELETE FROM sample_recent WHERE writer_id = ? AND rowid BETWEEN ? AND ?");
+            std::int64_t deleted = 0;
+            for (const auto& [first, last] : m_ranges) {
+                del.bind(1, m_writerId).bind(2, first).bind(3, last).run();
+                deleted += db.changes();
+            }
+            if (deleted != m_stagedRows)
+                throw StoreError(StoreError::Code::Io,
+                                 "seal found " + std::to_string(deleted) + " of the " +
+                                     std::to_string(m_stagedRows) +
+                                     " staged rows of this writer in " + db.path() +
+                                     "; another process changed them");
             db.exec("COMMIT");
         } catch (...) {
             rollback();
@@ -93,9 +107,11 @@ class StoreWriter::Worker {
             samples.clear();
         m_ranges.clear();
         m_unsealedRows = 0;
+        m_stagedRows = 0;
     }
 
-    Store& store() { return *m_store; }
+    // After the last seal: nothing of this writer is left for anyone to recover.
+    void retire() { m_store->unregisterWriter(m_writerId); }
 
   private:
     static bool byTime(const Sample& a, const Sample& b) { return a.tNs < b.tNs; }
@@ -135,6 +151,7 @@ class StoreWriter::Worker {
     }
 
     std::unique_ptr<Store> m_store;
+    std::int64_t m_writerId;
     SqliteStatement m_insert;
     SealWriter m_seal;
     std::vector<std::int64_t> m_ids;
@@ -142,16 +159,22 @@ class StoreWriter::Worker {
     std::vector<int> m_touched;                 // handles with pending samples, first-seen order
     std::vector<std::vector<Sample>> m_unsealed;
     std::vector<std::pair<std::int64_t, std::int64_t>> m_ranges;
-    std::size_t m_unsealedRows = 0;
+    std::size_t m_unsealedRows = 0; // samples
+    std::int64_t m_stagedRows = 0;  // sample_recent rows
 };
 
 StoreWriter::StoreWriter(const std::string& dbPath, Options options)
     : m_options(options), m_path(dbPath) {
     // Opened here so a bad path fails in the caller's thread with a StoreError.
     auto store = std::make_unique<Store>(dbPath, Store::Mode::ReadWrite);
-    if (const auto recovered = store->sealStaging(); recovered > 0)
-        spdlog::info("recovered {} samples left unsealed by an interrupted recording", recovered);
-    m_thread = std::thread(&StoreWriter::run, this, std::make_unique<Worker>(std::move(store)));
+    const std::int64_t writerId = store->registerWriter();
+    const auto recovered = store->recoverAbandoned();
+    if (recovered.samples > 0 || recovered.runs > 0)
+        spdlog::info("recovered {} unsealed samples and {} unfinished runs of {} writers that "
+                     "ended without closing the workspace",
+                     recovered.samples, recovered.runs, recovered.writers);
+    m_thread =
+        std::thread(&StoreWriter::run, this, std::make_unique<Worker>(std::move(store), writerId));
 }
 
 StoreWriter::~StoreWriter() {
@@ -239,6 +262,11 @@ void StoreWriter::stop() {
 
 std::optional<std::string> StoreWriter::error() const {
     std::lock_guard lock(m_mutex);
+    return m_error ? std::optional<std::string>(m_error->what()) : std::nullopt;
+}
+
+std::optional<StoreError> StoreWriter::failure() const {
+    std::lock_guard lock(m_mutex);
     return m_error;
 }
 
@@ -267,7 +295,7 @@ void StoreWriter::run(std::unique_ptr<Worker> worker) {
         const auto now = Clock::now();
         nextCommit = std::max(nextCommit + m_options.commitInterval, now);
 
-        std::optional<std::string> failure;
+        std::optional<StoreError> failure;
         bool sealed = false;
         if (!error()) {
             try {
@@ -277,8 +305,10 @@ void StoreWriter::run(std::unique_ptr<Worker> worker) {
                     sealed = true;
                     nextSeal = now + m_options.sealInterval;
                 }
+                if (stopping)
+                    worker->retire();
             } catch (const StoreError& e) {
-                failure = e.what();
+                failure = e;
                 spdlog::error("recording stopped: {}", e.what());
             }
         }

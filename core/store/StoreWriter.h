@@ -2,6 +2,7 @@
 
 #include "core/model/MetricDescriptor.h"
 #include "core/model/Sample.h"
+#include "core/store/StoreError.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -63,6 +64,8 @@ class StoreWriter {
 
     // Set once a commit failed (disk full, I/O error); later samples are dropped and counted.
     std::optional<std::string> error() const;
+    // The same with its code, for the exit status of a command whose recording failed.
+    std::optional<StoreError> failure() const;
     Stats stats() const;
 
   private:
@@ -95,7 +98,7 @@ class StoreWriter {
     bool m_flushRequested = false;
     bool m_stopping = false;
     bool m_stopped = false;
-    std::optional<std::string> m_error;
+    std::optional<StoreError> m_error;
     Stats m_stats;
     std::thread m_thread;
 };

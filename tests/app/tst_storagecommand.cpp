@@ -207,6 +207,38 @@ class TestStorageCommand : public QObject {
         QVERIFY(r.err.contains("--block-size"));
     }
 
+    // A workspace that breaks while the run records into it: the table the writer seals into
+    // is corrupt, which only its seal at the end finds. The workload's figures still print;
+    // the command must not claim the run was stored, and exits with the store's code.
+    void aRecordingThatFailsFailsTheCommand() {
+        auto r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "1MiB",
+                            "--files", "1", "--quiet"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        std::int64_t root = 0;
+        std::int64_t pageSize = 0;
+        {
+            Store store(m_db.toStdString(), Store::Mode::ReadWrite);
+            root = store.db().queryInt(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'sample_chunk'");
+            pageSize = store.db().queryInt("PRAGMA page_size");
+        } // the last connection checkpoints the WAL into the file
+        QVERIFY(root > 1 && !QFile::exists(m_db + "-wal"));
+        {
+            QFile f(m_db);
+            QVERIFY(f.open(QIODevice::ReadWrite));
+            QVERIFY(f.seek((root - 1) * pageSize));
+            f.write(QByteArray(static_cast<int>(pageSize), '\xff'));
+        }
+        r = tierscope({"storage", "run", "model-load", "--path", m_data, "--quiet"});
+        QCOMPARE(r.code, 3); // StoreError NotADatabase: the documented code for a corrupt file
+        QVERIFY2(r.out.contains("model-load of"), r.out.constData());
+        QVERIFY2(!r.out.contains("stored as"), r.out.constData());
+        QVERIFY2(r.err.contains("failed, session 1 run 1 are incomplete"), r.err.constData());
+        const auto [status, summary] = onlyRun("storage/model-load");
+        QCOMPARE(status, std::string("failed"));
+        QVERIFY(summary.contains("recording_error"));
+    }
+
     // Without root: run in a user namespace with no uid mapping (the user "nobody").
     void noPermissionAndDropCachesNeedRoot() {
         if (QProcess::execute("unshare", {"-U", "true"}) != 0)

@@ -55,6 +55,27 @@ class TestRequestWriter : public QObject {
         QVERIFY(!writer.error());
     }
 
+    // `load` is the next writer too: a run whose process is gone (here: its writer row is
+    // from another boot) is marked interrupted when a RequestWriter opens the workspace.
+    void startingMarksRunsOfGoneWritersInterrupted() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("w.db").toStdString();
+        const auto stale = newRun(db);
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            store.db().exec("INSERT INTO writer(id, boot_id, pid_ns, pid, start_ticks, started_ns) "
+                            "VALUES (77, 'a-boot-before-the-last-reboot', '', 1, 1, 1)");
+            store.db().exec("UPDATE run SET writer_id = 77 WHERE id = " + std::to_string(stale));
+        }
+        const auto run = newRun(db);
+        RequestWriter writer(db, run, std::chrono::milliseconds(50));
+        writer.stop();
+        Store store(db, Store::Mode::ReadOnly);
+        QCOMPARE(store.run(stale)->status, std::string("interrupted"));
+        QCOMPARE(store.run(run)->status, std::string("running")); // its process is this one
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM writer WHERE id = 77"), 0);
+    }
+
     // A failed commit (here: the run row is gone, so the foreign key refuses) is reported, and
     // what follows is counted as dropped instead of queueing forever.
     void aFailedCommitIsReportedAndLaterRequestsCounted() {

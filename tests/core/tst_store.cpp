@@ -10,6 +10,8 @@
 #include <map>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace tierscope;
 using namespace std::chrono_literals;
@@ -242,7 +244,7 @@ class TestStore : public QObject {
         QCOMPARE(::stat(db.c_str(), &st), 0);
         QCOMPARE(st.st_mode & 0777, 0600u);
         Store store(db, Store::Mode::ReadOnly);
-        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 1);
+        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 2);
         QCOMPARE(store.db().queryInt("PRAGMA application_id"), 0x54534350);
         QCOMPARE(store.db().queryInt("PRAGMA journal_mode = WAL") >= 0, true);
     }
@@ -288,7 +290,10 @@ class TestStore : public QObject {
             const auto session =
                 store.createSession({0, "crashed", "", "h", kT0, std::nullopt, "", "", "0"});
             metric = store.defineMetric(session, {"test/crashed", "1"});
-            auto insert = store.db().prepare("INSERT INTO sample_recent VALUES (?, ?, ?, ?, ?)");
+            // No writer id: what a version 1 writer left, sealed by the next writer as before.
+            auto insert = store.db().prepare(
+                "INSERT INTO sample_recent(metric_id, t_start, t_end, n, data) VALUES (?, ?, ?, "
+                "?, ?)");
             // Three commits' worth of rows, deliberately out of time order.
             for (int commit : {2, 0, 1}) {
                 std::vector<Sample> samples;
@@ -311,6 +316,99 @@ class TestStore : public QObject {
         QCOMPARE(raw.size(), std::size_t(300));
         QCOMPARE(raw[42].value, valueAt(0, 42));
         QCOMPARE(store.db().queryInt("SELECT sum(count) FROM rollup WHERE level_s = 60"), 300);
+    }
+
+    // A writer that starts while another one still has rows in staging must leave them alone:
+    // they are not crash leftovers, and the owner seals them itself.
+    void aNewWriterLeavesALiveWritersRowsAlone() {
+        const auto db = path("two-writers.db");
+        const auto first = record(db, 2, 20, false); // flushed, staged, not sealed
+        const auto second = record(db, 2, 30, true); // a whole second writer, start to stop
+        Store store(db, Store::Mode::ReadOnly);
+        QCOMPARE(store.db().queryInt("SELECT sum(n) FROM sample_recent"), 400);
+        m_unsealed->stop();
+        m_unsealed.reset();
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 0);
+        QCOMPARE(store.sampleCount(first), 400);
+        QCOMPARE(store.sampleCount(second), 600);
+        for (const auto& m : store.metrics(first))
+            QCOMPARE(store.summarize(m.id).count, std::int64_t(200)); // rollups counted once
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM writer"), 0);
+    }
+
+    // A run whose process ended without finishing it is "interrupted" once the next writer
+    // starts; a run of a live process stays "running".
+    void runsOfAGoneProcessBecomeInterrupted() {
+        const auto db = path("runs.db");
+        std::int64_t session = 0;
+        std::int64_t liveRun = 0;
+        {
+            // Closed before the fork: SQLite connections must not cross one.
+            Store store(db, Store::Mode::ReadWrite);
+            session = store.createSession({0, "runs", "", "h", kT0, std::nullopt, "", "", "0"});
+            liveRun = store.createRun(session, "load", "{}", kT0);
+        }
+        const pid_t child = ::fork();
+        if (child == 0) {
+            Store own(db, Store::Mode::ReadWrite);
+            own.createRun(session, "load", "{}", kT0 + 1);
+            ::_exit(0); // no finishRun, no destructor: as a SIGKILL would leave it
+        }
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        Store store(db, Store::Mode::ReadWrite);
+        const auto runs = store.runsOfSession(session);
+        QCOMPARE(runs.size(), std::size_t(2));
+        QCOMPARE(runs[1].status, std::string("running"));
+        StoreWriter(db).stop();
+        QCOMPARE(store.run(runs[1].id)->status, std::string("interrupted"));
+        QCOMPARE(store.run(liveRun)->status, std::string("running"));
+        store.finishRun(liveRun, kT0 + 5, "done", "{}");
+        QCOMPARE(store.run(liveRun)->status, std::string("done"));
+    }
+
+    // A version 1 workspace (no writer table) is upgraded in place; its staged rows and
+    // unfinished runs are leftovers of a version 1 writer and recovered by the first writer.
+    void upgradesAVersion1Workspace() {
+        const auto db = path("v1.db");
+        std::int64_t metric = 0;
+        std::int64_t run = 0;
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            const auto session =
+                store.createSession({0, "old", "", "h", kT0, std::nullopt, "", "", "0"});
+            metric = store.defineMetric(session, {"test/old", "1"});
+            run = store.createRun(session, "load", "{}", kT0);
+        }
+        rawSql(db, "DROP TABLE writer; ALTER TABLE sample_recent DROP COLUMN writer_id; "
+                   "ALTER TABLE run DROP COLUMN writer_id; PRAGMA user_version = 1");
+        {
+            std::vector<Sample> samples;
+            for (int i = 0; i < 50; ++i)
+                samples.push_back({kT0 + i * kStep, valueAt(0, i)});
+            const auto blob = ChunkCodec::encode(samples);
+            sqlite3* raw = nullptr;
+            sqlite3_open(db.c_str(), &raw);
+            sqlite3_stmt* insert = nullptr;
+            sqlite3_prepare_v2(raw, "INSERT INTO sample_recent VALUES (?, ?, ?, 50, ?)", -1,
+                               &insert, nullptr);
+            sqlite3_bind_int64(insert, 1, metric);
+            sqlite3_bind_int64(insert, 2, samples.front().tNs);
+            sqlite3_bind_int64(insert, 3, samples.back().tNs);
+            sqlite3_bind_blob(insert, 4, blob.data(), static_cast<int>(blob.size()),
+                              SQLITE_TRANSIENT);
+            QCOMPARE(sqlite3_step(insert), SQLITE_DONE);
+            sqlite3_finalize(insert);
+            sqlite3_close(raw);
+        }
+        QCOMPARE(openError(db, Store::Mode::ReadOnly), StoreError::Code::CannotWrite);
+        StoreWriter(db).stop();
+        Store store(db, Store::Mode::ReadOnly);
+        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 2);
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 0);
+        QCOMPARE(store.readRaw(metric, kT0, kT0 + 10'000'000'000LL).size(), std::size_t(50));
+        QCOMPARE(store.run(run)->status, std::string("interrupted"));
     }
 };
 
