@@ -1,5 +1,6 @@
 #include "app/RecordCommand.h"
 
+#include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "app/PrometheusSource.h"
 #include "app/SummaryPrinter.h"
@@ -11,7 +12,6 @@
 #include "core/UnitFormat.h"
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -21,14 +21,6 @@
 namespace tierscope {
 
 namespace {
-
-volatile std::sig_atomic_t g_stopSignal = 0;
-
-void onStopSignal(int signal) {
-    g_stopSignal = signal;
-    // A second Ctrl-C gets the default behaviour: the user really wants out.
-    std::signal(signal, SIG_DFL);
-}
 
 void ensureParentDirectory(const std::string& dbPath) {
     const auto parent = std::filesystem::path(dbPath).parent_path();
@@ -143,14 +135,12 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
     ensureParentDirectory(dbPath);
     Recorder recorder(std::move(recording));
 
-    std::signal(SIGINT, onStopSignal);
-    std::signal(SIGTERM, onStopSignal);
     const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
     const auto started = std::chrono::steady_clock::now();
     const double total = duration ? std::chrono::duration<double>(*duration).count() : 0.0;
     recorder.start();
     auto nextProgress = started;
-    while (g_stopSignal == 0 && !recorder.error()) {
+    while (!CancelOnSignal::flag() && !recorder.error()) {
         const auto now = std::chrono::steady_clock::now();
         if (duration && now - started >= *duration)
             break;
@@ -161,8 +151,6 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     recorder.stop();
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     if (showProgress)
         std::fputs("\n", stderr);
 

@@ -78,7 +78,14 @@ int Agent::start() {
                                  std::to_string(m_options.port) +
                                  " (in use, or not an address of this machine)");
     }
-    m_serverThread = std::thread([this] { m_server->listen_after_bind(); });
+    m_serverThread = std::thread([this] {
+        m_server->listen_after_bind();
+        m_serverDone = true;
+    });
+    // cpp-httplib's stop() does nothing before the server runs: a stop() right after start()
+    // (a SIGTERM during start-up) would be lost and the join would wait forever.
+    while (!m_server->is_running() && !m_serverDone)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return port;
 }
 

@@ -61,6 +61,7 @@ class Agent {
     std::thread m_sampler;
     std::unique_ptr<httplib::Server> m_server;
     std::thread m_serverThread;
+    std::atomic<bool> m_serverDone{false};
 };
 
 } // namespace tierscope
