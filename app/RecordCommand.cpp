@@ -4,6 +4,7 @@
 #include "app/ExitCode.h"
 #include "app/PrometheusSource.h"
 #include "app/SummaryPrinter.h"
+#include "collectors/LoadGenerator.h"
 #include "collectors/Recorder.h"
 #include "core/DurationParser.h"
 #include "core/SessionSummary.h"
@@ -102,6 +103,20 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
                       << options.duration << "\")\n";
             return kExitUsage;
         }
+    }
+
+    // Scraped with libcurl, which would read file:// and speak gopher:// and the rest; a URL
+    // that can never be scraped made a recording without the engine that exited 0.
+    for (const auto& url : options.engines)
+        if (!LoadGenerator::httpUrl(url)) {
+            std::cerr << "tierscope record: --engine must be an http:// or https:// URL, not "
+                      << LoadGenerator::redacted(url) << "\n";
+            return kExitUsage;
+        }
+    if (!options.prometheus.empty() && !LoadGenerator::httpUrl(options.prometheus)) {
+        std::cerr << "tierscope record: --prometheus must be an http:// or https:// URL, not "
+                  << LoadGenerator::redacted(options.prometheus) << "\n";
+        return kExitUsage;
     }
 
     if (!options.prometheus.empty()) {
