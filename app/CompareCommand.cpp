@@ -7,12 +7,14 @@
 #include "core/ReportFile.h"
 #include "core/Store.h"
 #include "core/StoreError.h"
+#include "core/TerminalText.h"
 #include "core/UnitFormat.h"
 #include "core/Version.h"
 #include "core/WallClock.h"
 
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 namespace tierscope {
 
@@ -66,7 +68,7 @@ int CompareCommand::run(const GlobalOptions& global, const Options& o) {
     in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
     const std::string report = ComparisonReport::render(o.format, in);
     if (o.out.empty()) {
-        std::cout << report;
+        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(report) : report);
     } else {
         try {
             ReportFile::write(o.out, report);

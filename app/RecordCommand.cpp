@@ -10,12 +10,14 @@
 #include "core/SessionSummary.h"
 #include "core/Store.h"
 #include "core/StoreError.h"
+#include "core/TerminalText.h"
 #include "core/UnitFormat.h"
 
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -177,8 +179,10 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
     }
     if (!options.quiet) {
         Store store(dbPath, Store::Mode::ReadOnly);
-        SummaryPrinter::print(std::cout, SessionSummary::compute(store, recorder.sessionId()),
+        std::ostringstream summary;
+        SummaryPrinter::print(summary, SessionSummary::compute(store, recorder.sessionId()),
                               dbPath);
+        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(summary.str()) : summary.str());
     }
     return kExitOk;
 }

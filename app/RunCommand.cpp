@@ -7,6 +7,7 @@
 #include "core/ReportFile.h"
 #include "core/RunSchedule.h"
 #include "core/Store.h"
+#include "core/TerminalText.h"
 #include "core/UnitFormat.h"
 #include "core/WallClock.h"
 #include "workloads/ExperimentRunner.h"
@@ -16,6 +17,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <unistd.h>
 
 namespace tierscope {
 
@@ -87,7 +89,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
     const std::string report = ComparisonReport::render(o.format, comparisons);
     if (o.report.empty()) {
-        std::cout << report;
+        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(report) : report);
     } else {
         try {
             ReportFile::write(o.report, report);
