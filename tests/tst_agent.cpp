@@ -1,6 +1,8 @@
 #include "TestSupport.h"
 #include "collectors/Agent.h"
 
+#include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <arpa/inet.h>
 #include <atomic>
@@ -218,6 +220,32 @@ class TestAgent : public QObject {
             const int port = agent.start();
             QVERIFY2(answered(scrape(port, true)), host);
         }
+    }
+
+    // `--listen [::]:PORT` was refused as not HOST:PORT.
+    void theCommandTakesABracketedIpv6Address() {
+        const int probe = ::socket(AF_INET6, SOCK_STREAM, 0);
+        sockaddr_in6 a{};
+        a.sin6_family = AF_INET6;
+        a.sin6_addr = in6addr_loopback;
+        const bool v6 = probe >= 0 && ::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+        ::close(probe);
+        if (!v6)
+            QSKIP("no IPv6 loopback on this machine");
+        QProcess agent;
+        agent.start(TIERSCOPE_BINARY, {"agent", "--listen", "[::1]:0", "--interval", "100ms"});
+        QByteArray err;
+        const QRegularExpression serving("serving http://\\[::1\\]:(\\d+)/metrics");
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            serving.match(QString::fromUtf8(err += agent.readAllStandardError())).hasMatch(),
+            err.constData(), 30000);
+        QVERIFY2(!err.contains("reachable from the network"), err.constData()); // ::1 is loopback
+        const int port = serving.match(QString::fromUtf8(err)).captured(1).toInt();
+        QVERIFY(answered(scrape(port, true)));
+        agent.terminate();
+        QVERIFY(agent.waitForFinished(20000));
+        QCOMPARE(agent.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(agent.exitCode(), 0);
     }
 
     // Decided by the addresses a name resolves to, not by how it is spelled.
