@@ -16,8 +16,9 @@ CLI::App* AgentCommand::attach(CLI::App& parent, Options& o) {
                  "controller and host metrics as Prometheus /metrics, for a Prometheus server "
                  "to scrape");
     cmd->add_option("--listen", o.listen,
-                    "HOST:PORT to listen on. Loopback by default; any other address exposes "
-                    "the metrics to the network and must be given explicitly")
+                    "HOST:PORT to listen on, [IPV6]:PORT for IPv6 (e.g. [::]:9464). Loopback "
+                    "by default; any other address exposes the metrics to the network and must "
+                    "be given explicitly")
         ->capture_default_str();
     cmd->add_option("--interval", o.interval, "How often GPUs and the host are sampled")
         ->capture_default_str();
@@ -58,7 +59,9 @@ int AgentCommand::run(const Options& o) {
         std::cerr << "tierscope agent: " << e.what() << "\n";
         return kExitFailure;
     }
-    std::cerr << "tierscope agent: serving http://" << options.host << ":" << port
+    const bool bare6 = options.host.find(':') != std::string::npos && options.host[0] != '[';
+    const std::string shown = bare6 ? "[" + options.host + "]" : options.host;
+    std::cerr << "tierscope agent: serving http://" << shown << ":" << port
               << "/metrics (Ctrl-C stops)\n";
     while (!CancelOnSignal::flag())
         std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -7,12 +7,14 @@
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
+#include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
 
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 namespace tierscope {
 
@@ -66,7 +68,7 @@ int CompareCommand::run(const GlobalOptions& global, const Options& o) {
     in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
     const std::string report = ComparisonReport::render(o.format, in);
     if (o.out.empty()) {
-        std::cout << report;
+        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(report) : report);
     } else {
         try {
             ReportFile::write(o.out, report);

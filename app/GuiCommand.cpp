@@ -1,5 +1,6 @@
 #include "app/GuiCommand.h"
 
+#include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "core/util/DurationParser.h"
 #include "ui/compare/CompareDialog.h"
@@ -85,6 +86,13 @@ int GuiCommand::run(const char* argv0, const GlobalOptions& global, const Option
                 app.quit();
             });
     }
+    // SIGINT and SIGTERM close the window as the user would: the recording stops and is kept.
+    QTimer signalWatch;
+    QObject::connect(&signalWatch, &QTimer::timeout, &app, [&] {
+        if (CancelOnSignal::flag())
+            app.quit();
+    });
+    signalWatch.start(50);
     const int loop = app.exec();
     return rc != kExitOk ? rc : loop;
 }

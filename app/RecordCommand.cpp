@@ -1,34 +1,29 @@
 #include "app/RecordCommand.h"
 
+#include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "app/PrometheusSource.h"
 #include "app/SummaryPrinter.h"
+#include "loadgen/LoadGenerator.h"
 #include "collectors/Recorder.h"
 #include "core/util/DurationParser.h"
 #include "core/store/SessionSummary.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
+#include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
 namespace tierscope {
 
 namespace {
-
-volatile std::sig_atomic_t g_stopSignal = 0;
-
-void onStopSignal(int signal) {
-    g_stopSignal = signal;
-    // A second Ctrl-C gets the default behaviour: the user really wants out.
-    std::signal(signal, SIG_DFL);
-}
 
 void ensureParentDirectory(const std::string& dbPath) {
     const auto parent = std::filesystem::path(dbPath).parent_path();
@@ -112,6 +107,20 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
         }
     }
 
+    // Scraped with libcurl, which would read file:// and speak gopher:// and the rest; a URL
+    // that can never be scraped made a recording without the engine that exited 0.
+    for (const auto& url : options.engines)
+        if (!LoadGenerator::httpUrl(url)) {
+            std::cerr << "tierscope record: --engine must be an http:// or https:// URL, not "
+                      << LoadGenerator::redacted(url) << "\n";
+            return kExitUsage;
+        }
+    if (!options.prometheus.empty() && !LoadGenerator::httpUrl(options.prometheus)) {
+        std::cerr << "tierscope record: --prometheus must be an http:// or https:// URL, not "
+                  << LoadGenerator::redacted(options.prometheus) << "\n";
+        return kExitUsage;
+    }
+
     if (!options.prometheus.empty()) {
         PrometheusSource::Options p;
         p.url = options.prometheus;
@@ -143,14 +152,12 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
     ensureParentDirectory(dbPath);
     Recorder recorder(std::move(recording));
 
-    std::signal(SIGINT, onStopSignal);
-    std::signal(SIGTERM, onStopSignal);
     const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
     const auto started = std::chrono::steady_clock::now();
     const double total = duration ? std::chrono::duration<double>(*duration).count() : 0.0;
     recorder.start();
     auto nextProgress = started;
-    while (g_stopSignal == 0 && !recorder.error()) {
+    while (!CancelOnSignal::flag() && !recorder.error()) {
         const auto now = std::chrono::steady_clock::now();
         if (duration && now - started >= *duration)
             break;
@@ -161,8 +168,6 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     recorder.stop();
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     if (showProgress)
         std::fputs("\n", stderr);
 
@@ -174,8 +179,10 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
     }
     if (!options.quiet) {
         Store store(dbPath, Store::Mode::ReadOnly);
-        SummaryPrinter::print(std::cout, SessionSummary::compute(store, recorder.sessionId()),
+        std::ostringstream summary;
+        SummaryPrinter::print(summary, SessionSummary::compute(store, recorder.sessionId()),
                               dbPath);
+        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(summary.str()) : summary.str());
     }
     return kExitOk;
 }

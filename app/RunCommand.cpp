@@ -7,6 +7,7 @@
 #include "core/report/ReportFile.h"
 #include "experiments/RunSchedule.h"
 #include "core/store/Store.h"
+#include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "experiments/ExperimentRunner.h"
@@ -16,6 +17,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <unistd.h>
 
 namespace tierscope {
 
@@ -87,7 +89,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
     const std::string report = ComparisonReport::render(o.format, comparisons);
     if (o.report.empty()) {
-        std::cout << report;
+        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(report) : report);
     } else {
         try {
             ReportFile::write(o.report, report);

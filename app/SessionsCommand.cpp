@@ -2,11 +2,13 @@
 
 #include "app/ExitCode.h"
 #include "app/WorkspaceOpener.h"
+#include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 namespace tierscope {
 
@@ -22,6 +24,11 @@ int SessionsCommand::run(const GlobalOptions& global, const Options& options) {
     if (!options.json)
         std::printf("%4s  %-20s  %-22s  %-21s  %10s  %7s  %10s\n", "ID", "LABEL", "STORAGE PROFILE",
                     "START (UTC)", "DURATION", "METRICS", "SAMPLES");
+    // Labels are whoever wrote the workspace's: no escape sequence of theirs reaches a terminal.
+    const bool terminal = isatty(STDOUT_FILENO);
+    const auto shown = [terminal](const std::string& text) {
+        return terminal ? TerminalText::clean(text) : text;
+    };
     for (const auto& s : store->sessions()) {
         const auto metrics = store->metrics(s.id).size();
         const auto samples = store->sampleCount(s.id);
@@ -42,9 +49,9 @@ int SessionsCommand::run(const GlobalOptions& global, const Options& options) {
             s.endNs ? UnitFormat::seconds(static_cast<double>(*s.endNs - s.startNs) / 1e9)
                     : std::string("interrupted");
         std::printf("%4lld  %-20.20s  %-22.22s  %-21s  %10s  %7zu  %10s\n",
-                    static_cast<long long>(s.id), s.label.c_str(), s.storageProfile.c_str(),
-                    UnitFormat::utcTime(s.startNs).c_str(), duration.c_str(), metrics,
-                    UnitFormat::count(samples).c_str());
+                    static_cast<long long>(s.id), shown(s.label).c_str(),
+                    shown(s.storageProfile).c_str(), UnitFormat::utcTime(s.startNs).c_str(),
+                    duration.c_str(), metrics, UnitFormat::count(samples).c_str());
     }
     if (options.json)
         std::cout << rows.dump(2) << "\n";

@@ -1,24 +1,14 @@
 #include "app/SimEngineCommand.h"
 
+#include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "core/util/DurationParser.h"
 
-#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <thread>
 
 namespace tierscope {
-
-namespace {
-
-volatile std::sig_atomic_t g_stop = 0;
-
-void onSignal(int) {
-    g_stop = 1;
-}
-
-} // namespace
 
 CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o) {
     auto* cmd = parent.add_subcommand(
@@ -81,14 +71,12 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
 }
 
 int SimEngineCommand::run(const EngineSimulator::Options& options) {
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
     const auto listenAt = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(options.startupDelayS));
-    while (!g_stop && std::chrono::steady_clock::now() < listenAt)
+    while (!CancelOnSignal::flag() && std::chrono::steady_clock::now() < listenAt)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (g_stop)
+    if (CancelOnSignal::flag())
         return kExitOk;
     EngineSimulator simulator(options);
     int port = 0;
@@ -106,7 +94,7 @@ int SimEngineCommand::run(const EngineSimulator::Options& options) {
         "Ctrl-C stops\n",
         port);
     std::fflush(stdout);
-    while (!g_stop)
+    while (!CancelOnSignal::flag())
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     simulator.stop();
     return kExitOk;

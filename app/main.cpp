@@ -1,5 +1,6 @@
 #include "app/AgentCommand.h"
 #include "app/AnalyzeCommand.h"
+#include "app/CancelOnSignal.h"
 #include "app/CompareCommand.h"
 #include "app/DevicesCommand.h"
 #include "app/ExitCode.h"
@@ -68,9 +69,20 @@ int dispatch(CLI::App& app, const GlobalOptions& global, const RecordCommand::Op
     return kExitUsage;
 }
 
+// The commands that run until stopped, and stop cleanly on SIGINT and SIGTERM by polling
+// CancelOnSignal::flag().
+bool stopsOnSignal(const CLI::App& app) {
+    for (const char* name : {"record", "agent", "sim-engine", "load", "run", "storage", "gui"})
+        if (app.got_subcommand(name))
+            return true;
+    return app.get_subcommands().empty(); // the GUI, or the hint
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+    // First of all: a signal that arrives during start-up is kept until the command polls it.
+    CancelOnSignal stop;
     // A file-size limit (RLIMIT_FSIZE) must fail the write, not kill the process: the writer
     // then stops with a clear error and everything committed stays.
     std::signal(SIGXFSZ, SIG_IGN);
@@ -126,6 +138,8 @@ int main(int argc, char** argv) {
         return rc == 0 ? kExitOk : kExitUsage;
     }
     Logging::toStderr(global.logLevel);
+    if (!stopsOnSignal(app))
+        stop.passOn(); // quick commands end by the signal, as before
 
     try {
         if (app.got_subcommand("agent"))

@@ -1,5 +1,7 @@
 #include "experiments/EngineProcess.h"
 
+#include "experiments/ChildGroups.h"
+
 #include <cerrno>
 #include <charconv>
 #include <csignal>
@@ -88,6 +90,7 @@ void EngineProcess::start() {
         throw std::runtime_error("cannot fork the engine");
     }
     setpgid(pid, pid); // both sides, so the group exists whichever runs first
+    ChildGroups::add(pid);
     m_pid = pid;
     m_out = fds[0];
     m_reader = std::thread(&EngineProcess::readLoop, this);
@@ -162,6 +165,8 @@ bool EngineProcess::stop(std::chrono::milliseconds grace) {
         if (waitpid(m_pid, &status, gone ? 0 : WNOHANG) == m_pid)
             m_waitStatus = status;
     }
+    if (gone)
+        ChildGroups::remove(m_pid);
     // A process that left the group (setsid) may still hold the pipe: stop reading anyway.
     m_stopReading = true;
     if (m_reader.joinable())

@@ -400,13 +400,6 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
             fail("cancelled", {{"error", "cancelled before it started"}});
             break;
         }
-        if (!arm.setup.empty()) {
-            const auto setup = ShellCommand::run(substitute(arm.setup, arm), env, arm.timeout);
-            if (!setup.ok()) {
-                fail("failed", {{"error", "setup " + setup.describe()}, {"output", setup.output}});
-                continue;
-            }
-        }
         auto teardown = [&] {
             const bool last = i + 1 == schedule.size() || result.incomplete;
             if (engine && (arm.engineRestart == ExperimentPlan::Arm::EngineRestart::Run || last ||
@@ -414,10 +407,26 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
                 stopArmEngine();
             if (arm.teardown.empty())
                 return;
+            // Not cancelled by Ctrl-C: it undoes what the setup did. A second Ctrl-C ends
+            // tierscope, and the command's guard then kills its group.
             const auto done = ShellCommand::run(substitute(arm.teardown, arm), env, arm.timeout);
             if (!done.ok())
                 say(arm.label + " teardown " + done.describe() + ": " + done.output);
         };
+        if (!arm.setup.empty()) {
+            const auto setup =
+                ShellCommand::run(substitute(arm.setup, arm), env, arm.timeout, &cancel);
+            if (setup.cancelled) {
+                // What the setup did before it was stopped may need undoing.
+                fail("cancelled", {{"error", "setup cancelled"}, {"output", setup.output}});
+                teardown();
+                break;
+            }
+            if (!setup.ok()) {
+                fail("failed", {{"error", "setup " + setup.describe()}, {"output", setup.output}});
+                continue;
+            }
+        }
         if (!arm.engineStart.empty() && !engine) {
             if (auto why = startEngine(engine, arm, env, cancel, say)) {
                 fail(cancel ? "cancelled" : "failed", *why);

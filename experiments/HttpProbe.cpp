@@ -24,6 +24,9 @@ HttpProbe::Response request(const std::string& url, bool post, std::chrono::mill
         return out;
     }
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    // Never file://, gopher:// and the rest, not even through a redirect.
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));

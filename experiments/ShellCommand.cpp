@@ -1,5 +1,6 @@
 #include "experiments/ShellCommand.h"
 
+#include "experiments/ChildGroups.h"
 #include "core/util/Utf8.h"
 
 #include <algorithm>
@@ -102,6 +103,8 @@ void stopGroup(pid_t group, pid_t shell) {
 } // namespace
 
 std::string ShellCommand::Result::describe() const {
+    if (cancelled)
+        return "cancelled";
     if (timedOut)
         return "timed out";
     if (exitCode < 0)
@@ -111,7 +114,8 @@ std::string ShellCommand::Result::describe() const {
 
 ShellCommand::Result ShellCommand::run(const std::string& text,
                                        const std::map<std::string, std::string>& env,
-                                       std::chrono::milliseconds timeout) {
+                                       std::chrono::milliseconds timeout,
+                                       const std::atomic<bool>* cancel) {
     Result result;
     const std::vector<std::string> environment = environmentWith(env);
     std::vector<char*> envp;
@@ -147,6 +151,7 @@ ShellCommand::Result ShellCommand::run(const std::string& text,
         return result;
     }
     setpgid(group, group);
+    ChildGroups::add(group);
     const pid_t pid = fork();
     if (pid == 0) {
         if (setpgid(0, group) != 0)
@@ -162,6 +167,7 @@ ShellCommand::Result ShellCommand::run(const std::string& text,
         close(lifeline[0]);
         int guardStatus = 0;
         waitpid(group, &guardStatus, 0);
+        ChildGroups::remove(group);
     };
     if (pid < 0) {
         close(fds[0]);
@@ -179,13 +185,18 @@ ShellCommand::Result ShellCommand::run(const std::string& text,
     while (!exited) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            result.timedOut = true;
+        const bool cancelled = cancel && cancel->load();
+        if (left.count() <= 0 || cancelled) {
+            result.timedOut = !cancelled;
+            result.cancelled = cancelled;
             stopGroup(group, pid);
             waitpid(pid, &status, 0);
             break;
         }
-        const int wait = static_cast<int>(std::min<long long>(left.count(), reading ? 200 : 20));
+        // Short waits while a cancel can come: a signal handler cannot interrupt this thread's
+        // poll reliably (another thread may take the signal).
+        const int slice = cancel ? 20 : reading ? 200 : 20;
+        const int wait = static_cast<int>(std::min<long long>(left.count(), slice));
         pollfd p{fds[0], POLLIN, 0};
         if (reading && poll(&p, 1, wait) > 0) {
             const ssize_t n = read(fds[0], buffer, sizeof buffer);
@@ -210,7 +221,7 @@ ShellCommand::Result ShellCommand::run(const std::string& text,
     close(fds[0]);
     release();
     result.output = tail.text();
-    if (!result.timedOut)
+    if (!result.timedOut && !result.cancelled)
         result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;
 }

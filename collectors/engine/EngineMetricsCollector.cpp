@@ -69,6 +69,9 @@ bool EngineMetricsCollector::fetch(std::string& text) {
     headers = curl_slist_append(
         headers, "Accept: text/plain;version=0.0.4, application/openmetrics-text;q=0.5");
     curl_easy_setopt(curl, CURLOPT_URL, m_options.url.c_str());
+    // Never file://, gopher:// and the rest, not even through a redirect.
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);

@@ -1,5 +1,6 @@
 #include "collectors/prometheus/Agent.h"
 
+#include "collectors/prometheus/AgentServer.h"
 #include "collectors/storage/BlockDeviceNames.h"
 #include "collectors/host/HostCollector.h"
 #include "collectors/MachineInventory.h"
@@ -7,7 +8,8 @@
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
 
-#include <httplib.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -43,7 +45,31 @@ Agent::~Agent() {
 }
 
 bool Agent::isLoopback(const std::string& host) {
-    return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+    // What the name resolves to, every address of it: "127.attacker.example" is not loopback.
+    std::string name = host;
+    if (name.size() >= 2 && name.front() == '[' && name.back() == ']')
+        name = name.substr(1, name.size() - 2);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (name.empty() || getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0)
+        return false;
+    bool loopback = found != nullptr;
+    for (addrinfo* a = found; a; a = a->ai_next) {
+        if (a->ai_family == AF_INET) {
+            const auto* in = reinterpret_cast<const sockaddr_in*>(a->ai_addr);
+            loopback = loopback && (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+        } else if (a->ai_family == AF_INET6) {
+            const auto& in6 = reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr;
+            const bool mapped = IN6_IS_ADDR_V4MAPPED(&in6) && in6.s6_addr[12] == 127;
+            loopback = loopback && (IN6_IS_ADDR_LOOPBACK(&in6) || mapped);
+        } else {
+            loopback = false;
+        }
+    }
+    freeaddrinfo(found);
+    return loopback;
 }
 
 int Agent::start() {
@@ -59,27 +85,26 @@ int Agent::start() {
         m_collectors.push_back(std::move(c));
     m_sampler = std::thread([this] { sampleLoop(); });
 
-    m_server = std::make_unique<httplib::Server>();
-    m_server->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-        res.set_content(scrape(), "text/plain; version=0.0.4; charset=utf-8");
+    AgentServer::Options server;
+    server.host = m_options.host;
+    server.port = m_options.port;
+    server.requestTimeout = m_options.requestTimeout;
+    m_server = std::make_unique<AgentServer>(server, [this](const std::string& path) {
+        if (path == "/metrics")
+            return AgentServer::Response{200, "text/plain; version=0.0.4; charset=utf-8", scrape()};
+        if (path == "/")
+            return AgentServer::Response{
+                200, "text/html",
+                "<html><body><a href=\"/metrics\">tierscope agent: /metrics</a></body></html>\n"};
+        return AgentServer::Response{404, "text/plain", "Not Found\n"};
     });
-    m_server->Get("/", [](const httplib::Request&, httplib::Response& res) {
-        res.set_content("<html><body><a href=\"/metrics\">tierscope agent: /metrics</a>"
-                        "</body></html>\n",
-                        "text/html");
-    });
-    const std::string host = m_options.host == "[::1]" ? "::1" : m_options.host;
-    const int port = m_options.port == 0 ? m_server->bind_to_any_port(host)
-                     : m_server->bind_to_port(host, m_options.port) ? m_options.port
-                                                                    : -1;
-    if (port <= 0) {
+    try {
+        return m_server->start();
+    } catch (const std::exception& e) {
         stop();
-        throw std::runtime_error("cannot listen on " + m_options.host + ":" +
-                                 std::to_string(m_options.port) +
+        throw std::runtime_error(std::string(e.what()) +
                                  " (in use, or not an address of this machine)");
     }
-    m_serverThread = std::thread([this] { m_server->listen_after_bind(); });
-    return port;
 }
 
 void Agent::stop() {
@@ -90,8 +115,6 @@ void Agent::stop() {
     m_wake.notify_all();
     if (m_server)
         m_server->stop();
-    if (m_serverThread.joinable())
-        m_serverThread.join();
     if (m_sampler.joinable())
         m_sampler.join();
 }

@@ -12,15 +12,13 @@
 #include <string>
 #include <thread>
 
-namespace httplib {
-class Server;
-}
-
 namespace tierscope {
 
+class AgentServer;
 class Collector;
 
-// `tierscope agent`: this machine's collectors served as Prometheus /metrics. GPU and host
+// `tierscope agent`: this machine's collectors served as Prometheus /metrics (AgentServer:
+// bounded requests, so no client can hold the scrapes). GPU and host
 // collectors sample on their own thread at `interval`; block counters are read from
 // /proc/diskstats at each scrape, so a scrape is never older than the request.
 class Agent {
@@ -30,6 +28,7 @@ class Agent {
         int port = 9464; // 0: any free port
         SystemPaths paths;
         std::chrono::milliseconds interval{1000};
+        std::chrono::milliseconds requestTimeout{5000}; // to read one request, and to send it
     };
 
     explicit Agent(Options options);
@@ -44,6 +43,8 @@ class Agent {
     // The exposition as a scrape would get it now.
     std::string scrape();
 
+    // Whether every address `host` resolves to is a loopback address (127.0.0.0/8, ::1,
+    // ::ffff:127.x); false when it does not resolve.
     static bool isLoopback(const std::string& host);
 
   private:
@@ -59,8 +60,7 @@ class Agent {
     std::condition_variable m_wake;
     bool m_stop = false;
     std::thread m_sampler;
-    std::unique_ptr<httplib::Server> m_server;
-    std::thread m_serverThread;
+    std::unique_ptr<AgentServer> m_server;
 };
 
 } // namespace tierscope

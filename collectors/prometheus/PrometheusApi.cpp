@@ -126,6 +126,9 @@ PrometheusApi::Result PrometheusApi::get(const std::string& pathAndQuery) const 
     std::string body;
     const std::string url = m_base + pathAndQuery;
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    // Never file://, gopher:// and the rest, not even through a redirect.
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, onData);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_timeout.count()));

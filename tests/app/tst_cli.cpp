@@ -101,6 +101,28 @@ class TestCli : public QObject {
         QCOMPARE(code, 2);
     }
 
+    // `record --engine file:///etc/passwd` recorded without the engine and exited 0.
+    void anEngineUrlThatIsNotHttpIsAUsageError() {
+        for (const char* url : {"file:///etc/passwd", "gopher://127.0.0.1:1/", "ftp://h/metrics",
+                                "127.0.0.1:8000/metrics", "http://", "dict://u:secret@h/"}) {
+            const QString db = path("engine-url.db");
+            QProcess p;
+            p.start(TIERSCOPE_BINARY, {"--db", db, "record", "--duration", "1s", "--engine", url});
+            if (!p.waitForFinished(20000)) {
+                p.kill();
+                p.waitForFinished();
+                QFAIL(qPrintable(QString("record --engine %1 ran on").arg(url)));
+            }
+            const QByteArray err = p.readAllStandardError();
+            QVERIFY2(p.exitCode() == 2, qPrintable(QString(url) + ": " + err));
+            QVERIFY2(err.contains("--engine must be an http:// or https:// URL"), err.constData());
+            QVERIFY2(!err.contains("secret"), err.constData()); // the password is not printed
+            QVERIFY(!QFile::exists(db)); // refused before anything was written
+        }
+        expectOneLineError(run({"--db", path("p.db"), "record", "--prometheus", "file:///x"}), 2,
+                           "--prometheus must be an http:// or https:// URL");
+    }
+
     void databaseRefusals() {
         test::writeFile(path("notes.txt"), QByteArray("not a database at all\n").repeated(200));
         expectOneLineError(run({"--db", path("notes.txt"), "sessions"}), 3, "notes.txt");

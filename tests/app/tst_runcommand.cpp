@@ -112,6 +112,21 @@ concurrency = %6
         out.runs = store.runsOfSession(1);
         return out;
     }
+    static int readInt(const QString& path) {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly))
+            return -1;
+        return f.readAll().trimmed().toInt();
+    }
+    // Whether the process runs (a zombie does not).
+    static bool alive(int pid) {
+        QFile stat(QString("/proc/%1/stat").arg(pid));
+        if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
+            return false;
+        const QByteArray text = stat.readAll();
+        const int close = text.lastIndexOf(')');
+        return close > 0 && text.size() > close + 2 && text[close + 2] != 'Z';
+    }
     static nlohmann::json summary(const RunInfo& run) {
         return nlohmann::json::parse(run.summaryJson, nullptr, false);
     }
@@ -443,6 +458,72 @@ concurrency = %6
             QVERIFY2(EngineProcess::groupMembers(pid).empty(), err.constData());
         }
         QVERIFY2(engines >= 2, err.constData());
+    }
+
+    // Ctrl-C during a setup used to wait for the setup to end (here: its timeout), and
+    // teardown never ran.
+    void ctrlCDuringASetupStopsItsGroupRunsTeardownAndKeepsCompletedRuns() {
+        const QString d = m_dir.filePath("ctrlc-setup");
+        QVERIFY(QDir().mkpath(d));
+        const QString arm =
+            QString("timeout = \"300s\"\n"
+                    "setup = 'mkdir -p {path}; n=$(cat %1/count 2>/dev/null || echo 0); "
+                    "n=$((n+1)); echo $n > %1/count; if [ $n -ge 2 ]; then sleep 300 & "
+                    "echo $! > %1/setup-bg; sleep 300; fi'\n"
+                    "teardown = 'echo torn down >> %1/teardown-log'")
+                .arg(d);
+        const QString db = m_dir.filePath("ctrlc-setup.db");
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, {"--db", db, "run", writePlan("ctrlcsetup", arm)});
+        QVERIFY(p.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(readInt(d + "/setup-bg") > 0, 120000);
+        const int background = readInt(d + "/setup-bg");
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY2(p.waitForFinished(30000), "still waiting for the setup");
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!alive(background), 5000);
+        QFile log(d + "/teardown-log");
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QCOMPARE(log.readAll().count('\n'), 2); // after the first A run, and the cancelled one
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        const auto runs = store.runsOfSession(1);
+        QCOMPARE(runs.size(), std::size_t(4));
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(runs[i].status, std::string("completed"));
+        QCOMPARE(runs[3].status, std::string("cancelled"));
+        QVERIFY2(runs[3].summaryJson.find("setup cancelled") != std::string::npos,
+                 runs[3].summaryJson.c_str());
+        QVERIFY(store.session(1)->endNs);
+        QVERIFY2(err.contains("INCOMPLETE"), err.constData());
+    }
+
+    // The first Ctrl-C stops the setup and starts the teardown; a second one during the
+    // teardown ends tierscope, and takes the teardown's processes with it.
+    void aSecondCtrlCKillsTheTeardownsProcesses() {
+        const QString d = m_dir.filePath("ctrlc-twice");
+        QVERIFY(QDir().mkpath(d));
+        const QString arm =
+            QString("timeout = \"300s\"\n"
+                    "setup = 'mkdir -p {path}; sleep 300 & echo $! > %1/setup-bg; sleep 300'\n"
+                    "teardown = 'sleep 300 & echo $! > %1/teardown-bg; sleep 300'")
+                .arg(d);
+        QProcess p;
+        p.start(TIERSCOPE_BINARY,
+                {"--db", m_dir.filePath("ctrlc-twice.db"), "run", writePlan("ctrlctwice", arm)});
+        QVERIFY(p.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(readInt(d + "/setup-bg") > 0, 120000);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QTRY_VERIFY_WITH_TIMEOUT(readInt(d + "/teardown-bg") > 0, 30000);
+        const int setupChild = readInt(d + "/setup-bg");
+        const int teardownChild = readInt(d + "/teardown-bg");
+        QTRY_VERIFY_WITH_TIMEOUT(!alive(setupChild), 5000);
+        QVERIFY(alive(teardownChild)); // the first Ctrl-C lets the teardown run
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit); // ended by the second SIGINT
+        QTRY_VERIFY_WITH_TIMEOUT(!alive(teardownChild), 5000);
     }
 
     void dryRunPrintsTheOrder() {
