@@ -169,20 +169,15 @@ class TestExperimentPlan : public QObject {
     }
 
     void resetStepsColdRecoveryAndTheFailureLimitParse() {
-        const std::string text = R"(max_failure_rate = 0.02
-[[arm]]
-label = "a"
-engine_url = "http://127.0.0.1:8000"
-reset_prefix_cache = true
-drop_caches = true
-reset = "clear-cpu-tier {path}"
-[[arm]]
-label = "b"
-[[workload]]
-kind = "cold-recovery"
-documents = 4
-concurrency = [8, 16]
-)";
+        // (Not a raw string: moc would read the URL's "//" as a comment.)
+        const std::string text = "max_failure_rate = 0.02\n"
+                                 "[[arm]]\nlabel = \"a\"\n"
+                                 "engine_url = \"http://127.0.0.1:8000\"\n"
+                                 "reset_prefix_cache = true\ndrop_caches = true\n"
+                                 "reset = \"clear-cpu-tier {path}\"\n"
+                                 "[[arm]]\nlabel = \"b\"\n"
+                                 "[[workload]]\nkind = \"cold-recovery\"\ndocuments = 4\n"
+                                 "concurrency = [8, 16]\n";
         const auto plan = ExperimentPlan::parse(text);
         QVERIFY(plan.arms[0].resetPrefixCache && plan.arms[0].dropCaches);
         QCOMPARE(plan.arms[0].reset, std::string("clear-cpu-tier {path}"));
