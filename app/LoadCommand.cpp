@@ -193,8 +193,7 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--documents", o.documents, "cold-recovery: documents")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--document-tokens", o.documentTokens,
-                    "cold-recovery: document length (words)")
+    cmd->add_option("--document-tokens", o.documentTokens, "cold-recovery: document length (words)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     cmd->add_option("--questions", o.questions, "cold-recovery: questions per document")
@@ -309,18 +308,18 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         store.createSession({0, o.label.empty() ? "load " + o.model : o.label, o.storageProfile,
                              host, clock.nowNs(), std::nullopt, "", "load", kToolVersion});
     nlohmann::json params = {{"url", LoadGenerator::redacted(o.url)},
-                                   {"model", o.model},
-                                   {"api", o.api},
-                                   {"concurrency", o.concurrency},
-                                   {"rate", o.rate},
-                                   {"burstiness", o.burstiness},
-                                   {"requests", o.requests},
-                                   {"duration", o.duration},
-                                   {"warmup", o.warmup},
-                                   {"dataset", o.dataset},
-                                   {"input_len", o.inputLen},
-                                   {"output_len", o.outputLen},
-                                   {"seed", o.seed}};
+                             {"model", o.model},
+                             {"api", o.api},
+                             {"concurrency", o.concurrency},
+                             {"rate", o.rate},
+                             {"burstiness", o.burstiness},
+                             {"requests", o.requests},
+                             {"duration", o.duration},
+                             {"warmup", o.warmup},
+                             {"dataset", o.dataset},
+                             {"input_len", o.inputLen},
+                             {"output_len", o.outputLen},
+                             {"seed", o.seed}};
     nlohmann::json coldParams;
     if (cold) {
         coldParams = {{"documents", o.documents},

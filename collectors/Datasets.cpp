@@ -111,8 +111,8 @@ std::vector<Conversation> Datasets::sharedPrefix(int users, int systemWords, int
 }
 
 Datasets::ColdRecovery Datasets::coldRecovery(int documents, int documentWords, int questions,
-                                             int questionWords, int outputTokens,
-                                             std::uint64_t seed) {
+                                              int questionWords, int outputTokens,
+                                              std::uint64_t seed) {
     inRange("the number of documents", documents, 1, kMaxUsers);
     inRange("the document length", documentWords, 1, kMaxPromptWords);
     inRange("the number of questions per document", questions, 1, kMaxRounds);
@@ -130,13 +130,14 @@ Datasets::ColdRecovery Datasets::coldRecovery(int documents, int documentWords, 
                        words(std::max(0, documentWords - 2), state));
     ColdRecovery out;
     for (int d = 0; d < documents; ++d)
-        out.populate.push_back({docs[static_cast<std::size_t>(d)], {"summarize it."}, {outputTokens}});
+        out.populate.push_back(
+            {docs[static_cast<std::size_t>(d)], {"summarize it."}, {outputTokens}});
     for (int q = 0; q < questions; ++q)
         for (int d = 0; d < documents; ++d)
-            out.measured.push_back({docs[static_cast<std::size_t>(d)],
-                                    {"question " + std::to_string(q) + ": " +
-                                     words(questionWords, state)},
-                                    {outputTokens}});
+            out.measured.push_back(
+                {docs[static_cast<std::size_t>(d)],
+                 {"question " + std::to_string(q) + ": " + words(questionWords, state)},
+                 {outputTokens}});
     return out;
 }
 

@@ -359,7 +359,8 @@ EngineSimulator::KvRetrieval EngineSimulator::retrieveKv(const std::vector<std::
             out.recomputedTokens = static_cast<int>(diskTokens);
             m_recomputedTokens += diskTokens;
         }
-        m_lmHitTokens += static_cast<double>(chunks.size()) * m_options.chunkTokens - out.recomputedTokens;
+        m_lmHitTokens +=
+            static_cast<double>(chunks.size()) * m_options.chunkTokens - out.recomputedTokens;
     }
     if (fromDisk.empty() || recompute)
         return out;
@@ -383,9 +384,8 @@ std::string EngineSimulator::lmcacheMetricsText(std::size_t diskChunks) const {
     std::string out;
     auto metric = [&](const char* name, const char* type, const char* help, double v) {
         const bool counter = std::string(type) == "counter";
-        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type +
-               "\n" + name + (counter ? "_total{" : "{") + labels + "} " + std::to_string(v) +
-               "\n";
+        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+               name + (counter ? "_total{" : "{") + labels + "} " + std::to_string(v) + "\n";
     };
     const double chunkBytes =
         static_cast<double>(m_options.kvBytesPerToken) * m_options.chunkTokens;

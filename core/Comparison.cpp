@@ -2,8 +2,8 @@
 
 #include "core/RunKpis.h"
 
-#include <nlohmann/json.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 namespace tierscope {
@@ -131,8 +131,8 @@ std::vector<std::string> Comparison::checks(const ComparisonSide& side) {
         if (const auto it = summary.find("validity"); it != summary.end() && it->is_array())
             for (const auto& c : *it)
                 if (c.is_object() && c.value("status", "") == "pass")
-                    out.push_back(run + c.value("check", "check") + " pass: " +
-                                  c.value("detail", ""));
+                    out.push_back(run + c.value("check", "check") +
+                                  " pass: " + c.value("detail", ""));
         if (const auto it = summary.find("reset"); it != summary.end() && it->is_array())
             for (const auto& step : *it)
                 if (step.is_object())
@@ -144,8 +144,7 @@ std::vector<std::string> Comparison::checks(const ComparisonSide& side) {
             char text[64] = "n/a";
             if (ttft != it->end() && ttft->is_number())
                 std::snprintf(text, sizeof text, "%.2f ms", ttft->get<double>());
-            out.push_back(run + "populate phase: " +
-                          std::to_string(it->value("completed", 0L)) +
+            out.push_back(run + "populate phase: " + std::to_string(it->value("completed", 0L)) +
                           " documents, median TTFT " + text);
         }
     }

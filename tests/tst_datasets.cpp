@@ -1,9 +1,8 @@
 #include "TestSupport.h"
 #include "collectors/Datasets.h"
 
-#include <algorithm>
-
 #include <QTemporaryDir>
+#include <algorithm>
 #include <set>
 #include <sstream>
 

@@ -214,8 +214,8 @@ class TestExperimentPlan : public QObject {
         QVERIFY(f.open(QIODevice::ReadOnly));
         const auto plan = ExperimentPlan::parse(f.readAll().toStdString());
         QVERIFY(plan.repetitions >= 3);
-        QCOMPARE(plan.gates, (std::vector<std::string>{"ttft_p50 <= -25%",
-                                                       "output_throughput >= +29%"}));
+        QCOMPARE(plan.gates,
+                 (std::vector<std::string>{"ttft_p50 <= -25%", "output_throughput >= +29%"}));
         QCOMPARE(plan.workloads.size(), std::size_t(1));
         QCOMPARE(plan.workloads[0].kind, std::string("cold-recovery"));
         QCOMPARE(plan.workloads[0].concurrency, (std::vector<int>{8, 16}));

@@ -104,10 +104,28 @@ class TestLoadCommand : public QObject {
         const QString url = QString("http://127.0.0.1:%1").arg(sim.start());
         QTemporaryDir dir;
         const QString db = dir.filePath("c.db");
-        const auto r = run({"--db", db, "load", "--url", url, "--model", "tierscope-sim",
-                            "--concurrency", "2", "--dataset", "cold-recovery", "--documents",
-                            "3", "--document-tokens", "600", "--questions", "2", "--output-len",
-                            "4", "--reset-prefix-cache", "--out", dir.filePath("c.json")});
+        const auto r = run({"--db",
+                            db,
+                            "load",
+                            "--url",
+                            url,
+                            "--model",
+                            "tierscope-sim",
+                            "--concurrency",
+                            "2",
+                            "--dataset",
+                            "cold-recovery",
+                            "--documents",
+                            "3",
+                            "--document-tokens",
+                            "600",
+                            "--questions",
+                            "2",
+                            "--output-len",
+                            "4",
+                            "--reset-prefix-cache",
+                            "--out",
+                            dir.filePath("c.json")});
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(r.out.contains("Populate phase: 3 documents, 3 completed"), r.out.constData());
         QVERIFY2(r.out.contains("Reset: reset_prefix_cache ok"), r.out.constData());

@@ -462,8 +462,8 @@ concurrency = 2
     // Populate, reset, measure: the disk arm reads its KV back from its device and is slower
     // than the arm whose KV lies in RAM (/dev/shm); both phases and the resets are stored.
     void coldRecoveryPopulatesResetsAndMeasuresFromStorage() {
-        const auto done = runPlan(writeColdPlan("cold", test::freePort(), {}, {}, m_shm + "/cold"),
-                                  "cold.db");
+        const auto done =
+            runPlan(writeColdPlan("cold", test::freePort(), {}, {}, m_shm + "/cold"), "cold.db");
         QVERIFY2(done.exitCode == 0, done.err.constData());
         QCOMPARE(done.runs.size(), std::size_t(4)); // populate and measured, per arm
         std::map<std::string, nlohmann::json> measured;
@@ -487,7 +487,8 @@ concurrency = 2
         QVERIFY2(done.err.contains("TTFT p50: populate"), done.err.constData());
         // The disk arm's device read at least the KV of every document.
         const auto* storage = check(measured["a"], "storage_evidence");
-        QVERIFY2(storage && (*storage)["status"] == "pass", measured["a"]["validity"].dump().c_str());
+        QVERIFY2(storage && (*storage)["status"] == "pass",
+                 measured["a"]["validity"].dump().c_str());
         QVERIFY((*storage)["device_read_bytes"].get<double>() >= 4 * 512 * 65536.0);
         // tmpfs has no block device: said, not passed.
         QCOMPARE((*check(measured["b"], "storage_evidence"))["status"].get<std::string>(),
@@ -500,11 +501,11 @@ concurrency = 2
     // Two ways a "cold" run is not served by its storage: a CPU tier that holds every document,
     // and a recompute fallback. Each fails its check and the comparison is INVALID (exit 13).
     void aCpuTierOrARecomputeFallbackMakesTheComparisonInvalid() {
-        const auto done = runPlan(writeColdPlan("warm", test::freePort(),
-                                                "--cpu-kv-capacity-tokens 100000",
-                                                "--recompute-fallback --prefill-tokens-per-s 1e9",
-                                                m_dir.filePath("warm-b")),
-                                  "warm.db");
+        const auto done =
+            runPlan(writeColdPlan("warm", test::freePort(), "--cpu-kv-capacity-tokens 100000",
+                                  "--recompute-fallback --prefill-tokens-per-s 1e9",
+                                  m_dir.filePath("warm-b")),
+                    "warm.db");
         QVERIFY2(done.exitCode == 13, done.err.constData());
         QVERIFY2(done.err.contains("INVALID"), done.err.constData());
         int seen = 0;
@@ -529,10 +530,10 @@ concurrency = 2
     // A reset step that fails fails its run: it would not have been cold.
     void aFailingResetFailsTheRun() {
         const int port = test::freePort();
-        const auto done = runPlan(
-            writeLoadPlan("badreset", simEngine(port) + "\nreset = \"echo cannot; exit 3\"",
-                          simEngine(port) + "\nreset_prefix_cache = true"),
-            "badreset.db");
+        const auto done =
+            runPlan(writeLoadPlan("badreset", simEngine(port) + "\nreset = \"echo cannot; exit 3\"",
+                                  simEngine(port) + "\nreset_prefix_cache = true"),
+                    "badreset.db");
         QCOMPARE(done.runs.size(), std::size_t(2));
         for (const auto& run : done.runs) {
             const auto s = summary(run);

@@ -12,8 +12,8 @@
 #include "core/SizeParser.h"
 #include "core/Store.h"
 #include "core/UnitFormat.h"
-#include "core/Version.h"
 #include "core/ValidityChecks.h"
+#include "core/Version.h"
 #include "workloads/BandwidthSampler.h"
 #include "workloads/CacheReset.h"
 #include "workloads/CheckpointSaveWorkload.h"
@@ -249,7 +249,8 @@ std::optional<double> kvBytesPerToken(const Params& p) {
         return std::nullopt;
     const auto g = KvGeometry::findPreset(p.at("geometry"));
     if (!g)
-        throw WorkloadError(WorkloadError::Kind::NotFound, "no geometry preset " + p.at("geometry"));
+        throw WorkloadError(WorkloadError::Kind::NotFound,
+                            "no geometry preset " + p.at("geometry"));
     return static_cast<double>(g->bytesPerToken());
 }
 
@@ -268,7 +269,8 @@ Outcome coldRecoveryRun(const ExperimentPlan::Workload& w, const ExperimentPlan:
                         std::optional<double> maxFailureRate) {
     if (arm.engineUrl.empty())
         throw WorkloadError(WorkloadError::Kind::Refused,
-                            "arm \"" + arm.label + "\" has no engine_url for a cold-recovery workload");
+                            "arm \"" + arm.label +
+                                "\" has no engine_url for a cold-recovery workload");
     const int documents = intParam(w.params, "documents", 16);
     const int documentTokens = intParam(w.params, "document_tokens", 8000);
     const int questions = intParam(w.params, "questions", 4);
@@ -347,11 +349,12 @@ Outcome coldRecoveryRun(const ExperimentPlan::Workload& w, const ExperimentPlan:
     std::optional<std::map<std::string, double>> counters;
     if (!before.engineCounters.empty() && !after.engineCounters.empty())
         counters = EvidenceSnapshot::delta(before.engineCounters, after.engineCounters);
-    nlohmann::json evidence = {{"device", before.device ? nlohmann::json(*before.device) : nullptr},
-                               {"device_read_bytes", deviceRead ? nlohmann::json(*deviceRead) : nullptr},
-                               {"page_cache_growth_bytes", pageGrowth ? nlohmann::json(*pageGrowth) : nullptr},
-                               {"implied_kv_bytes", implied ? nlohmann::json(*implied) : nullptr},
-                               {"engine_counters", counters ? nlohmann::json(*counters) : nullptr}};
+    nlohmann::json evidence = {
+        {"device", before.device ? nlohmann::json(*before.device) : nullptr},
+        {"device_read_bytes", deviceRead ? nlohmann::json(*deviceRead) : nullptr},
+        {"page_cache_growth_bytes", pageGrowth ? nlohmann::json(*pageGrowth) : nullptr},
+        {"implied_kv_bytes", implied ? nlohmann::json(*implied) : nullptr},
+        {"engine_counters", counters ? nlohmann::json(*counters) : nullptr}};
     o.summary["evidence"] = evidence;
     if (o.cancelled)
         return o;
@@ -650,29 +653,26 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
                 }
             }
             const std::int64_t runStart = clock.nowNs();
-            Outcome out =
-                w.kind == "load"
-                    ? loadRun(w, arm, s.variant.concurrency, s.repetition, clock, cancel,
-                              m_plan.maxFailureRate)
-                : w.kind == "cold-recovery"
-                    ? coldRecoveryRun(w, arm, s.variant.concurrency, s.repetition, clock, cancel,
-                                      resets, m_plan.maxFailureRate)
-                    : storageRun(w, arm, s.variant.concurrency, cancel, recorder);
+            Outcome out = w.kind == "load" ? loadRun(w, arm, s.variant.concurrency, s.repetition,
+                                                     clock, cancel, m_plan.maxFailureRate)
+                          : w.kind == "cold-recovery"
+                              ? coldRecoveryRun(w, arm, s.variant.concurrency, s.repetition, clock,
+                                                cancel, resets, m_plan.maxFailureRate)
+                              : storageRun(w, arm, s.variant.concurrency, cancel, recorder);
             if (!resetBefore.empty())
                 out.summary["reset"] = toJson(resetBefore);
             if (out.populate) {
-                const auto populate =
-                    store.createRun(result.sessionId, out.workload, out.params.dump(),
-                                    out.populate->startNs, step.experiment, arm.label,
-                                    s.repetition);
+                const auto populate = store.createRun(result.sessionId, out.workload,
+                                                      out.params.dump(), out.populate->startNs,
+                                                      step.experiment, arm.label, s.repetition);
                 store.addRequests(populate, out.populate->requests);
                 store.finishRun(populate, out.populate->endNs, "populate",
                                 out.populate->summary.dump());
             }
             const std::int64_t measuredStart = out.measuredStartNs.value_or(runStart);
-            const auto run = store.createRun(result.sessionId, out.workload, out.params.dump(),
-                                             measuredStart, step.experiment, arm.label,
-                                             s.repetition);
+            const auto run =
+                store.createRun(result.sessionId, out.workload, out.params.dump(), measuredStart,
+                                step.experiment, arm.label, s.repetition);
             if (!out.requests.empty())
                 store.addRequests(run, out.requests);
             std::string status = out.cancelled ? "cancelled" : s.warmup ? "warmup" : "completed";

@@ -55,8 +55,8 @@ class ExperimentRunner {
     Result run(const std::atomic<bool>& cancel);
 
     static std::string experimentName(const ExperimentPlan& plan, const ExperimentPlan::Variant& v);
-    // Every setup, engine, reset and teardown command, as it will run, for the user to see before anything
-    // runs.
+    // Every setup, engine, reset and teardown command, as it will run, for the user to see before
+    // anything runs.
     static std::vector<std::string> commands(const ExperimentPlan& plan);
     // The first arm against each further arm, for each variant; gates on another workload's
     // KPI are left out.
