@@ -1,5 +1,6 @@
 #include "workloads/EvidenceSnapshot.h"
 
+#include "collectors/BlockDeviceNames.h"
 #include "collectors/DiskstatsParser.h"
 #include "collectors/MeminfoParser.h"
 #include "collectors/PrometheusTextParser.h"
@@ -54,6 +55,17 @@ std::map<std::string, double> EvidenceSnapshot::delta(const std::map<std::string
     return out;
 }
 
+std::optional<double> EvidenceSnapshot::readDelta(const EvidenceSnapshot& before,
+                                                  const EvidenceSnapshot& after) {
+    if (!before.deviceReadBytes || !after.deviceReadBytes || before.device != after.device)
+        return std::nullopt;
+    const double head =
+        static_cast<double>(*after.deviceReadBytes) - static_cast<double>(*before.deviceReadBytes);
+    if (head > 0 || !before.pathsReadBytes || !after.pathsReadBytes)
+        return head;
+    return static_cast<double>(*after.pathsReadBytes) - static_cast<double>(*before.pathsReadBytes);
+}
+
 EvidenceSnapshot EvidenceSnapshot::take(const std::string& path, const std::string& engineUrl,
                                         const SystemPaths& paths) {
     EvidenceSnapshot s;
@@ -66,11 +78,16 @@ EvidenceSnapshot EvidenceSnapshot::take(const std::string& path, const std::stri
         s.deviceWhy = path + " is not on a block device (tmpfs, overlay, network or another "
                              "virtual filesystem), so /proc/diskstats cannot see its reads";
     } else {
-        for (const auto& d : DiskstatsParser::parse(readAll(paths.proc + "/diskstats")))
+        const auto disks = DiskstatsParser::parse(readAll(paths.proc + "/diskstats"));
+        for (const auto& d : disks)
             if (d.major == major(st.st_dev) && d.minor == minor(st.st_dev)) {
                 s.device = d.name;
                 s.deviceReadBytes = d.sectorsRead * 512;
             }
+        if (s.device)
+            for (const auto& d : disks)
+                if (BlockDeviceNames::multipathHead(d.name) == *s.device)
+                    s.pathsReadBytes = s.pathsReadBytes.value_or(0) + d.sectorsRead * 512;
         if (!s.device)
             s.deviceWhy = "device " + std::to_string(major(st.st_dev)) + ":" +
                           std::to_string(minor(st.st_dev)) + " of " + path +

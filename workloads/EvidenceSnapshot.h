@@ -18,11 +18,18 @@ struct EvidenceSnapshot {
     std::optional<std::string> device; // "nvme0n1": the block device under the path
     std::string deviceWhy;             // why there is none
     std::optional<std::uint64_t> deviceReadBytes;
+    // An NVMe multipath head's hidden paths (nvme0c0n1, ...), summed: a kernel without I/O
+    // accounting on the head shows the head as all zeros and counts only its paths.
+    std::optional<std::uint64_t> pathsReadBytes;
     std::optional<std::uint64_t> pageCacheBytes;
     std::map<std::string, double> engineCounters; // name without _total -> sum over label sets
 
     static EvidenceSnapshot take(const std::string& path, const std::string& engineUrl,
                                  const SystemPaths& paths = {});
+    // Bytes the device read from `before` to `after`: the head's counters when they moved, else
+    // its paths' (never both, as BlockTotal counts it).
+    static std::optional<double> readDelta(const EvidenceSnapshot& before,
+                                           const EvidenceSnapshot& after);
     // The counters the checks read, summed over their label sets (every engine, model, ...).
     static std::map<std::string, double> counters(std::string_view metricsText);
     // The counters that grew from `before` to `after` (a counter that went backwards was

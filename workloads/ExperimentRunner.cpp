@@ -344,7 +344,7 @@ Outcome coldRecoveryRun(const ExperimentPlan::Workload& w, const ExperimentPlan:
     const std::optional<double> implied =
         bytesPerToken ? std::optional<double>(*bytesPerToken * documents * documentTokens)
                       : std::nullopt;
-    const auto deviceRead = difference(before.deviceReadBytes, after.deviceReadBytes);
+    const auto deviceRead = EvidenceSnapshot::readDelta(before, after);
     const auto pageGrowth = difference(atStart.pageCacheBytes, after.pageCacheBytes);
     std::optional<std::map<std::string, double>> counters;
     if (!before.engineCounters.empty() && !after.engineCounters.empty())
