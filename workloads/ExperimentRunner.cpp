@@ -714,8 +714,8 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
             for (const auto& check : validity)
                 if (check["status"] == "fail")
                     say("INVALID: " + step.experiment + ", " + arm.label + " repetition " +
-                        std::to_string(s.repetition) + ": " + check.value("check", "") + ": " +
-                        check.value("detail", ""));
+                        std::to_string(s.repetition) + ": " + check.value("detail", "") + " (" +
+                        check.value("check", "") + ")");
             store.finishRun(run, clock.nowNs(), status, out.summary.dump());
             report({status, detail, run});
             result.failed += status == "failed";
