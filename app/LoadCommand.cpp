@@ -10,6 +10,7 @@
 #include "core/store/RequestWriter.h"
 #include "core/store/Store.h"
 #include "core/util/Version.h"
+#include "experiments/CacheReset.h"
 
 #include <atomic>
 #include <csignal>
@@ -101,6 +102,48 @@ void printSummary(const nlohmann::json& s, bool scheduled) {
     std::printf("==================================================\n");
 }
 
+// cold-recovery's populate phase, stored as a run of status "populate", then the resets
+// between the phases. False when a reset failed: the measured phase would not be cold.
+bool runPopulate(Store& store, std::int64_t session, const nlohmann::json& params,
+                 LoadGenerator::Options options, const std::vector<Conversation>& documents,
+                 const WallClock& clock, const LoadCommand::Options& o) {
+    options.requests = static_cast<int>(documents.size());
+    options.warmup = 0;
+    options.duration = {};
+    const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
+    LoadGenerator generator(options, documents, clock);
+    const auto requests = generator.run({}, &CancelOnSignal::flag());
+    store.addRequests(run, requests);
+    auto summary =
+        LoadSummary::compute(requests, generator.durationS(), generator.maxConcurrent(), {});
+    CacheReset::Steps steps;
+    steps.resetPrefixCache = o.resetPrefixCache;
+    steps.engineUrl = o.url;
+    steps.command = o.reset;
+    const auto resets = CacheReset::run(steps);
+    nlohmann::json outcomes = nlohmann::json::array();
+    for (const auto& r : resets)
+        outcomes.push_back(r.toJson());
+    summary["reset"] = outcomes;
+    store.finishRun(run, clock.nowNs(), "populate", summary.dump());
+    const auto it = summary.find("median_ttft_ms");
+    char ttft[32] = "n/a";
+    if (it != summary.end() && it->is_number())
+        std::snprintf(ttft, sizeof ttft, "%.2f ms", it->get<double>());
+    std::printf("Populate phase: %zu documents, %ld completed, median TTFT %s (run %lld)\n",
+                documents.size(), summary.value("completed", 0L), ttft,
+                static_cast<long long>(run));
+    for (const auto& r : resets) {
+        std::printf("Reset: %s\n", r.describe().c_str());
+        if (!r.ok) {
+            std::cerr << "tierscope load: reset failed, so the measured phase would not be cold: "
+                      << r.describe() << "\n";
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
@@ -129,8 +172,11 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
     requests->excludes(duration);
     cmd->add_option("--warmup", o.warmup, "Requests sent first and left out of the results")
         ->capture_default_str();
-    cmd->add_option("--dataset", o.dataset, "synthetic, shared-prefix or jsonl")
-        ->check(CLI::IsMember({"synthetic", "shared-prefix", "jsonl"}))
+    cmd->add_option("--dataset", o.dataset,
+                    "synthetic, shared-prefix, jsonl or cold-recovery (long documents sent "
+                    "once to populate the KV store, then questions over them: the measured "
+                    "phase; --requests is documents x questions)")
+        ->check(CLI::IsMember({"synthetic", "shared-prefix", "jsonl", "cold-recovery"}))
         ->capture_default_str();
     cmd->add_option("--dataset-path", o.datasetPath, "JSONL file for --dataset jsonl");
     cmd->add_option("--input-len", o.inputLen, "Synthetic prompt length in words: N or MIN-MAX")
@@ -144,6 +190,20 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
         ->capture_default_str();
     cmd->add_option("--question-tokens", o.questionTokens, "shared-prefix: question length (words)")
         ->capture_default_str();
+    cmd->add_option("--documents", o.documents, "cold-recovery: documents")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--document-tokens", o.documentTokens, "cold-recovery: document length (words)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--questions", o.questions, "cold-recovery: questions per document")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--reset-prefix-cache", o.resetPrefixCache,
+                  "cold-recovery: POST {url}/reset_prefix_cache between the phases");
+    cmd->add_option("--reset", o.reset,
+                    "cold-recovery: a shell command run between the phases (e.g. clear a CPU "
+                    "KV tier)");
     cmd->add_option("--goodput", o.goodput,
                     "SLOs for goodput, e.g. \"ttft:500 tpot:50 e2el:5000\" (ms)");
     cmd->add_option("--out", o.out, "Write the result as JSON to this file");
@@ -169,7 +229,8 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
                      LoadGenerator::redacted(o.url));
     if (o.concurrency <= 0 && o.rate <= 0)
         return usage("give --concurrency N (closed loop) or --rate R (open loop)");
-    if (o.requests <= 0 && o.duration.empty())
+    const bool cold = o.dataset == "cold-recovery";
+    if (o.requests <= 0 && o.duration.empty() && !cold)
         return usage("give --requests K or --duration D");
     if (o.warmup < 0)
         return usage("--warmup must be 0 or more");
@@ -204,6 +265,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         std::cerr << "tierscope load: warning: TLS certificate verification is OFF\n";
 
     std::vector<Conversation> conversations;
+    std::vector<Conversation> populate; // cold-recovery's first phase
     // Sizes are checked by Datasets before anything is allocated; its message names the limit.
     const long long needed = static_cast<long long>(o.requests > 0 ? o.requests : 1000) + o.warmup;
     try {
@@ -216,6 +278,13 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
                              std::to_string(std::numeric_limits<int>::max()));
             conversations =
                 Datasets::synthetic(static_cast<int>(needed), lo, hi, o.outputLen, o.seed);
+        } else if (cold) {
+            auto data = Datasets::coldRecovery(o.documents, o.documentTokens, o.questions,
+                                               o.questionTokens, o.outputLen, o.seed);
+            populate = std::move(data.populate);
+            conversations = std::move(data.measured);
+            if (o.requests <= 0 && o.duration.empty())
+                options.requests = static_cast<int>(conversations.size());
         } else if (o.dataset == "shared-prefix") {
             conversations = Datasets::sharedPrefix(o.users, o.systemTokens, o.rounds,
                                                    o.questionTokens, o.outputLen, o.seed);
@@ -238,19 +307,29 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     const std::int64_t session =
         store.createSession({0, o.label.empty() ? "load " + o.model : o.label, o.storageProfile,
                              host, clock.nowNs(), std::nullopt, "", "load", kToolVersion});
-    const nlohmann::json params = {{"url", LoadGenerator::redacted(o.url)},
-                                   {"model", o.model},
-                                   {"api", o.api},
-                                   {"concurrency", o.concurrency},
-                                   {"rate", o.rate},
-                                   {"burstiness", o.burstiness},
-                                   {"requests", o.requests},
-                                   {"duration", o.duration},
-                                   {"warmup", o.warmup},
-                                   {"dataset", o.dataset},
-                                   {"input_len", o.inputLen},
-                                   {"output_len", o.outputLen},
-                                   {"seed", o.seed}};
+    nlohmann::json params = {{"url", LoadGenerator::redacted(o.url)},
+                             {"model", o.model},
+                             {"api", o.api},
+                             {"concurrency", o.concurrency},
+                             {"rate", o.rate},
+                             {"burstiness", o.burstiness},
+                             {"requests", o.requests},
+                             {"duration", o.duration},
+                             {"warmup", o.warmup},
+                             {"dataset", o.dataset},
+                             {"input_len", o.inputLen},
+                             {"output_len", o.outputLen},
+                             {"seed", o.seed}};
+    nlohmann::json coldParams;
+    if (cold) {
+        coldParams = {{"documents", o.documents},
+                      {"document_tokens", o.documentTokens},
+                      {"questions", o.questions},
+                      {"question_tokens", o.questionTokens}};
+        params.update(coldParams);
+        if (!runPopulate(store, session, params, options, populate, clock, o))
+            return kExitFailure;
+    }
     const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
 
     // Every stream holds a socket; thousands of them exceed the usual soft limit of 1024.

@@ -28,6 +28,11 @@ class LoadCommand {
         int systemTokens = 1000;
         int rounds = 4;
         int questionTokens = 64;
+        int documents = 16;        // cold-recovery
+        int documentTokens = 8000; // cold-recovery
+        int questions = 4;         // cold-recovery: per document
+        bool resetPrefixCache = false;
+        std::string reset;
         std::string goodput;
         std::string out;
         std::string label;

@@ -43,6 +43,12 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
     cmd->add_option("--kv-capacity-tokens", o.kvCapacityTokens, "Prefix-cache capacity in tokens")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--cpu-kv-capacity-tokens", o.cpuKvCapacityTokens,
+                    "A CPU (RAM) KV tier of this many tokens in front of --kv-dir (0: none)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--recompute-fallback", o.recomputeFallback,
+                  "Recompute cached chunks when reading them from --kv-dir would be slower");
     cmd->add_option("--error-rate", o.errorRate, "Share of requests answered with HTTP 500")
         ->check(CLI::Range(0.0, 1.0));
     cmd->add_option("--disconnect-rate", o.disconnectRate, "Share of streams dropped half-way")

@@ -73,6 +73,14 @@ ExperimentPlan::Arm arm(const toml::table& t) {
         a.engineRestart = value == "run" ? ExperimentPlan::Arm::EngineRestart::Run
                                          : ExperimentPlan::Arm::EngineRestart::Arm;
     }
+    a.resetPrefixCache = t["reset_prefix_cache"].value_or(false);
+    a.dropCaches = t["drop_caches"].value_or(false);
+    a.reset = t["reset"].value_or(std::string());
+    for (const char* key : {"reset_prefix_cache", "drop_caches"})
+        if (const auto* flag = t.get(key); flag && !flag->is_boolean())
+            fail(*flag, std::string(key) + " is true or false");
+    if (a.resetPrefixCache && a.engineUrl.empty())
+        fail(t, "arm \"" + a.label + "\": reset_prefix_cache needs engine_url");
     if (!a.engineStart.empty() && a.engineUrl.empty() &&
         (a.engineReady.empty() || a.engineReady.front() == '/'))
         fail(t, "arm \"" + a.label +
@@ -83,11 +91,12 @@ ExperimentPlan::Arm arm(const toml::table& t) {
 
 ExperimentPlan::Workload workload(const toml::table& t) {
     static const std::vector<std::string> kinds = {"model-load", "kv-restore", "checkpoint-save",
-                                                   "load"};
+                                                   "load", "cold-recovery"};
     ExperimentPlan::Workload w;
     w.kind = t["kind"].value_or(std::string());
     if (std::find(kinds.begin(), kinds.end(), w.kind) == kinds.end())
-        fail(t, "a [[workload]] kind is model-load, kv-restore, checkpoint-save or load");
+        fail(t, "a [[workload]] kind is model-load, kv-restore, checkpoint-save, load or "
+                "cold-recovery");
     for (const auto& [k, v] : t) {
         const std::string key(k.str());
         if (key == "kind")
@@ -140,6 +149,12 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     if (onFailure != "continue" && onFailure != "stop")
         fail(*doc.get("on_failure"), "on_failure is continue or stop");
     p.stopOnFailure = onFailure == "stop";
+    if (const auto* limit = doc.get("max_failure_rate")) {
+        const auto rate = limit->value<double>();
+        if (!rate || *rate < 0 || *rate > 1)
+            fail(*limit, "max_failure_rate is a share from 0 to 1, such as 0.01");
+        p.maxFailureRate = *rate;
+    }
     if (p.repetitions < 1 || p.warmup < 0)
         throw std::runtime_error("plan: repetitions must be at least 1 and warmup at least 0");
     // Checked here, not after an hour of runs.

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,9 +32,18 @@ struct ExperimentPlan {
         // run: a fresh engine for every run; arm: one for consecutive runs of the arm.
         enum class EngineRestart { Run, Arm };
         EngineRestart engineRestart = EngineRestart::Arm;
+        // Cache control, run before each run (for cold-recovery: between its populate and its
+        // measured phase), in this order: the engine's prefix cache (POST
+        // {engine_url}/reset_prefix_cache), the free-form `reset` command (an LMCache CPU tier,
+        // ...; like setup, in its own process group, with `timeout`), then the page cache
+        // (sync, then 3 > /proc/sys/vm/drop_caches, which needs root).
+        bool resetPrefixCache = false;
+        std::string reset;
+        bool dropCaches = false;
+        bool hasReset() const { return resetPrefixCache || !reset.empty() || dropCaches; }
     };
     struct Workload {
-        std::string kind; // model-load | kv-restore | checkpoint-save | load
+        std::string kind; // model-load | kv-restore | checkpoint-save | load | cold-recovery
         std::map<std::string, std::string> params; // workload options, as text
         std::vector<int> concurrency;              // a sweep; empty: the workload's default
     };
@@ -56,6 +66,9 @@ struct ExperimentPlan {
     std::uint64_t seed = 1;
     bool stopOnFailure = false;
     std::vector<std::string> gates;
+    // The errors validity check fails a run whose share of failed requests is above this (0..1);
+    // without it, any failure is a warning.
+    std::optional<double> maxFailureRate;
 
     // Throws std::runtime_error naming the line of what is wrong.
     static ExperimentPlan parse(std::string_view toml);

@@ -12,11 +12,14 @@
 #include "core/util/SizeParser.h"
 #include "core/store/Store.h"
 #include "core/util/UnitFormat.h"
+#include "core/compare/ValidityChecks.h"
 #include "core/util/Version.h"
 #include "workloads/BandwidthSampler.h"
+#include "experiments/CacheReset.h"
 #include "workloads/CheckpointSaveWorkload.h"
 #include "experiments/EngineIdentity.h"
 #include "experiments/EngineProcess.h"
+#include "experiments/EvidenceSnapshot.h"
 #include "experiments/HttpProbe.h"
 #include "workloads/IoRunner.h"
 #include "workloads/KvGeometry.h"
@@ -111,13 +114,49 @@ IoRunner::Result sampled(IoJob job, const std::atomic<bool>& cancel, Recorder& r
     return result;
 }
 
+// A cold-recovery run's populate phase: stored as a run of its own, status "populate", which
+// no comparison counts as a measurement.
+struct Phase {
+    std::vector<RequestRecord> requests;
+    nlohmann::json summary;
+    std::int64_t startNs = 0, endNs = 0;
+};
+
 struct Outcome {
     std::string workload;
     nlohmann::json params;
     nlohmann::json summary;
     std::vector<RequestRecord> requests;
     bool cancelled = false;
+    std::optional<Phase> populate;
+    std::optional<std::int64_t> measuredStartNs; // the run starts here, not at the populate
+    nlohmann::json validity = nlohmann::json::array();
+    std::string error; // a failed step inside the workload (a reset), which fails the run
 };
+
+using Resets = std::function<std::vector<CacheReset::Outcome>()>;
+
+nlohmann::json toJson(const std::vector<CacheReset::Outcome>& outcomes) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& o : outcomes)
+        out.push_back(o.toJson());
+    return out;
+}
+
+std::string firstFailure(const std::vector<CacheReset::Outcome>& outcomes) {
+    for (const auto& o : outcomes)
+        if (!o.ok)
+            return "cache reset: " + o.describe();
+    return {};
+}
+
+nlohmann::json errorsCheck(const std::vector<RequestRecord>& requests,
+                           std::optional<double> limit) {
+    long failed = 0;
+    for (const auto& r : requests)
+        failed += !r.ok();
+    return ValidityChecks::errors(failed, static_cast<long>(requests.size()), limit);
+}
 
 Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
                    int concurrency, const std::atomic<bool>& cancel, Recorder& recorder) {
@@ -157,7 +196,8 @@ Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm&
 }
 
 Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm, int concurrency,
-                int repetition, const WallClock& clock, const std::atomic<bool>& cancel) {
+                int repetition, const WallClock& clock, const std::atomic<bool>& cancel,
+                std::optional<double> maxFailureRate) {
     if (arm.engineUrl.empty())
         throw WorkloadError(WorkloadError::Kind::Refused,
                             "arm \"" + arm.label + "\" has no engine_url for a load workload");
@@ -195,10 +235,154 @@ Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& ar
                 {"requests", options.requests},
                 {"input_len", input},
                 {"output_len", output}};
+    if (!o.cancelled)
+        o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
+    return o;
+}
+
+// KV bytes per token from the workload's kv_bytes_per_token or geometry preset; absent when it
+// names neither.
+std::optional<double> kvBytesPerToken(const Params& p) {
+    if (p.count("kv_bytes_per_token"))
+        return static_cast<double>(sizeParam(p, "kv_bytes_per_token", "1"));
+    if (!p.count("geometry"))
+        return std::nullopt;
+    const auto g = KvGeometry::findPreset(p.at("geometry"));
+    if (!g)
+        throw WorkloadError(WorkloadError::Kind::NotFound,
+                            "no geometry preset " + p.at("geometry"));
+    return static_cast<double>(g->bytesPerToken());
+}
+
+std::optional<double> difference(std::optional<std::uint64_t> before,
+                                 std::optional<std::uint64_t> after) {
+    if (!before || !after)
+        return std::nullopt;
+    return static_cast<double>(*after) - static_cast<double>(*before);
+}
+
+// Long documents sent once (populate), the arm's reset steps, then questions over the same
+// documents (measured), so their KV must come back from the KV store.
+Outcome coldRecoveryRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
+                        int concurrency, int repetition, const WallClock& clock,
+                        const std::atomic<bool>& cancel, const Resets& reset,
+                        std::optional<double> maxFailureRate) {
+    if (arm.engineUrl.empty())
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "arm \"" + arm.label +
+                                "\" has no engine_url for a cold-recovery workload");
+    const int documents = intParam(w.params, "documents", 16);
+    const int documentTokens = intParam(w.params, "document_tokens", 8000);
+    const int questions = intParam(w.params, "questions", 4);
+    const int questionTokens = intParam(w.params, "question_tokens", 32);
+    const int output = intParam(w.params, "output_len", 16);
+    const auto bytesPerToken = kvBytesPerToken(w.params);
+    // Each repetition its own documents, the same for every arm (see loadRun).
+    const auto seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
+                      static_cast<std::uint64_t>(repetition);
+    const auto data =
+        Datasets::coldRecovery(documents, documentTokens, questions, questionTokens, output, seed);
+    LoadGenerator::Options options;
+    options.url = arm.engineUrl;
+    options.model = param(w.params, "model", "tierscope-sim");
+    options.api = param(w.params, "api", "completions");
+    const double rate = w.params.count("rate") ? std::stod(w.params.at("rate")) : 0;
+    options.rate = rate;
+    options.concurrency = concurrency > 0 ? concurrency : rate > 0 ? 0 : 8;
+    Outcome o;
+    o.workload = "load";
+    o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
+                {"dataset", "cold-recovery"},
+                {"seed", seed},
+                {"model", options.model},
+                {"concurrency", options.concurrency},
+                {"rate", rate},
+                {"documents", documents},
+                {"document_tokens", documentTokens},
+                {"questions", questions},
+                {"question_tokens", questionTokens},
+                {"output_len", output}};
+    if (bytesPerToken)
+        o.params["kv_bytes_per_token"] = *bytesPerToken;
+
+    const auto atStart = EvidenceSnapshot::take(arm.path, {});
+    Phase populate;
+    populate.startNs = clock.nowNs();
+    {
+        auto p = options;
+        p.requests = documents;
+        LoadGenerator generator(p, data.populate, clock);
+        populate.requests = generator.run({}, &cancel);
+        populate.summary = LoadSummary::compute(populate.requests, generator.durationS(),
+                                                generator.maxConcurrent(), {});
+    }
+    populate.endNs = clock.nowNs();
+    o.populate = std::move(populate);
+    if (cancel) {
+        o.cancelled = true;
+        return o;
+    }
+    const auto resets = reset();
+    o.summary["reset"] = toJson(resets);
+    if (!(o.error = firstFailure(resets)).empty())
+        return o;
+    const auto before = EvidenceSnapshot::take(arm.path, arm.engineUrl);
+    o.measuredStartNs = clock.nowNs();
+    auto m = options;
+    m.requests = static_cast<int>(data.measured.size());
+    LoadGenerator generator(m, data.measured, clock);
+    o.requests = generator.run({}, &cancel);
+    o.cancelled = cancel;
+    const auto after = EvidenceSnapshot::take(arm.path, arm.engineUrl);
+    auto summary =
+        LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
+    summary["reset"] = o.summary["reset"];
+    summary["populate"] = o.populate->summary;
+    o.summary = std::move(summary);
+
+    // Distinct prefixes: each document's KV has to come back at least once.
+    const std::optional<double> implied =
+        bytesPerToken ? std::optional<double>(*bytesPerToken * documents * documentTokens)
+                      : std::nullopt;
+    const auto deviceRead = EvidenceSnapshot::readDelta(before, after);
+    const auto pageGrowth = difference(atStart.pageCacheBytes, after.pageCacheBytes);
+    std::optional<std::map<std::string, double>> counters;
+    if (!before.engineCounters.empty() && !after.engineCounters.empty())
+        counters = EvidenceSnapshot::delta(before.engineCounters, after.engineCounters);
+    nlohmann::json evidence = {
+        {"device", before.device ? nlohmann::json(*before.device) : nullptr},
+        {"device_read_bytes", deviceRead ? nlohmann::json(*deviceRead) : nullptr},
+        {"page_cache_growth_bytes", pageGrowth ? nlohmann::json(*pageGrowth) : nullptr},
+        {"implied_kv_bytes", implied ? nlohmann::json(*implied) : nullptr},
+        {"engine_counters", counters ? nlohmann::json(*counters) : nullptr}};
+    o.summary["evidence"] = evidence;
+    if (o.cancelled)
+        return o;
+    o.validity.push_back(
+        ValidityChecks::storageEvidence(before.device, before.deviceWhy, deviceRead, implied));
+    o.validity.push_back(ValidityChecks::cacheEvidence(counters, deviceRead, implied));
+    if (before.device) {
+        std::optional<double> storeRead;
+        if (counters && counters->count("lmcache:num_remote_read_bytes"))
+            storeRead = counters->at("lmcache:num_remote_read_bytes");
+        o.validity.push_back(ValidityChecks::pageCache(pageGrowth, deviceRead, implied, storeRead));
+    }
+    o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
     return o;
 }
 
 using Say = std::function<void(const std::string&)>;
+
+// ", populate TTFT p50 1.20 s, measured 0.45 s": both phases of a cold-recovery run.
+std::string phaseTtfts(const Phase& populate, const nlohmann::json& measured) {
+    auto p50 = [](const nlohmann::json& s) -> std::string {
+        const auto it = s.find("median_ttft_ms");
+        return it != s.end() && it->is_number()
+                   ? ComparisonReport::formatValue(it->get<double>() / 1000, "s")
+                   : "n/a";
+    };
+    return ", TTFT p50: populate " + p50(populate.summary) + ", measured " + p50(measured);
+}
 
 constexpr std::size_t kEngineLogKept = 16 * 1024; // of the engine's output, in a run's summary
 
@@ -326,6 +510,13 @@ std::vector<std::string> ExperimentRunner::commands(const ExperimentPlan& plan) 
             out.push_back(arm.label + " setup: " + substitute(arm.setup, arm));
         if (!arm.engineStart.empty())
             out.push_back(arm.label + " engine: " + substitute(arm.engineStart, arm));
+        if (arm.resetPrefixCache)
+            out.push_back(arm.label + " reset: POST " + EngineIdentity::baseUrl(arm.engineUrl) +
+                          "/reset_prefix_cache");
+        if (!arm.reset.empty())
+            out.push_back(arm.label + " reset: " + substitute(arm.reset, arm));
+        if (arm.dropCaches)
+            out.push_back(arm.label + " reset: sync; echo 3 > /proc/sys/vm/drop_caches");
         if (!arm.teardown.empty())
             out.push_back(arm.label + " teardown: " + substitute(arm.teardown, arm));
     }
@@ -445,17 +636,64 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
             std::optional<nlohmann::json> identity;
             if (!arm.engineUrl.empty() && (w.kind == "load" || engine))
                 identity = EngineIdentity::probe(arm.engineUrl);
+            auto resets = [&] {
+                CacheReset::Steps steps;
+                steps.resetPrefixCache = arm.resetPrefixCache;
+                steps.engineUrl = arm.engineUrl;
+                steps.command = substitute(arm.reset, arm);
+                steps.env = env;
+                steps.timeout = arm.timeout;
+                steps.dropCaches = arm.dropCaches;
+                steps.dropCachesPath = m_options.dropCachesPath;
+                auto done = CacheReset::run(steps);
+                for (const auto& o : done)
+                    if (!o.ok)
+                        say(arm.label + " reset: " + o.describe());
+                return done;
+            };
+            // Before the run; a cold-recovery run resets between its two phases instead.
+            std::vector<CacheReset::Outcome> resetBefore;
+            if (w.kind != "cold-recovery" && arm.hasReset()) {
+                resetBefore = resets();
+                if (const auto why = firstFailure(resetBefore); !why.empty()) {
+                    fail("failed", {{"error", why}, {"reset", toJson(resetBefore)}});
+                    teardown();
+                    continue;
+                }
+            }
             const std::int64_t runStart = clock.nowNs();
-            Outcome out = w.kind == "load"
-                              ? loadRun(w, arm, s.variant.concurrency, s.repetition, clock, cancel)
+            Outcome out = w.kind == "load" ? loadRun(w, arm, s.variant.concurrency, s.repetition,
+                                                     clock, cancel, m_plan.maxFailureRate)
+                          : w.kind == "cold-recovery"
+                              ? coldRecoveryRun(w, arm, s.variant.concurrency, s.repetition, clock,
+                                                cancel, resets, m_plan.maxFailureRate)
                               : storageRun(w, arm, s.variant.concurrency, cancel, recorder);
-            const auto run = store.createRun(result.sessionId, out.workload, out.params.dump(),
-                                             runStart, step.experiment, arm.label, s.repetition);
+            if (!resetBefore.empty())
+                out.summary["reset"] = toJson(resetBefore);
+            if (out.populate) {
+                const auto populate = store.createRun(result.sessionId, out.workload,
+                                                      out.params.dump(), out.populate->startNs,
+                                                      step.experiment, arm.label, s.repetition);
+                store.addRequests(populate, out.populate->requests);
+                store.finishRun(populate, out.populate->endNs, "populate",
+                                out.populate->summary.dump());
+            }
+            const std::int64_t measuredStart = out.measuredStartNs.value_or(runStart);
+            const auto run =
+                store.createRun(result.sessionId, out.workload, out.params.dump(), measuredStart,
+                                step.experiment, arm.label, s.repetition);
             if (!out.requests.empty())
                 store.addRequests(run, out.requests);
             std::string status = out.cancelled ? "cancelled" : s.warmup ? "warmup" : "completed";
             std::string detail = ComparisonReport::formatValue(
                 static_cast<double>(clock.nowNs() - runStart) / 1e9, "s");
+            if (!out.error.empty()) {
+                status = "failed";
+                detail = out.error;
+                out.summary["error"] = out.error;
+            } else if (out.populate) {
+                detail += phaseTtfts(*out.populate, out.summary);
+            }
             if (engine) {
                 std::string log = engine->logSince(engineLogMark);
                 if (log.size() > kEngineLogKept)
@@ -471,16 +709,22 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
                         engine->logTail(kEngineLogKept));
                 }
             }
+            nlohmann::json validity = nlohmann::json::array();
             if (identity) {
                 auto& seen = identities[step.experiment];
-                const auto check = identityCheck(*identity, arm.label, seen);
+                validity.push_back(identityCheck(*identity, arm.label, seen));
                 seen.emplace_back(arm.label, *identity);
                 out.summary["engine_identity"] = *identity;
-                out.summary["validity"] = nlohmann::json::array({check});
+            }
+            for (const auto& check : out.validity)
+                validity.push_back(check);
+            if (!validity.empty())
+                out.summary["validity"] = validity;
+            for (const auto& check : validity)
                 if (check["status"] == "fail")
                     say("INVALID: " + step.experiment + ", " + arm.label + " repetition " +
-                        std::to_string(s.repetition) + ": " + check["detail"].get<std::string>());
-            }
+                        std::to_string(s.repetition) + ": " + check.value("detail", "") + " (" +
+                        check.value("check", "") + ")");
             store.finishRun(run, clock.nowNs(), status, out.summary.dump());
             report({status, detail, run});
             result.failed += status == "failed";

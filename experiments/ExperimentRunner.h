@@ -41,6 +41,7 @@ class ExperimentRunner {
         std::string dbPath;
         std::string planText; // stored with the session, for the report
         std::chrono::milliseconds interval{200};
+        std::string dropCachesPath = "/proc/sys/vm/drop_caches"; // for drop_caches = true
     };
     struct Result {
         std::int64_t sessionId = 0;
@@ -54,8 +55,8 @@ class ExperimentRunner {
     Result run(const std::atomic<bool>& cancel);
 
     static std::string experimentName(const ExperimentPlan& plan, const ExperimentPlan::Variant& v);
-    // Every setup and teardown command, as it will run, for the user to see before anything
-    // runs.
+    // Every setup, engine, reset and teardown command, as it will run, for the user to see before
+    // anything runs.
     static std::vector<std::string> commands(const ExperimentPlan& plan);
     // The first arm against each further arm, for each variant; gates on another workload's
     // KPI are left out.

@@ -110,6 +110,37 @@ std::vector<Conversation> Datasets::sharedPrefix(int users, int systemWords, int
     return out;
 }
 
+Datasets::ColdRecovery Datasets::coldRecovery(int documents, int documentWords, int questions,
+                                              int questionWords, int outputTokens,
+                                              std::uint64_t seed) {
+    inRange("the number of documents", documents, 1, kMaxUsers);
+    inRange("the document length", documentWords, 1, kMaxPromptWords);
+    inRange("the number of questions per document", questions, 1, kMaxRounds);
+    inRange("the question length", questionWords, 0, kMaxPromptWords);
+    inRange("the output length", outputTokens, 1, std::numeric_limits<int>::max());
+    // Each measured conversation holds its own copy of its document.
+    withinTotal(static_cast<long long>(documents) * (questions + 1) *
+                    (documentWords + static_cast<long long>(questionWords) + 4),
+                std::to_string(documents) + " documents of " + std::to_string(documentWords) +
+                    " words with " + std::to_string(questions) + " questions each");
+    std::uint64_t state = initialState(seed);
+    std::vector<std::string> docs;
+    for (int d = 0; d < documents; ++d) // "document N:" makes every prefix differ from the start
+        docs.push_back("document " + std::to_string(d) + ": " +
+                       words(std::max(0, documentWords - 2), state));
+    ColdRecovery out;
+    for (int d = 0; d < documents; ++d)
+        out.populate.push_back(
+            {docs[static_cast<std::size_t>(d)], {"summarize it."}, {outputTokens}});
+    for (int q = 0; q < questions; ++q)
+        for (int d = 0; d < documents; ++d)
+            out.measured.push_back(
+                {docs[static_cast<std::size_t>(d)],
+                 {"question " + std::to_string(q) + ": " + words(questionWords, state)},
+                 {outputTokens}});
+    return out;
+}
+
 std::vector<Conversation> Datasets::jsonl(const std::string& path, int defaultOutputTokens) {
     std::ifstream in(path);
     if (!in)

@@ -28,6 +28,17 @@ class Datasets {
     static std::vector<Conversation> sharedPrefix(int users, int systemWords, int rounds,
                                                   int questionWords, int outputTokens,
                                                   std::uint64_t seed);
+    // The published "long-context cold recovery" pattern: `documents` long documents, each sent
+    // once (populate: the engine computes and stores their KV), then `questions` questions per
+    // document with the document as the prompt's prefix (measured: the KV comes back from the
+    // KV store). The measured list goes round the documents, so requests in flight at once ask
+    // about different documents.
+    struct ColdRecovery {
+        std::vector<Conversation> populate;
+        std::vector<Conversation> measured;
+    };
+    static ColdRecovery coldRecovery(int documents, int documentWords, int questions,
+                                     int questionWords, int outputTokens, std::uint64_t seed);
     // One JSON object per line: {"prompt": "...", "max_tokens": N}, or a ShareGPT record
     // {"conversations": [{"from": "human", "value": "..."}, {"from": "gpt", ...}, ...]}.
     // Throws std::runtime_error naming the file and line on bad input.

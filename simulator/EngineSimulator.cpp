@@ -143,6 +143,7 @@ EngineSimulator::~EngineSimulator() {
         m_kvStop = true;
     }
     m_kvWork.notify_all();
+    m_kvIdle.notify_all();
     if (m_kvWriter.joinable())
         m_kvWriter.join();
 }
@@ -274,7 +275,16 @@ void EngineSimulator::kvWriterLoop() {
                 return;
             hash = m_kvQueue.front();
             m_kvQueue.pop_front();
+            m_kvWriting = true;
         }
+        struct Done { // the chunk is on disk, or failed: a waiting reader may go on
+            EngineSimulator* self;
+            ~Done() {
+                std::lock_guard lock(self->m_kvMutex);
+                self->m_kvWriting = false;
+                self->m_kvIdle.notify_all();
+            }
+        } done{this};
         const std::string path = kvPath(hash);
         const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0)
@@ -295,6 +305,111 @@ void EngineSimulator::kvWriterLoop() {
         }
         ::close(fd);
     }
+}
+
+void EngineSimulator::waitForKvWrites() {
+    std::unique_lock lock(m_kvMutex);
+    m_kvIdle.wait(lock, [&] { return m_kvStop || (m_kvQueue.empty() && !m_kvWriting); });
+}
+
+void EngineSimulator::keepInCpuTier(const std::vector<std::uint64_t>& chunks) {
+    const auto capacity =
+        static_cast<std::size_t>(m_options.cpuKvCapacityTokens / m_options.chunkTokens);
+    for (const auto hash : chunks) {
+        if (const auto it = m_cpuCached.find(hash); it != m_cpuCached.end()) {
+            m_cpuLru.splice(m_cpuLru.begin(), m_cpuLru, it->second);
+            continue;
+        }
+        if (capacity == 0)
+            return;
+        m_cpuLru.push_front(hash);
+        m_cpuCached[hash] = m_cpuLru.begin();
+        while (m_cpuCached.size() > capacity) {
+            m_cpuCached.erase(m_cpuLru.back());
+            m_cpuLru.pop_back();
+        }
+    }
+}
+
+EngineSimulator::KvRetrieval EngineSimulator::retrieveKv(const std::vector<std::uint64_t>& chunks,
+                                                         int promptTokens) {
+    KvRetrieval out;
+    if (m_options.kvDir.empty())
+        return out; // no KV store: cached chunks are in GPU memory and cost nothing
+    std::vector<std::uint64_t> fromDisk;
+    bool recompute = false;
+    {
+        std::lock_guard lock(m_tierMutex);
+        ++m_lmRetrieves;
+        m_lmRequestedTokens += promptTokens;
+        for (const auto hash : chunks)
+            if (m_cpuCached.count(hash))
+                m_cpuHitTokens += m_options.chunkTokens;
+            else
+                fromDisk.push_back(hash);
+        keepInCpuTier(chunks); // what is read now is kept in RAM from now on
+        const double diskTokens = static_cast<double>(fromDisk.size()) * m_options.chunkTokens;
+        const double readEstimateS =
+            m_readBytesPerS > 0
+                ? diskTokens * static_cast<double>(m_options.kvBytesPerToken) / m_readBytesPerS
+                : 0;
+        recompute = m_options.recomputeFallback && !fromDisk.empty() &&
+                    readEstimateS > diskTokens / m_options.prefillTokensPerS;
+        if (recompute) {
+            out.recomputedTokens = static_cast<int>(diskTokens);
+            m_recomputedTokens += diskTokens;
+        }
+        m_lmHitTokens +=
+            static_cast<double>(chunks.size()) * m_options.chunkTokens - out.recomputedTokens;
+    }
+    if (fromDisk.empty() || recompute)
+        return out;
+    waitForKvWrites(); // the populate phase's chunks may still be on their way to disk
+    out.readS = readKv(fromDisk, out.bytes);
+    std::lock_guard lock(m_tierMutex);
+    if (out.readS > 0 && out.bytes > 0) {
+        const double speed = static_cast<double>(out.bytes) / out.readS;
+        m_readBytesPerS = m_readBytesPerS > 0 ? 0.5 * m_readBytesPerS + 0.5 * speed : speed;
+    }
+    m_lmReadBytes += static_cast<double>(out.bytes);
+    m_lmReadRequests += static_cast<double>(fromDisk.size());
+    return out;
+}
+
+std::string EngineSimulator::lmcacheMetricsText(std::size_t diskChunks) const {
+    if (m_options.kvDir.empty())
+        return {};
+    std::lock_guard lock(m_tierMutex);
+    const std::string labels = "model_name=\"" + m_options.model + "\"";
+    std::string out;
+    auto metric = [&](const char* name, const char* type, const char* help, double v) {
+        const bool counter = std::string(type) == "counter";
+        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+               name + (counter ? "_total{" : "{") + labels + "} " + std::to_string(v) + "\n";
+    };
+    const double chunkBytes =
+        static_cast<double>(m_options.kvBytesPerToken) * m_options.chunkTokens;
+    // LMCache's names; the simulator's --kv-dir stands for its storage backend, so its reads
+    // count as "remote" reads.
+    metric("lmcache:num_retrieve_requests", "counter", "Total number of retrieve requests",
+           m_lmRetrieves);
+    metric("lmcache:num_requested_tokens", "counter",
+           "Total number of tokens requested for retrieval", m_lmRequestedTokens);
+    metric("lmcache:num_hit_tokens", "counter", "Total number of cache hit tokens from retrieval",
+           m_lmHitTokens);
+    metric("lmcache:num_remote_read_requests", "counter",
+           "Total number of read requests to the KV store (--kv-dir)", m_lmReadRequests);
+    metric("lmcache:num_remote_read_bytes", "counter",
+           "Total number of bytes read from the KV store (--kv-dir)", m_lmReadBytes);
+    metric("lmcache:local_cache_usage", "gauge", "Local (CPU) cache usage in bytes",
+           static_cast<double>(m_cpuCached.size()) * chunkBytes);
+    metric("lmcache:local_storage_usage", "gauge", "Local storage (--kv-dir) usage in bytes",
+           static_cast<double>(diskChunks) * chunkBytes);
+    metric("tierscope_sim:kv_cpu_hit_tokens", "counter",
+           "Cached tokens served from the CPU tier, without I/O", m_cpuHitTokens);
+    metric("tierscope_sim:kv_recomputed_tokens", "counter",
+           "Cached tokens recomputed instead of read (--recompute-fallback)", m_recomputedTokens);
+    return out;
 }
 
 void EngineSimulator::observe(double ttft, int promptTokens, int cachedTokens) {
@@ -364,6 +479,7 @@ std::string EngineSimulator::metricsText() const {
         labels + "} " + std::to_string(m_prefixResets) + "\n";
     // As the Prometheus client libraries' process collector writes it: which process answers.
     std::snprintf(sum, sizeof sum, "%.2f", m_processStart);
+    out += lmcacheMetricsText(m_cached.size());
     out += "# HELP process_start_time_seconds Start time of the process since unix epoch in "
            "seconds.\n# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds " +
            std::string(sum) + "\n";
@@ -447,14 +563,19 @@ void EngineSimulator::routes() {
             // Runs admission, KV reads and prefill; returns the plan with the TTFT recorded.
             auto prefill = [this, prompt, maxTokens, arrival, fault, requestId](Plan& plan) {
                 plan = admit(requestId, prompt, maxTokens);
-                std::int64_t bytes = 0;
-                const double kvRead =
-                    m_options.kvDir.empty() ? 0 : readKv(plan.cachedChunks, bytes);
+                const KvRetrieval kv = retrieveKv(plan.cachedChunks, plan.promptTokens);
+                const std::int64_t bytes = kv.bytes;
+                const double kvRead = kv.readS;
                 const int cached =
-                    static_cast<int>(plan.cachedChunks.size()) * m_options.chunkTokens;
+                    static_cast<int>(plan.cachedChunks.size()) * m_options.chunkTokens -
+                    kv.recomputedTokens;
                 const double prefillS = (plan.promptTokens - cached) / m_options.prefillTokensPerS;
                 std::this_thread::sleep_for(std::chrono::duration<double>(prefillS));
                 storeKv(plan.missChunks);
+                if (m_options.cpuKvCapacityTokens > 0) {
+                    std::lock_guard tiers(m_tierMutex);
+                    keepInCpuTier(plan.missChunks);
+                }
                 const double ttft = since(arrival);
                 std::lock_guard lock(m_mutex);
                 const std::size_t capacity = static_cast<std::size_t>(

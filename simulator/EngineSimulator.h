@@ -55,6 +55,14 @@ class EngineSimulator {
         // `sim-engine` waits this long before it listens, as a real engine loads its weights
         // (start() itself does not wait).
         double startupDelayS = 0;
+        // A CPU (DRAM) KV tier in front of --kv-dir, as LMCache's local CPU backend: chunks
+        // stored or read are kept there (LRU) and served without I/O. 0: none. POST
+        // /reset_prefix_cache leaves it alone, as vLLM's reset leaves LMCache's tiers.
+        std::int64_t cpuKvCapacityTokens = 0;
+        // Recompute cached chunks instead of reading them from --kv-dir when the read would
+        // take longer than their prefill (estimated from the reads so far), as LMCache's
+        // slow-retrieval fallback does. Counted in tierscope_sim:kv_recomputed_tokens.
+        bool recomputeFallback = false;
     };
     struct RequestRecord {
         std::int64_t id = 0;
@@ -83,6 +91,16 @@ class EngineSimulator {
 
   private:
     struct Plan;
+    struct KvRetrieval {
+        double readS = 0;
+        std::int64_t bytes = 0;
+        int recomputedTokens = 0;
+    };
+    // The cached chunks' KV: from the CPU tier, else read from --kv-dir (or recomputed).
+    KvRetrieval retrieveKv(const std::vector<std::uint64_t>& chunks, int promptTokens);
+    void keepInCpuTier(const std::vector<std::uint64_t>& chunks); // with m_tierMutex held
+    void waitForKvWrites();
+    std::string lmcacheMetricsText(std::size_t diskChunks) const;
     Plan admit(std::int64_t id, const std::string& prompt, int maxTokens);
     void release(const Plan& plan);
     std::string kvPath(std::uint64_t chunkHash) const; // one file per KV chunk in --kv-dir
@@ -121,6 +139,17 @@ class EngineSimulator {
     bool m_kvStop = false;
     std::thread m_kvWriter;
     bool m_kvDirectIo = true;
+    bool m_kvWriting = false; // guarded by m_kvMutex
+    std::condition_variable m_kvIdle;
+
+    // The CPU tier and the LMCache-named counters. Taken after m_mutex (metricsText), never
+    // the other way round.
+    mutable std::mutex m_tierMutex;
+    std::list<std::uint64_t> m_cpuLru;
+    std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> m_cpuCached;
+    double m_readBytesPerS = 0; // the KV reads' speed so far; 0: none yet
+    double m_lmRetrieves = 0, m_lmRequestedTokens = 0, m_lmHitTokens = 0, m_lmReadBytes = 0,
+           m_lmReadRequests = 0, m_recomputedTokens = 0, m_cpuHitTokens = 0;
     int m_listenFd = -1;
     double m_processStart = 0; // process_start_time_seconds, as Prometheus clients compute it
 };

@@ -2,6 +2,7 @@
 
 #include "core/compare/RunKpis.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
@@ -113,6 +114,38 @@ std::vector<Comparison::Check> Comparison::validity(const ComparisonSide& side) 
             out.push_back({status == "fail", "run " + std::to_string(r.id) + ": " +
                                                  c.value("check", "check") + " " + status + ": " +
                                                  c.value("detail", "")});
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> Comparison::checks(const ComparisonSide& side) {
+    std::vector<std::string> out;
+    for (const auto& r : side.runs) {
+        if (!RunKpis::isMeasurement(r))
+            continue;
+        const auto summary = nlohmann::json::parse(r.summaryJson, nullptr, false);
+        if (!summary.is_object())
+            continue;
+        const std::string run = "run " + std::to_string(r.id) + ": ";
+        if (const auto it = summary.find("validity"); it != summary.end() && it->is_array())
+            for (const auto& c : *it)
+                if (c.is_object() && c.value("status", "") == "pass")
+                    out.push_back(run + c.value("check", "check") +
+                                  " pass: " + c.value("detail", ""));
+        if (const auto it = summary.find("reset"); it != summary.end() && it->is_array())
+            for (const auto& step : *it)
+                if (step.is_object())
+                    out.push_back(run + "reset " + step.value("step", "") +
+                                  (step.value("ok", false) ? " ok" : " failed") + ": " +
+                                  step.value("detail", ""));
+        if (const auto it = summary.find("populate"); it != summary.end() && it->is_object()) {
+            const auto ttft = it->find("median_ttft_ms");
+            char text[64] = "n/a";
+            if (ttft != it->end() && ttft->is_number())
+                std::snprintf(text, sizeof text, "%.2f ms", ttft->get<double>());
+            out.push_back(run + "populate phase: " + std::to_string(it->value("completed", 0L)) +
+                          " documents, median TTFT " + text);
         }
     }
     return out;

@@ -36,6 +36,9 @@ class Comparison {
         std::string text;
     };
     static std::vector<Check> validity(const ComparisonSide& side);
+    // What else the measured runs' summaries say about how they were made: checks that passed
+    // (with their numbers), each cache-reset step's outcome, a cold-recovery populate phase.
+    static std::vector<std::string> checks(const ComparisonSide& side);
     // The workload variants among the side's measured runs ("load@c8", ...).
     static std::set<std::string> variants(const ComparisonSide& side);
     // The time share (0..1) of each bottleneck class, averaged over the measured runs that

@@ -212,6 +212,8 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
             in.excluded.push_back(tag + line);
         for (const auto& check : Comparison::validity(*side))
             (check.failed ? in.invalid : in.warnings).push_back(tag + check.text);
+        for (const auto& line : Comparison::checks(*side))
+            in.checks.push_back(tag + line);
     }
     for (const auto& gate : o.gates) {
         const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),

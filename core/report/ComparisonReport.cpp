@@ -202,6 +202,11 @@ std::string ComparisonReport::text(const Input& in) {
         for (const auto& line : in.excluded)
             out += "  " + line + "\n";
     }
+    if (!in.checks.empty()) {
+        out += "\nRun checks, resets and phases:\n";
+        for (const auto& line : in.checks)
+            out += "  " + line + "\n";
+    }
     return out + "\n" + wrap(footnote(), 100);
 }
 
@@ -237,6 +242,10 @@ std::string ComparisonReport::markdown(const Input& in) {
     if (!in.excluded.empty())
         out += "\nNot measurements, left out:\n\n";
     for (const auto& line : in.excluded)
+        out += "- " + escapeMarkdown(line) + "\n";
+    if (!in.checks.empty())
+        out += "\nRun checks, resets and phases:\n\n";
+    for (const auto& line : in.checks)
         out += "- " + escapeMarkdown(line) + "\n";
     return out + "\n" + escapeMarkdown(footnote()) + "\n";
 }
@@ -295,6 +304,7 @@ std::string ComparisonReport::json(const Input& in) {
                           {"valid", in.invalid.empty()},
                           {"invalid", in.invalid},
                           {"warnings", in.warnings},
+                          {"run_checks", in.checks},
                           {"method", footnote()},
                           {"plan", redactedPlan(in.plan)},
                           {"tool_version", in.toolVersion},
@@ -340,6 +350,12 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
         for (const auto& line : in.warnings)
             out += "<li>warning: " + escapeHtml(line) + "</li>\n";
         out += "</ul>\n";
+    }
+    if (!in.checks.empty()) {
+        out += "<details><summary>Run checks, resets and phases</summary><ul>\n";
+        for (const auto& line : in.checks)
+            out += "<li>" + escapeHtml(line) + "</li>\n";
+        out += "</ul></details>\n";
     }
     out += "<table><tr><th>KPI</th><th>A</th><th>B</th><th>B - A</th><th>change</th>"
            "<th>ratio</th><th>95 % CI of B - A</th><th>n (A / B)</th><th>better</th></tr>\n";

@@ -35,6 +35,9 @@ class ComparisonReport {
         // comparison is INVALID and its gates are not judged. Warnings are shown, not fatal.
         std::vector<std::string> invalid;
         std::vector<std::string> warnings;
+        // Every measured run's checks that passed, its cache resets and its populate phase
+        // ("A: run 9: reset_prefix_cache ok ...", "A: run 9: storage_evidence pass: ...").
+        std::vector<std::string> checks;
         std::vector<Chart> charts;
         std::string plan; // the experiment plan's TOML, when the runs came from one
         std::vector<std::string> hosts;

@@ -92,6 +92,57 @@ class TestLoadCommand : public QObject {
         QCOMPARE(sim.records().size(), std::size_t(44)); // warm-up requests were really sent
     }
 
+    // --dataset cold-recovery: the documents once (a run of status populate), the prefix-cache
+    // reset, then the questions over them, whose cached prefix the engine restores.
+    void coldRecoveryPopulatesResetsAndMeasures() {
+        QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
+        EngineSimulator::Options options;
+        options.kvDir = kv.path().toStdString();
+        options.kvBytesPerToken = 1024;
+        options.decodeTokensPerS = 1000;
+        EngineSimulator sim(options);
+        const QString url = QString("http://127.0.0.1:%1").arg(sim.start());
+        QTemporaryDir dir;
+        const QString db = dir.filePath("c.db");
+        const auto r = run({"--db",
+                            db,
+                            "load",
+                            "--url",
+                            url,
+                            "--model",
+                            "tierscope-sim",
+                            "--concurrency",
+                            "2",
+                            "--dataset",
+                            "cold-recovery",
+                            "--documents",
+                            "3",
+                            "--document-tokens",
+                            "600",
+                            "--questions",
+                            "2",
+                            "--output-len",
+                            "4",
+                            "--reset-prefix-cache",
+                            "--out",
+                            dir.filePath("c.json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("Populate phase: 3 documents, 3 completed"), r.out.constData());
+        QVERIFY2(r.out.contains("Reset: reset_prefix_cache ok"), r.out.constData());
+        QVERIFY(r.out.contains("Successful requests:                     6"));
+        const auto json = readJson(dir.filePath("c.json"));
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        const auto runs = store.runsOfSession(json["session_id"].get<std::int64_t>());
+        QCOMPARE(runs.size(), std::size_t(2));
+        QCOMPARE(runs[0].status, std::string("populate"));
+        QCOMPARE(store.requestCount(runs[0].id), std::int64_t(3));
+        QCOMPARE(runs[1].status, std::string("completed"));
+        const auto records = sim.records();
+        QCOMPARE(records.size(), std::size_t(9));
+        for (std::size_t i = 3; i < records.size(); ++i) // 600 words: two 256-token chunks each
+            QCOMPARE(records[i].cachedTokens, 512);
+    }
+
     // Requests are in the store while the run goes on (a soak must not hold them all), and at
     // the end every one the summary counts is there.
     void storesRequestsDuringTheRun() {

@@ -436,6 +436,134 @@ concurrency = %6
         QCOMPARE(a["engine_identity"], b["engine_identity"]);
     }
 
+    // A cold-recovery experiment: two arms whose engines (simulators) keep their KV in {path}/kv,
+    // `extraA` and `extraB` more TOML lines (engine options first, as sim-engine arguments).
+    QString writeColdPlan(const QString& name, int port, const QString& simA, const QString& simB,
+                          const QString& pathB, const QString& extra = {}) {
+        const QString arm = R"([[arm]]
+label = "%1"
+path = "%2"
+setup = "mkdir -p {path}/kv"
+%3
+reset_prefix_cache = true
+reset = "echo clearing $TIERSCOPE_ARM"
+)";
+        const QString common = "--kv-dir {path}/kv --kv-bytes-per-token 65536 ";
+        const QString plan =
+            "name = \"" + name + "\"\nrepetitions = 1\n" + extra + "\n" +
+            arm.arg("a", m_dir.filePath(name + "-a"), simEngine(port, common + simA)) +
+            arm.arg("b", pathB, simEngine(port, common + simB)) + R"(
+[[workload]]
+kind = "cold-recovery"
+documents = 4
+document_tokens = 512
+questions = 2
+question_tokens = 8
+output_len = 4
+kv_bytes_per_token = 65536
+concurrency = 2
+)";
+        const QString path = m_dir.filePath(name + ".toml");
+        test::writeFile(path, plan.toUtf8());
+        return path;
+    }
+    static const nlohmann::json* check(const nlohmann::json& summary, const std::string& name) {
+        for (const auto& c : summary["validity"])
+            if (c.value("check", "") == name)
+                return &c;
+        return nullptr;
+    }
+
+    // Populate, reset, measure: the disk arm reads its KV back from its device and is slower
+    // than the arm whose KV lies in RAM (/dev/shm); both phases and the resets are stored.
+    void coldRecoveryPopulatesResetsAndMeasuresFromStorage() {
+        const auto done =
+            runPlan(writeColdPlan("cold", test::freePort(), {}, {}, m_shm + "/cold"), "cold.db");
+        QVERIFY2(done.exitCode == 0, done.err.constData());
+        QCOMPARE(done.runs.size(), std::size_t(4)); // populate and measured, per arm
+        std::map<std::string, nlohmann::json> measured;
+        for (const auto& run : done.runs) {
+            const auto s = summary(run);
+            if (run.status == "populate") {
+                QCOMPARE(s["completed"].get<int>(), 4); // one request per document
+                continue;
+            }
+            QCOMPARE(run.status, std::string("completed"));
+            QCOMPARE(s["completed"].get<int>(), 8); // 2 questions x 4 documents
+            QCOMPARE(s["populate"]["completed"].get<int>(), 4);
+            QCOMPARE(s["reset"].size(), std::size_t(2));
+            QCOMPARE(s["reset"][0]["step"].get<std::string>(), std::string("reset_prefix_cache"));
+            QVERIFY(s["reset"][0]["ok"].get<bool>() && s["reset"][1]["ok"].get<bool>());
+            const auto* cache = check(s, "cache_evidence");
+            QVERIFY2(cache && (*cache)["status"] == "pass", s["validity"].dump().c_str());
+            QVERIFY((*cache)["hit_tokens"].get<double>() > 0);
+            measured[run.arm] = s;
+        }
+        QVERIFY2(done.err.contains("TTFT p50: populate"), done.err.constData());
+        // The disk arm's device read at least the KV of every document.
+        const auto* storage = check(measured["a"], "storage_evidence");
+        QVERIFY2(storage && (*storage)["status"] == "pass",
+                 measured["a"]["validity"].dump().c_str());
+        QVERIFY((*storage)["device_read_bytes"].get<double>() >= 4 * 512 * 65536.0);
+        // tmpfs has no block device: said, not passed.
+        QCOMPARE((*check(measured["b"], "storage_evidence"))["status"].get<std::string>(),
+                 std::string("warn"));
+        QVERIFY2(measured["a"]["median_ttft_ms"].get<double>() >
+                     measured["b"]["median_ttft_ms"].get<double>(),
+                 (measured["a"].dump() + "\n" + measured["b"].dump()).c_str());
+    }
+
+    // Two ways a "cold" run is not served by its storage: a CPU tier that holds every document,
+    // and a recompute fallback. Each fails its check and the comparison is INVALID (exit 13).
+    void aCpuTierOrARecomputeFallbackMakesTheComparisonInvalid() {
+        const auto done =
+            runPlan(writeColdPlan("warm", test::freePort(), "--cpu-kv-capacity-tokens 100000",
+                                  "--recompute-fallback --prefill-tokens-per-s 1e9",
+                                  m_dir.filePath("warm-b")),
+                    "warm.db");
+        QVERIFY2(done.exitCode == 13, done.err.constData());
+        QVERIFY2(done.err.contains("INVALID"), done.err.constData());
+        int seen = 0;
+        for (const auto& run : done.runs) {
+            if (run.status != "completed")
+                continue;
+            const auto s = summary(run);
+            if (run.arm == "a") {
+                const auto* storage = check(s, "storage_evidence");
+                QVERIFY2(storage && (*storage)["status"] == "fail", s["validity"].dump().c_str());
+                ++seen;
+            } else {
+                const auto* cache = check(s, "cache_evidence");
+                QVERIFY2(cache && (*cache)["status"] == "fail", s["validity"].dump().c_str());
+                QCOMPARE((*cache)["recompute_fallback"].get<bool>(), true);
+                ++seen;
+            }
+        }
+        QCOMPARE(seen, 2);
+    }
+
+    // A reset step that fails fails its run: it would not have been cold.
+    void aFailingResetFailsTheRun() {
+        const int port = test::freePort();
+        const auto done =
+            runPlan(writeLoadPlan("badreset", simEngine(port) + "\nreset = \"echo cannot; exit 3\"",
+                                  simEngine(port) + "\nreset_prefix_cache = true"),
+                    "badreset.db");
+        QCOMPARE(done.runs.size(), std::size_t(2));
+        for (const auto& run : done.runs) {
+            const auto s = summary(run);
+            if (run.arm == "disk") {
+                QCOMPARE(run.status, std::string("failed"));
+                QVERIFY2(s["error"].get<std::string>().find("reset failed: exit 3: cannot") !=
+                             std::string::npos,
+                         run.summaryJson.c_str());
+            } else {
+                QCOMPARE(run.status, std::string("completed"));
+                QCOMPARE(s["reset"][0]["ok"].get<bool>(), true);
+            }
+        }
+    }
+
     void ctrlCStopsTheRunningEngineAndItsGroup() {
         const int port = test::freePort();
         const QString plan = writeLoadPlan("ctrlc", simEngine(port, {}, "sleep 300 &"),

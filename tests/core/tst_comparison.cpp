@@ -397,6 +397,33 @@ class TestComparison : public QObject {
         QVERIFY(out.contains("not judged: the comparison is INVALID"));
     }
 
+    // Passed checks (with their numbers), each reset step and a populate phase are listed in
+    // the report, in every format; runs that are no measurement are not.
+    void passedChecksResetsAndThePopulatePhaseAreReported() {
+        const nlohmann::json summary = {
+            {"validity",
+             {{{"check", "storage_evidence"}, {"status", "pass"}, {"detail", "vda read 130 MB"}},
+              {{"check", "errors"}, {"status", "warn"}, {"detail", "1 of 8 failed"}}}},
+            {"reset",
+             {{{"step", "reset_prefix_cache"}, {"ok", true}, {"detail", "HTTP 200"}},
+              {{"step", "drop_caches"}, {"ok", false}, {"detail", "needs root"}}}},
+            {"populate", {{"completed", 16}, {"median_ttft_ms", 812.5}}}};
+        ComparisonSide side;
+        side.runs = {run(7, "completed", summary.dump()), run(8, "populate", summary.dump())};
+        const auto lines = Comparison::checks(side);
+        QCOMPARE(lines, (std::vector<std::string>{
+                            "run 7: storage_evidence pass: vda read 130 MB",
+                            "run 7: reset reset_prefix_cache ok: HTTP 200",
+                            "run 7: reset drop_caches failed: needs root",
+                            "run 7: populate phase: 16 documents, median TTFT 812.50 ms"}));
+        ComparisonReport::Input in;
+        in.checks = {"A: " + lines[0]};
+        for (const char* format : {"text", "md", "html", "json"})
+            QVERIFY2(ComparisonReport::render(format, in).find("vda read 130 MB") !=
+                         std::string::npos,
+                     format);
+    }
+
     // A link planted at the temporary name is refused, never written through; a link at the
     // target's name is replaced, its target untouched.
     void reportsAreNeverWrittenThroughALink() {

@@ -3,6 +3,7 @@
 #include "experiments/ExperimentPlan.h"
 #include "experiments/RunSchedule.h"
 
+#include <QFile>
 #include <QtTest>
 #include <chrono>
 
@@ -165,6 +166,67 @@ class TestExperimentPlan : public QObject {
             swapped = swapped || (i % 2 == 0 && x[i].arm == 1);
         }
         QVERIFY2(swapped, "a seeded shuffle should put B first in some repetition");
+    }
+
+    void resetStepsColdRecoveryAndTheFailureLimitParse() {
+        // (Not a raw string: moc would read the URL's "//" as a comment.)
+        const std::string text = "max_failure_rate = 0.02\n"
+                                 "[[arm]]\nlabel = \"a\"\n"
+                                 "engine_url = \"http://127.0.0.1:8000\"\n"
+                                 "reset_prefix_cache = true\ndrop_caches = true\n"
+                                 "reset = \"clear-cpu-tier {path}\"\n"
+                                 "[[arm]]\nlabel = \"b\"\n"
+                                 "[[workload]]\nkind = \"cold-recovery\"\ndocuments = 4\n"
+                                 "concurrency = [8, 16]\n";
+        const auto plan = ExperimentPlan::parse(text);
+        QVERIFY(plan.arms[0].resetPrefixCache && plan.arms[0].dropCaches);
+        QCOMPARE(plan.arms[0].reset, std::string("clear-cpu-tier {path}"));
+        QVERIFY(plan.arms[0].hasReset());
+        QVERIFY(!plan.arms[1].hasReset());
+        QCOMPARE(plan.workloads[0].kind, std::string("cold-recovery"));
+        QCOMPARE(plan.workloads[0].params.at("documents"), std::string("4"));
+        QCOMPARE(plan.variants().size(), std::size_t(2));
+        QCOMPARE(plan.maxFailureRate.value_or(-1), 0.02);
+        // A reset of the prefix cache needs the engine's URL; flags are booleans.
+        auto refused = [](const std::string& t) {
+            try {
+                ExperimentPlan::parse(t);
+            } catch (const std::runtime_error& e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        QVERIFY(refused("[[arm]]\nlabel = \"a\"\nreset_prefix_cache = true\n[[arm]]\nlabel = "
+                        "\"b\"\n[[workload]]\nkind = \"load\"\n")
+                    .find("needs engine_url") != std::string::npos);
+        QVERIFY(refused("[[arm]]\nlabel = \"a\"\ndrop_caches = \"yes\"\n[[arm]]\nlabel = "
+                        "\"b\"\n[[workload]]\nkind = \"load\"\n")
+                    .find("true or false") != std::string::npos);
+        QVERIFY(refused("max_failure_rate = 5\n" + std::string(kPlan)).find("max_failure_rate") !=
+                std::string::npos);
+    }
+
+    // The shipped real-machine plan parses: its gates are G3, it sweeps 8 and 16, and every arm
+    // resets the prefix and page caches and keeps LMCache's KV on its own path.
+    void theVllmLmcachePlanParses() {
+        QFile f(QStringLiteral(TIERSCOPE_FIXTURES) +
+                "/../../resources/plans/vllm-lmcache-nvmeof.toml");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto plan = ExperimentPlan::parse(f.readAll().toStdString());
+        QVERIFY(plan.repetitions >= 3);
+        QCOMPARE(plan.gates,
+                 (std::vector<std::string>{"ttft_p50 <= -25%", "output_throughput >= +29%"}));
+        QCOMPARE(plan.workloads.size(), std::size_t(1));
+        QCOMPARE(plan.workloads[0].kind, std::string("cold-recovery"));
+        QCOMPARE(plan.workloads[0].concurrency, (std::vector<int>{8, 16}));
+        QCOMPARE(plan.arms.size(), std::size_t(2));
+        for (const auto& arm : plan.arms) {
+            QVERIFY(arm.resetPrefixCache && arm.dropCaches);
+            QVERIFY(arm.engineStart.find("LMCACHE_LOCAL_DISK=\"file://{path}/") !=
+                    std::string::npos);
+            QCOMPARE(arm.env.at("LMCACHE_LOCAL_CPU"), std::string("False"));
+        }
+        QVERIFY(plan.arms[0].path != plan.arms[1].path);
     }
 
     void errorsNameTheLine() {

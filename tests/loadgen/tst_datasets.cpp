@@ -2,6 +2,7 @@
 #include "loadgen/Datasets.h"
 
 #include <QTemporaryDir>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -67,6 +68,27 @@ class TestDatasets : public QObject {
     // Sizes are refused before anything is allocated, with the limit in the message:
     // --rounds 0 once made conversations of no rounds (a crash), --input-len 100000000 took
     // 3 GB.
+    // Every measured prompt starts with its document, whole; documents differ from their first
+    // word; measured requests go round the documents.
+    void coldRecoveryDocumentsAreTheQuestionsPrefix() {
+        const auto d = Datasets::coldRecovery(3, 100, 2, 5, 7, 1);
+        QCOMPARE(d.populate.size(), std::size_t(3));
+        QCOMPARE(d.measured.size(), std::size_t(6));
+        for (const auto& c : d.populate) {
+            QCOMPARE(std::count(c.system.begin(), c.system.end(), ' ') + 1, 100L);
+            QCOMPARE(c.maxTokens, std::vector<int>{7});
+        }
+        QVERIFY(d.populate[0].system.substr(0, 11) != d.populate[1].system.substr(0, 11));
+        for (std::size_t i = 0; i < d.measured.size(); ++i) {
+            QCOMPARE(d.measured[i].system, d.populate[i % 3].system);
+            QCOMPARE(d.measured[i].questions.size(), std::size_t(1));
+        }
+        QVERIFY(d.measured[0].questions[0] != d.measured[3].questions[0]);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Datasets::coldRecovery(0, 100, 1, 1, 1, 1));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 Datasets::coldRecovery(1000, 1'000'000, 1000, 1, 1, 1));
+    }
+
     void absurdSizesAreRefusedWithTheLimit() {
         auto message = [](auto make) {
             try {

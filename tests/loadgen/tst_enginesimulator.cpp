@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <curl/curl.h>
 #include <future>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -48,6 +49,14 @@ std::vector<nlohmann::json> events(const std::string& sse) {
                                           : nlohmann::json::parse(payload));
         at = end;
     }
+    return out;
+}
+
+// Every sample's value by name (the simulator has one label set per name).
+std::map<std::string, double> counters(const std::string& text) {
+    std::map<std::string, double> out;
+    for (const auto& s : PrometheusTextParser::parse(text).samples)
+        out[s.name] = s.value;
     return out;
 }
 
@@ -210,6 +219,63 @@ class TestEngineSimulator : public QObject {
 
     // As the Prometheus client libraries' process collector: this process's start, which tells
     // one engine process from another.
+    // LMCache's CPU tier: what was stored or read is served from RAM, without a disk read, and
+    // a prefix-cache reset does not empty it.
+    void aCpuTierInFrontOfTheDiskServesWithoutReads() {
+        QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
+        auto options = small(kv.path().toStdString());
+        options.cpuKvCapacityTokens = 1000;
+        EngineSimulator sim(options);
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        const std::string body = R"({"prompt":"a b c d e f g h i","max_tokens":2})";
+        QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+        QCOMPARE(request(base + "/reset_prefix_cache", {}, true).status, 200L);
+        QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+        const auto records = sim.records();
+        QCOMPARE(records[1].cachedTokens, 8);
+        QCOMPARE(records[1].kvBytesRead, std::int64_t(0));
+        const auto c = counters(request(base + "/metrics").body);
+        QCOMPARE(c.at("tierscope_sim:kv_cpu_hit_tokens_total"), 8.0);
+        QCOMPARE(c.at("lmcache:num_hit_tokens_total"), 8.0);
+        QCOMPARE(c.at("lmcache:num_requested_tokens_total"), 18.0);
+        QCOMPARE(c.at("lmcache:num_retrieve_requests_total"), 2.0);
+        QCOMPARE(c.at("lmcache:num_remote_read_bytes_total"), 0.0);
+        QCOMPARE(c.at("lmcache:local_cache_usage"), 2.0 * 4 * 4096);
+
+        // Without the CPU tier the same prefix is read from --kv-dir, and counted.
+        QTemporaryDir kv2(QDir::currentPath() + "/kv-XXXXXX");
+        EngineSimulator disk(small(kv2.path().toStdString()));
+        const std::string base2 = "http://127.0.0.1:" + std::to_string(disk.start());
+        QCOMPARE(request(base2 + "/v1/completions", body).status, 200L);
+        QCOMPARE(request(base2 + "/v1/completions", body).status, 200L);
+        QCOMPARE(disk.records()[1].kvBytesRead, std::int64_t(2 * 4 * 4096));
+        const auto d = counters(request(base2 + "/metrics").body);
+        QCOMPARE(d.at("lmcache:num_remote_read_bytes_total"), 2.0 * 4 * 4096);
+        QCOMPARE(d.at("tierscope_sim:kv_cpu_hit_tokens_total"), 0.0);
+        QCOMPARE(d.at("lmcache:local_storage_usage"), 2.0 * 4 * 4096);
+    }
+
+    // Prefill far faster than any read: once a read has been timed, cached chunks are
+    // recomputed instead, and the simulator says so.
+    void recomputeFallbackSkipsReadsSlowerThanPrefill() {
+        QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
+        auto options = small(kv.path().toStdString());
+        options.recomputeFallback = true;
+        options.prefillTokensPerS = 1e12;
+        EngineSimulator sim(options);
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        const std::string body = R"({"prompt":"a b c d e f g h i","max_tokens":2})";
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+        const auto records = sim.records();
+        QCOMPARE(records[1].kvBytesRead, std::int64_t(2 * 4 * 4096)); // the read that is timed
+        QCOMPARE(records[2].kvBytesRead, std::int64_t(0));
+        QCOMPARE(records[2].cachedTokens, 0); // recomputed
+        const auto c = counters(request(base + "/metrics").body);
+        QCOMPARE(c.at("tierscope_sim:kv_recomputed_tokens_total"), 8.0);
+        QCOMPARE(c.at("lmcache:num_hit_tokens_total"), 8.0); // the one real retrieval
+    }
+
     void metricsSayWhenTheProcessStarted() {
         const double before = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000;
         EngineSimulator sim(small(""));

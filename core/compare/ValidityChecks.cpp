@@ -1,0 +1,171 @@
+#include "core/compare/ValidityChecks.h"
+
+#include "core/util/UnitFormat.h"
+
+#include <cstdio>
+
+namespace tierscope {
+
+namespace {
+
+nlohmann::json check(const char* name, const char* status, const std::string& detail) {
+    return {{"check", name}, {"status", status}, {"detail", detail}};
+}
+
+std::string bytes(double b) {
+    return UnitFormat::bytes(b);
+}
+
+std::string percent(double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f %%", share * 100);
+    return text;
+}
+
+double value(const std::map<std::string, double>& m, const char* name) {
+    const auto it = m.find(name);
+    return it == m.end() ? 0 : it->second;
+}
+
+} // namespace
+
+nlohmann::json ValidityChecks::storageEvidence(const std::optional<std::string>& device,
+                                               const std::string& deviceWhy,
+                                               std::optional<double> deviceReadBytes,
+                                               std::optional<double> impliedBytes) {
+    if (!device || !deviceReadBytes)
+        return check("storage_evidence", "warn", "not checked: " + deviceWhy);
+    if (!impliedBytes || *impliedBytes <= 0) {
+        auto c = check("storage_evidence", "warn",
+                       "not checked: the workload implies no KV size (give the workload a "
+                       "geometry or kv_bytes_per_token); " +
+                           *device + " read " + bytes(*deviceReadBytes));
+        c["device"] = *device;
+        c["device_read_bytes"] = *deviceReadBytes;
+        return c;
+    }
+    const double share = *deviceReadBytes / *impliedBytes;
+    const char* status = share >= kPassShare ? "pass" : share >= kFailShare ? "warn" : "fail";
+    std::string detail = *device + " read " + bytes(*deviceReadBytes) + " in the measured phase, " +
+                         percent(share) + " of the " + bytes(*impliedBytes) +
+                         " of KV the workload implies";
+    if (share < kFailShare)
+        detail += ": far below, so the KV did not come from this storage (a CPU tier, the page "
+                  "cache or a recompute served it)";
+    auto c = check("storage_evidence", status, detail);
+    c["device"] = *device;
+    c["device_read_bytes"] = *deviceReadBytes;
+    c["implied_kv_bytes"] = *impliedBytes;
+    c["share"] = share;
+    return c;
+}
+
+nlohmann::json
+ValidityChecks::cacheEvidence(const std::optional<std::map<std::string, double>>& counters,
+                              std::optional<double> deviceReadBytes,
+                              std::optional<double> impliedBytes) {
+    if (!counters)
+        return check("cache_evidence", "warn", "not checked: the engine's /metrics did not answer");
+    const auto& d = *counters;
+    const bool lmcache = d.count("lmcache:num_hit_tokens") > 0;
+    const bool vllm = d.count("vllm:prefix_cache_hits") > 0;
+    if (!lmcache && !vllm)
+        return check("cache_evidence", "warn",
+                     "not checked: the engine reports neither lmcache:num_hit_tokens nor "
+                     "vllm:prefix_cache_hits");
+    const double hits =
+        lmcache ? value(d, "lmcache:num_hit_tokens") : value(d, "vllm:prefix_cache_hits");
+    const double requested =
+        lmcache ? value(d, "lmcache:num_requested_tokens") : value(d, "vllm:prefix_cache_queries");
+    const double retrieves = value(d, "lmcache:num_retrieve_requests");
+    const double recomputed = value(d, "tierscope_sim:kv_recomputed_tokens");
+    const double remoteBytes = value(d, "lmcache:num_remote_read_bytes");
+    const std::string source = lmcache ? "lmcache:num_hit_tokens" : "vllm:prefix_cache_hits";
+    std::string numbers = UnitFormat::count(static_cast<std::int64_t>(hits)) + " hit tokens (" +
+                          source + ") of " +
+                          UnitFormat::count(static_cast<std::int64_t>(requested)) + " requested";
+    if (lmcache)
+        numbers += ", " + UnitFormat::count(static_cast<std::int64_t>(retrieves)) + " retrieves, " +
+                   bytes(remoteBytes) + " read by LMCache";
+    const char* status = "pass";
+    std::string detail = numbers;
+    if (recomputed > 0) {
+        status = "fail";
+        detail = "recompute fallback: " + UnitFormat::count(static_cast<std::int64_t>(recomputed)) +
+                 " cached tokens were recomputed instead of read; " + numbers;
+    } else if (hits <= 0) {
+        status = "fail";
+        detail = "no cache hit tokens in the measured phase, so its prefixes were recomputed, not "
+                 "restored; " +
+                 numbers;
+    } else if (deviceReadBytes && impliedBytes && *impliedBytes > 0 &&
+               *deviceReadBytes < kFailShare * *impliedBytes &&
+               remoteBytes < kFailShare * *impliedBytes) {
+        status = "warn";
+        detail = "hits with no storage reads (the device read " + bytes(*deviceReadBytes) + " of " +
+                 bytes(*impliedBytes) + " of KV): served from memory or recomputed; " + numbers;
+    }
+    auto c = check("cache_evidence", status, detail);
+    c["hit_tokens"] = hits;
+    c["requested_tokens"] = requested;
+    if (lmcache) {
+        c["retrieves"] = retrieves;
+        c["lmcache_read_bytes"] = remoteBytes;
+    }
+    c["recomputed_tokens"] = recomputed;
+    c["recompute_fallback"] = recomputed > 0;
+    return c;
+}
+
+nlohmann::json ValidityChecks::pageCache(std::optional<double> growthBytes,
+                                         std::optional<double> deviceReadBytes,
+                                         std::optional<double> impliedBytes,
+                                         std::optional<double> storeReadBytes) {
+    if (!growthBytes || !deviceReadBytes || !impliedBytes || *impliedBytes <= 0)
+        return check("page_cache", "warn",
+                     "not checked: needs the page cache, the device's reads and the KV size");
+    const bool grew = *growthBytes >= kPassShare * *impliedBytes;
+    const bool noReads = *deviceReadBytes < kFailShare * *impliedBytes &&
+                         (!storeReadBytes || *storeReadBytes >= kPassShare * *impliedBytes);
+    std::string detail = "page cache " +
+                         std::string(*growthBytes >= 0 ? "grew by " : "shrank by ") +
+                         bytes(*growthBytes >= 0 ? *growthBytes : -*growthBytes) +
+                         " over the run, the device read " + bytes(*deviceReadBytes) +
+                         (storeReadBytes ? ", the KV store " + bytes(*storeReadBytes) : "") +
+                         ", KV " + bytes(*impliedBytes);
+    if (grew && noReads)
+        detail = "reads served from the page cache: " + detail +
+                 " (drop_caches = true between phases, or O_DIRECT in the KV store)";
+    auto c = check("page_cache", grew && noReads ? "fail" : "pass", detail);
+    c["page_cache_growth_bytes"] = *growthBytes;
+    c["device_read_bytes"] = *deviceReadBytes;
+    c["implied_kv_bytes"] = *impliedBytes;
+    if (storeReadBytes)
+        c["store_read_bytes"] = *storeReadBytes;
+    return c;
+}
+
+nlohmann::json ValidityChecks::errors(long failed, long issued, std::optional<double> limit) {
+    if (issued <= 0)
+        return check("errors", "fail", "no request was issued");
+    const double rate = static_cast<double>(failed) / static_cast<double>(issued);
+    std::string detail = UnitFormat::count(failed) + " of " + UnitFormat::count(issued) +
+                         " requests failed (" + percent(rate) + ")";
+    const char* status = "pass";
+    if (limit) {
+        detail += ", limit " + percent(*limit);
+        status = rate > *limit ? "fail" : "pass";
+    } else if (failed > 0) {
+        status = "warn";
+        detail += "; the plan sets no max_failure_rate";
+    }
+    auto c = check("errors", status, detail);
+    c["failed"] = failed;
+    c["issued"] = issued;
+    c["failure_rate"] = rate;
+    if (limit)
+        c["limit"] = *limit;
+    return c;
+}
+
+} // namespace tierscope

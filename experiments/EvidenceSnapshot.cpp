@@ -1,0 +1,108 @@
+#include "experiments/EvidenceSnapshot.h"
+
+#include "collectors/storage/BlockDeviceNames.h"
+#include "collectors/storage/DiskstatsParser.h"
+#include "collectors/host/MeminfoParser.h"
+#include "collectors/engine/PrometheusTextParser.h"
+#include "experiments/EngineIdentity.h"
+#include "experiments/HttpProbe.h"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+namespace tierscope {
+
+namespace {
+
+constexpr std::array<const char*, 9> kCounters = {
+    "vllm:prefix_cache_queries",        "vllm:prefix_cache_hits",
+    "lmcache:num_retrieve_requests",    "lmcache:num_requested_tokens",
+    "lmcache:num_hit_tokens",           "lmcache:num_remote_read_bytes",
+    "lmcache:num_remote_read_requests", "tierscope_sim:kv_recomputed_tokens",
+    "tierscope_sim:kv_cpu_hit_tokens"};
+
+std::string readAll(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+} // namespace
+
+std::map<std::string, double> EvidenceSnapshot::counters(std::string_view metricsText) {
+    std::map<std::string, double> out;
+    for (const auto& s : PrometheusTextParser::parse(metricsText).samples) {
+        std::string name = s.name;
+        if (name.size() > 6 && name.ends_with("_total"))
+            name.resize(name.size() - 6);
+        for (const char* wanted : kCounters)
+            if (name == wanted)
+                out[name] += s.value;
+    }
+    return out;
+}
+
+std::map<std::string, double> EvidenceSnapshot::delta(const std::map<std::string, double>& before,
+                                                      const std::map<std::string, double>& after) {
+    std::map<std::string, double> out;
+    for (const auto& [name, value] : after)
+        if (const auto it = before.find(name); it != before.end() && value >= it->second)
+            out[name] = value - it->second;
+    return out;
+}
+
+std::optional<double> EvidenceSnapshot::readDelta(const EvidenceSnapshot& before,
+                                                  const EvidenceSnapshot& after) {
+    if (!before.deviceReadBytes || !after.deviceReadBytes || before.device != after.device)
+        return std::nullopt;
+    const double head =
+        static_cast<double>(*after.deviceReadBytes) - static_cast<double>(*before.deviceReadBytes);
+    if (head > 0 || !before.pathsReadBytes || !after.pathsReadBytes)
+        return head;
+    return static_cast<double>(*after.pathsReadBytes) - static_cast<double>(*before.pathsReadBytes);
+}
+
+EvidenceSnapshot EvidenceSnapshot::take(const std::string& path, const std::string& engineUrl,
+                                        const SystemPaths& paths) {
+    EvidenceSnapshot s;
+    struct stat st {};
+    if (path.empty()) {
+        s.deviceWhy = "the arm has no path";
+    } else if (::stat(path.c_str(), &st) != 0) {
+        s.deviceWhy = "cannot stat " + path;
+    } else if (major(st.st_dev) == 0) {
+        s.deviceWhy = path + " is not on a block device (tmpfs, overlay, network or another "
+                             "virtual filesystem), so /proc/diskstats cannot see its reads";
+    } else {
+        const auto disks = DiskstatsParser::parse(readAll(paths.proc + "/diskstats"));
+        for (const auto& d : disks)
+            if (d.major == major(st.st_dev) && d.minor == minor(st.st_dev)) {
+                s.device = d.name;
+                s.deviceReadBytes = d.sectorsRead * 512;
+            }
+        if (s.device)
+            for (const auto& d : disks)
+                if (BlockDeviceNames::multipathHead(d.name) == *s.device)
+                    s.pathsReadBytes = s.pathsReadBytes.value_or(0) + d.sectorsRead * 512;
+        if (!s.device)
+            s.deviceWhy = "device " + std::to_string(major(st.st_dev)) + ":" +
+                          std::to_string(minor(st.st_dev)) + " of " + path +
+                          " is not in /proc/diskstats";
+    }
+    const auto mem = MeminfoParser::parse(readAll(paths.proc + "/meminfo"));
+    if (const auto it = mem.find("Cached"); it != mem.end())
+        s.pageCacheBytes = it->second;
+    if (!engineUrl.empty()) {
+        const auto answer = HttpProbe::get(EngineIdentity::baseUrl(engineUrl) + "/metrics",
+                                           std::chrono::seconds(5));
+        if (answer.status == 200)
+            s.engineCounters = counters(answer.body);
+    }
+    return s;
+}
+
+} // namespace tierscope

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "collectors/base/SystemPaths.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tierscope {
+
+// What a validity check needs from before and after a measured phase: the bytes read from the
+// block device that holds the arm's path (/proc/diskstats), the page cache (Cached in
+// /proc/meminfo), and the engine's prefix-cache and LMCache counters (its /metrics). Absent
+// when a source has no answer, never zero.
+struct EvidenceSnapshot {
+    std::optional<std::string> device; // "nvme0n1": the block device under the path
+    std::string deviceWhy;             // why there is none
+    std::optional<std::uint64_t> deviceReadBytes;
+    // An NVMe multipath head's hidden paths (nvme0c0n1, ...), summed: a kernel without I/O
+    // accounting on the head shows the head as all zeros and counts only its paths.
+    std::optional<std::uint64_t> pathsReadBytes;
+    std::optional<std::uint64_t> pageCacheBytes;
+    std::map<std::string, double> engineCounters; // name without _total -> sum over label sets
+
+    static EvidenceSnapshot take(const std::string& path, const std::string& engineUrl,
+                                 const SystemPaths& paths = {});
+    // Bytes the device read from `before` to `after`: the head's counters when they moved, else
+    // its paths' (never both, as BlockTotal counts it).
+    static std::optional<double> readDelta(const EvidenceSnapshot& before,
+                                           const EvidenceSnapshot& after);
+    // The counters the checks read, summed over their label sets (every engine, model, ...).
+    static std::map<std::string, double> counters(std::string_view metricsText);
+    // The counters that grew from `before` to `after` (a counter that went backwards was
+    // reset: the engine restarted, and its delta is unknown, so it is left out).
+    static std::map<std::string, double> delta(const std::map<std::string, double>& before,
+                                               const std::map<std::string, double>& after);
+};
+
+} // namespace tierscope
