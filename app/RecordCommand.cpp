@@ -2,6 +2,8 @@
 
 #include "app/ExitCode.h"
 #include "app/PrometheusSource.h"
+#include "app/RemoteRecord.h"
+#include "app/TargetOption.h"
 #include "app/SummaryPrinter.h"
 #include "collectors/Recorder.h"
 #include "core/DurationParser.h"
@@ -88,6 +90,7 @@ CLI::App* RecordCommand::attach(CLI::App& parent, Options& options) {
         ->capture_default_str();
     cmd->add_option("--templates", options.templates,
                     "With --prometheus: TOML file of extra metric templates");
+    cmd->add_option("--target", options.target, TargetOption::kHelp);
     cmd->add_flag("--insecure", options.insecure,
                   "Do not verify engines' TLS certificates (warns)");
     return cmd;
@@ -112,6 +115,8 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
         }
     }
 
+    if (TargetOption::remote(options.target))
+        return RemoteRecord::run(global, options);
     if (!options.prometheus.empty()) {
         PrometheusSource::Options p;
         p.url = options.prometheus;
