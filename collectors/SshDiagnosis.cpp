@@ -64,7 +64,8 @@ SshDiagnosis::Result SshDiagnosis::classify(const SshTarget& target, int exitCod
                         (target.user.empty() ? std::string() : " of " + target.user) +
                         ": no key of yours (ssh keys, agent, ~/.ssh/config) is accepted there; "
                         "tierscope never asks for a password (check with: ssh " +
-                        target.uri() + ")"};
+                        (target.port ? "-p " + std::to_string(*target.port) + " " : "") +
+                        (target.user.empty() ? "" : target.user + "@") + target.host + ")"};
         if (has(err, "Host key verification failed") ||
             has(err, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
             return {Kind::HostKey, "the host key of " + host +
