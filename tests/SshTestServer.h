@@ -43,16 +43,16 @@ class SshTestServer {
         QFile::copy(path("client_key.pub"), path("authorized_keys"));
         QDir().mkpath(path("server"));
         QDir().mkpath("/run/sshd"); // sshd's privilege-separation directory
-        writeFile(
-            path("sshd_config"),
-            QString("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nAuthorizedKeysFile %3\n"
-                    "PidFile %4\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-                    "PubkeyAuthentication yes\nPermitRootLogin prohibit-password\n"
-                    "StrictModes no\nUsePAM no\nMaxSessions 50\nMaxStartups 50\n"
-                    "SetEnv XDG_DATA_HOME=%5\n")
-                .arg(m_port)
-                .arg(path("host_key"), path("authorized_keys"), path("sshd.pid"), path("server"))
-                .toUtf8());
+        writeFile(path("sshd_config"),
+                  QString("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nAuthorizedKeysFile %3\n"
+                          "PidFile %4\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                          "PubkeyAuthentication yes\nPermitRootLogin prohibit-password\n"
+                          "StrictModes no\nUsePAM no\nMaxSessions 50\nMaxStartups 50\n"
+                          "SetEnv XDG_DATA_HOME=%5%6\n")
+                      .arg(m_port)
+                      .arg(path("host_key"), path("authorized_keys"), path("sshd.pid"),
+                           path("server"), sanitizerEnvironment())
+                      .toUtf8());
         QFile hostPub(path("host_key.pub"));
         hostPub.open(QIODevice::ReadOnly);
         const QByteArray hostKey = hostPub.readAll().trimmed();
@@ -170,6 +170,14 @@ class SshTestServer {
     }
 
   private:
+    // Under ASan the server side's tierscope gets the suite's sanitizer options too.
+    static QString sanitizerEnvironment() {
+        QString out;
+        for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS"})
+            if (!qgetenv(name).isEmpty())
+                out += QString(" \"%1=%2\"").arg(name, QString::fromLocal8Bit(qgetenv(name)));
+        return out;
+    }
     static bool fail(QString* why, const QString& text) {
         if (why)
             *why = text;
