@@ -18,6 +18,7 @@ enum ExitCode : int {
     kExitGateFailed = 11,       // compare: a gate failed
     kExitGateInconclusive = 12, // compare: no gate failed, one is inconclusive
     kExitInvalid = 13,          // compare: a validity check of a run failed; no gate judged
+    kExitRemote = 14,           // --target ssh://: the server cannot be reached or used
 };
 
 } // namespace tierscope

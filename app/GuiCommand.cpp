@@ -28,6 +28,9 @@ CLI::App* GuiCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--compare", o.compare,
                     "Open the compare view on A and B (run:N, session:N or arm:EXPERIMENT/ARM)")
         ->expected(2);
+    cmd->add_option("--target", o.target,
+                    "Watch this server over SSH (ssh://[user@]host[:port]) instead of this "
+                    "machine");
     cmd->add_option("--screenshot", o.screenshot,
                     "Save a PNG of the window after --after, then quit (for docs and checks)");
     cmd->add_option("--after", o.after, "Delay before --screenshot")->capture_default_str();
@@ -69,6 +72,8 @@ int GuiCommand::run(const char* argv0, const GlobalOptions& global, const Option
                                                 : 300;
     for (const auto& url : o.engines)
         options.engines << QString::fromStdString(url);
+    if (o.target != "local")
+        options.target = QString::fromStdString(o.target);
     MainWindow window(options);
     window.show();
     QWidget* shown = &window;

@@ -18,6 +18,7 @@ class GuiCommand {
         std::string after = "5s";
         std::vector<std::string> engines;
         std::vector<std::string> compare; // A and B: open the compare view on them
+        std::string target;               // ssh://host: watch that server
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const char* argv0, const GlobalOptions& global, const Options& options);

@@ -3,6 +3,8 @@
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "app/PrometheusSource.h"
+#include "app/RemoteRecord.h"
+#include "app/TargetOption.h"
 #include "app/SummaryPrinter.h"
 #include "loadgen/LoadGenerator.h"
 #include "collectors/Recorder.h"
@@ -83,6 +85,7 @@ CLI::App* RecordCommand::attach(CLI::App& parent, Options& options) {
         ->capture_default_str();
     cmd->add_option("--templates", options.templates,
                     "With --prometheus: TOML file of extra metric templates");
+    cmd->add_option("--target", options.target, TargetOption::kHelp);
     cmd->add_flag("--insecure", options.insecure,
                   "Do not verify engines' TLS certificates (warns)");
     return cmd;
@@ -121,6 +124,8 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
         return kExitUsage;
     }
 
+    if (TargetOption::remote(options.target))
+        return RemoteRecord::run(global, options);
     if (!options.prometheus.empty()) {
         PrometheusSource::Options p;
         p.url = options.prometheus;

@@ -24,6 +24,7 @@ class RecordCommand {
         std::string prometheus; // record from this server instead of this machine
         std::string nodes = ".+";
         std::string templates;
+        std::string target; // ssh://host: record that server, mirrored here
     };
 
     static CLI::App* attach(CLI::App& parent, Options& options);

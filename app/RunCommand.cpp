@@ -3,11 +3,12 @@
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "app/GateExitCode.h"
+#include "app/RemoteJob.h"
+#include "app/TargetOption.h"
 #include "core/report/ComparisonReport.h"
 #include "core/report/ReportFile.h"
 #include "experiments/RunSchedule.h"
 #include "core/store/Store.h"
-#include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "experiments/ExperimentRunner.h"
@@ -26,8 +27,10 @@ CLI::App* RunCommand::attach(CLI::App& parent, Options& o) {
         "run", "Run an A/B experiment plan (TOML) headless: arms interleaved, the machine "
                "recorded throughout, then the comparison with its gates");
     cmd->add_option("plan", o.plan, "Plan file, e.g. resources/plans/disk-vs-shm.toml")
-        ->required()
         ->check(CLI::ExistingFile);
+    cmd->add_option("--target", o.target, TargetOption::kHelp);
+    cmd->add_option("--attach", o.attach,
+                    "With --target: show a job started there before (after a lost connection)");
     cmd->add_flag("--dry-run", o.dryRun, "Print the run order and exit");
     cmd->add_option("--format", o.format, "Report format: text, md, json, csv or html")
         ->capture_default_str()
@@ -40,8 +43,14 @@ CLI::App* RunCommand::attach(CLI::App& parent, Options& o) {
 }
 
 int RunCommand::run(const GlobalOptions& global, const Options& o) {
+    if (o.plan.empty() && (o.attach.empty() || !TargetOption::remote(o.target))) {
+        std::cerr << "tierscope run: a plan file is required (or --target with --attach)\n";
+        return kExitUsage;
+    }
     ExperimentPlan plan;
     std::string planText;
+    if (!o.attach.empty())
+        return RemoteJob::attach(o.target, "run", o.attach, o.report);
     try {
         std::ifstream in(o.plan);
         std::stringstream text;
@@ -52,6 +61,9 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
         std::cerr << "tierscope run: " << o.plan << ": " << e.what() << "\n";
         return kExitUsage;
     }
+    if (TargetOption::remote(o.target) && !o.dryRun)
+        return RemoteJob::start(o.target, "run", TargetOption::forwardedArgs("run", o.plan),
+                                planText, o.report);
     if (o.dryRun) {
         const auto schedule = RunSchedule::build(plan);
         for (std::size_t i = 0; i < schedule.size(); ++i) {

@@ -15,6 +15,8 @@ class RunCommand {
         bool dryRun = false;
         std::string format = "text";
         std::string report;
+        std::string target; // ssh://host: run there, progress streamed here
+        std::string attach; // with target: follow this job again instead of starting one
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);

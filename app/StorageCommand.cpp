@@ -2,6 +2,8 @@
 
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
+#include "app/RemoteJob.h"
+#include "app/TargetOption.h"
 #include "collectors/Recorder.h"
 #include "core/util/DurationParser.h"
 #include "core/util/SizeParser.h"
@@ -574,6 +576,7 @@ CLI::App* StorageCommand::attach(CLI::App& parent, Options& o) {
                     "Storage configuration under test, e.g. local-nvme or nvmeof-rdma");
     run->add_option("--json", o.json, "Also write the result as JSON to this file");
     run->add_flag("-q,--quiet", o.quiet, "No progress line");
+    run->add_option("--target", o.target, TargetOption::kHelp);
     run->callback([&o] { o.action = "run"; });
 
     auto* cleanCmd = storage->add_subcommand(
@@ -606,6 +609,9 @@ int StorageCommand::run(const GlobalOptions& global, const Options& o) {
                      "--block-size a multiple of 4 KiB up to 256 MiB\n";
         return kExitUsage;
     }
+    if (o.action == "run" && TargetOption::remote(o.target))
+        return RemoteJob::start(o.target, "storage run", TargetOption::forwardedArgs("storage"),
+                                {}, {});
     try {
         if (o.action == "geometries")
             return geometries();

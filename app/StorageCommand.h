@@ -41,6 +41,7 @@ class StorageCommand {
         std::string label;
         std::string storageProfile;
         std::string json;
+        std::string target; // run: ssh://host runs it there, progress streamed here
         bool quiet = false;
         // probe
         std::string probeSize = "4GiB";

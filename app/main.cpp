@@ -8,12 +8,17 @@
 #include "app/GlobalOptions.h"
 #include "app/GuiCommand.h"
 #include "app/ImportCommand.h"
+#include "app/JobCommand.h"
 #include "app/LoadCommand.h"
+#include "app/PullCommand.h"
 #include "app/RecordCommand.h"
 #include "app/RunCommand.h"
 #include "app/SessionsCommand.h"
 #include "app/SimEngineCommand.h"
+#include "app/SnapshotCommand.h"
 #include "app/StorageCommand.h"
+#include "app/StreamCommand.h"
+#include "app/TargetOption.h"
 #include "core/util/Logging.h"
 #include "core/store/StoreError.h"
 #include "core/util/Version.h"
@@ -94,7 +99,8 @@ int main(int argc, char** argv) {
         "Exit codes: 0 ok, 1 internal error, 2 usage, 3 not a tierscope database, "
         "4 newer schema, 5 cannot write, 6 not found, 7 database I/O error, 8 not enough free "
         "space, 9 refused (not tierscope's file), 10 storage I/O error, 11 a gate failed, "
-        "12 a gate inconclusive, 13 comparison invalid (a run's validity check failed).");
+        "12 a gate inconclusive, 13 comparison invalid (a run's validity check failed), "
+        "14 the server named by --target cannot be reached or used.");
     GlobalOptions global;
     app.add_option("--db", global.db,
                    "Workspace database (default: $XDG_DATA_HOME/tierscope/tierscope.db)")
@@ -130,7 +136,16 @@ int main(int argc, char** argv) {
     AnalyzeCommand::attach(app, analyze);
     AgentCommand::Options agent;
     AgentCommand::attach(app, agent);
+    StreamCommand::Options stream;
+    StreamCommand::attach(app, stream);
+    JobCommand::Options job;
+    JobCommand::attach(app, job);
+    SnapshotCommand::Options snapshot;
+    SnapshotCommand::attach(app, snapshot);
+    PullCommand::Options pull;
+    PullCommand::attach(app, pull);
 
+    TargetOption::setCommandLine(argc, argv);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -144,6 +159,14 @@ int main(int argc, char** argv) {
     try {
         if (app.got_subcommand("agent"))
             return AgentCommand::run(agent);
+        if (app.got_subcommand("stream"))
+            return StreamCommand::run(global, stream);
+        if (app.got_subcommand("job"))
+            return JobCommand::run(global, job);
+        if (app.got_subcommand("snapshot"))
+            return SnapshotCommand::run(global, snapshot);
+        if (app.got_subcommand("pull"))
+            return PullCommand::run(global, pull);
         return dispatch(app, global, record, sessions, devices, exports, simulator, load, imports,
                         storage, gui, compare, runPlan, analyze, argv[0]);
     } catch (const StoreError& e) {

@@ -11,7 +11,7 @@ max_len=${FUZZ_MAX_LEN:-65536} # FUZZ_MAX_LEN=4096 keeps slow targets near their
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(prometheus_parser_fuzzer sse_stream_fuzzer plan_parser_fuzzer
-  vllm_bench_import_fuzzer prometheus_api_fuzzer)
+  vllm_bench_import_fuzzer prometheus_api_fuzzer remote_stream_fuzzer)
 if ! dpkg -s clang-14 libfuzzer-14-dev >/dev/null 2>&1; then
   as_root=(); [ "$(id -u)" -ne 0 ] && as_root=(sudo)
   "${as_root[@]}" apt-get install -y -qq clang-14 libfuzzer-14-dev
@@ -27,6 +27,7 @@ seed() { # target -> fixture files
     plan_parser_fuzzer) ls resources/plans/*.toml ;;
     vllm_bench_import_fuzzer) ls tests/fixtures/vllm-bench/* ;;
     prometheus_api_fuzzer) ls tests/fixtures/prometheus/query_*.txt ;;
+    remote_stream_fuzzer) ls tests/fixtures/remote-stream/*.jsonl ;;
   esac
 }
 for t in "${targets[@]}"; do

@@ -11,6 +11,7 @@
 #include "ui/LiveRecording.h"
 #include "ui/PrometheusDialog.h"
 #include "ui/PrometheusFeed.h"
+#include "ui/RemoteFeed.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
 #include "ui/timeline/TimelineChart.h"
@@ -62,6 +63,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_live->moveToThread(&m_liveThread);
     m_feed = new PrometheusFeed(m_buffer);
     m_feed->moveToThread(&m_liveThread);
+    m_remote = new RemoteFeed(m_buffer, this);
     m_readerThread.start();
     m_liveThread.start();
 
@@ -195,11 +197,15 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         openSession(m_options.session);
     else
         setStatus();
-    if (m_options.record)
+    wireRemoteFeed();
+    if (!m_options.target.isEmpty())
+        connectServer(m_options.target);
+    else if (m_options.record)
         startRecording();
 }
 
 MainWindow::~MainWindow() {
+    delete m_remote; // it writes into m_buffer until its thread ends
     // The recording stops on its own thread: stopping joins collector threads and writes.
     QMetaObject::invokeMethod(
         m_live, [this] { m_live->stop(); }, Qt::BlockingQueuedConnection);
@@ -279,6 +285,9 @@ void MainWindow::buildToolbar() {
         if (dialog.exec() == QDialog::Accepted)
             connectPrometheus(dialog.url(), dialog.nodes(), dialog.stepS());
     });
+    connect(bar->addAction(style()->standardIcon(QStyle::SP_ComputerIcon),
+                           tr("Connect to server...")),
+            &QAction::triggered, this, &MainWindow::askServer);
     auto* settings =
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Settings"));
     connect(settings, &QAction::triggered, this, [this] {

@@ -24,6 +24,7 @@ class DevicesView;
 class ExperimentDialog;
 class LiveRecording;
 class PrometheusFeed;
+class RemoteFeed;
 class SessionListModel;
 class TimelineView;
 
@@ -38,6 +39,7 @@ class MainWindow : public QMainWindow {
         bool record = true; // start the live recording at once
         int windowSeconds = 300;
         QStringList engines; // /metrics URLs to scrape; empty: the settings' list
+        QString target;      // ssh://host: watch that server instead of this machine
     };
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
@@ -70,6 +72,10 @@ class MainWindow : public QMainWindow {
     void disconnectPrometheus();
     qint64 prometheusSessionId() const { return m_feedSession; }
     PrometheusFeed* prometheusFeed() const { return m_feed; }
+    // The live view from a server over SSH (`tierscope stream` there, which records into the
+    // server's workspace), mirrored into a local session; local recording stops.
+    void connectServer(const QString& target);
+    RemoteFeed* remoteFeed() const { return m_remote; }
 
   signals:
     void sessionShown(qint64 sessionId); // a recorded session is drawn
@@ -79,9 +85,12 @@ class MainWindow : public QMainWindow {
     void sessionsRefreshed();
     void planOpened(tierscope::ExperimentDialog* dialog);
     void prometheusConnected(qint64 sessionId);
+    void serverConnected(qint64 sessionId, const QString& host);
 
   private:
     void buildToolbar();
+    void wireRemoteFeed(); // MainWindowRemote.cpp
+    void askServer();
     void buildDocks();
     void refreshLive();
     void applySettings();
@@ -101,6 +110,7 @@ class MainWindow : public QMainWindow {
     StoreReader* m_reader = nullptr;
     LiveRecording* m_live = nullptr;
     PrometheusFeed* m_feed = nullptr;
+    RemoteFeed* m_remote = nullptr;
     qint64 m_feedSession = 0;
     QString m_feedUrl;
 

@@ -40,7 +40,8 @@ class TstLayering : public QObject {
             {"experiments", {"collectors", "loadgen", "workloads", "core/report"}},
             {"ui/timeline", {"core/report"}},
             {"ui/compare", {"ui/timeline"}},
-            {"ui", {"ui/compare", "experiments", "collectors/prometheus"}},
+            {"remote", {"core/store"}},
+            {"ui", {"ui/compare", "experiments", "collectors/prometheus", "remote"}},
             {"app", {"ui", "simulator"}},
         };
     }
@@ -107,7 +108,7 @@ class TstLayering : public QObject {
     void everySourceFolderIsInTheTable() {
         QStringList unknown;
         for (const QString& top : {"core", "collectors", "ui", "loadgen", "simulator", "workloads",
-                                   "experiments", "app"}) {
+                                   "experiments", "remote", "app"}) {
             QDirIterator it(root() + "/" + top, {"*.cpp", "*.h"}, QDir::Files,
                             QDirIterator::Subdirectories);
             while (it.hasNext()) {

@@ -1,0 +1,149 @@
+#include "app/PullCommand.h"
+
+#include "app/ExitCode.h"
+#include "app/TargetOption.h"
+#include "remote/RemoteStreamReader.h"
+#include "core/store/Store.h"
+#include "core/store/WorkspaceMerge.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+constexpr std::uint64_t kMaxSnapshot = std::uint64_t(64) << 30;
+constexpr std::size_t kMaxHeader = 64 * 1024;
+
+} // namespace
+
+CLI::App* PullCommand::attach(CLI::App& parent, Options& o) {
+    auto* cmd = parent.add_subcommand(
+        "pull", "Copy sessions, runs, requests and devices from a server's workspace into this "
+                "one, with new ids and their origin (pulling twice adds nothing)");
+    cmd->add_option("target", o.target, "ssh://[user@]host[:port]")->required();
+    cmd->add_option("--session", o.session, "Only this session (the server's id)");
+    cmd->add_option("--experiment", o.experiment, "Only the sessions of this experiment");
+    return cmd;
+}
+
+int PullCommand::run(const GlobalOptions& global, const Options& o) {
+    if (!TargetOption::remote(o.target)) {
+        std::cerr << "tierscope pull: name a server, ssh://[user@]host[:port]\n";
+        return kExitUsage;
+    }
+    int rc = kExitOk;
+    const auto session = TargetOption::connect(o.target, "pull", rc);
+    if (!session)
+        return rc;
+    std::vector<std::string> args{"snapshot"};
+    if (o.session > 0)
+        args.insert(args.end(), {"--session", std::to_string(o.session)});
+    if (!o.experiment.empty())
+        args.insert(args.end(), {"--experiment", o.experiment});
+    auto p = session->start(args, false);
+
+    // Two lines, then exactly the announced bytes into a private temporary file.
+    std::string header;
+    std::string body;
+    std::size_t newlines = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (newlines < 2 && !p->eof() && std::chrono::steady_clock::now() < deadline &&
+           header.size() < kMaxHeader) {
+        const auto bytes = p->read(std::chrono::milliseconds(500));
+        for (std::size_t i = 0; i < bytes.size(); ++i) {
+            if (newlines == 2) {
+                body.append(bytes, i);
+                break;
+            }
+            header += bytes[i];
+            newlines += bytes[i] == '\n';
+        }
+    }
+    std::string host;
+    RemoteStreamReader::Callbacks callbacks;
+    callbacks.hello = [&host](const RemoteStreamReader::Hello& h) { host = h.host; };
+    RemoteStreamReader reader(callbacks);
+    const auto firstEnd = header.find('\n');
+    reader.feed(header.substr(0, firstEnd == std::string::npos ? header.size() : firstEnd + 1));
+    if (!reader.helloSeen()) {
+        const auto code = p->wait(std::chrono::seconds(10));
+        std::cerr << "tierscope pull: "
+                  << (reader.incompatible() || !code || *code == 0
+                          ? reader.error()
+                          : session->diagnose(*code, p->stderrText()).line)
+                  << "\n";
+        return kExitRemote;
+    }
+    const auto second = nlohmann::json::parse(
+        firstEnd == std::string::npos ? std::string() : header.substr(firstEnd + 1), nullptr,
+        false);
+    if (!second.is_object() || second.value("type", "") != "snapshot" ||
+        !second.contains("bytes") || !second["bytes"].is_number_unsigned() ||
+        second["bytes"].get<std::uint64_t>() > kMaxSnapshot || host.empty()) {
+        std::cerr << "tierscope pull: the server's snapshot header is malformed\n";
+        return kExitRemote;
+    }
+    const std::uint64_t size = second["bytes"].get<std::uint64_t>();
+    const std::string db = global.dbPath();
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(db).parent_path(), ec);
+    const std::string temp = db + ".pull-" + std::to_string(getpid());
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        std::uint64_t written = std::min<std::uint64_t>(body.size(), size);
+        out.write(body.data(), static_cast<std::streamsize>(written));
+        while (written < size && !p->eof()) {
+            const auto bytes = p->read(std::chrono::seconds(30));
+            if (bytes.empty() && !p->eof()) {
+                std::cerr << "tierscope pull: the server went silent for 30 s\n";
+                out.close();
+                std::filesystem::remove(temp, ec);
+                return kExitRemote;
+            }
+            const auto take = std::min<std::uint64_t>(bytes.size(), size - written);
+            out.write(bytes.data(), static_cast<std::streamsize>(take));
+            written += take;
+        }
+        if (written < size || !out) {
+            const auto code = p->wait(std::chrono::seconds(10));
+            std::cerr << "tierscope pull: "
+                      << (code && *code == 255 ? session->diagnose(255, p->stderrText()).line
+                                               : "the snapshot arrived incomplete")
+                      << "\n";
+            out.close();
+            std::filesystem::remove(temp, ec);
+            return kExitRemote;
+        }
+    }
+    p->wait(std::chrono::seconds(10));
+    std::vector<WorkspaceMerge::Merged> merged;
+    try {
+        Store local(db, Store::Mode::ReadWrite);
+        merged = WorkspaceMerge::merge(local, temp, host);
+    } catch (...) {
+        std::filesystem::remove(temp, ec);
+        throw;
+    }
+    std::filesystem::remove(temp, ec);
+    std::size_t added = 0;
+    for (const auto& m : merged) {
+        if (m.to > 0) {
+            ++added;
+            std::cout << "session " << m.from << " on " << host << " -> session " << m.to
+                      << (m.label.empty() ? "" : " (" + m.label + ")") << "\n";
+        }
+    }
+    std::cout << "pulled " << added << " session" << (added == 1 ? "" : "s") << " from " << host
+              << " into " << db;
+    if (merged.size() > added)
+        std::cout << "; " << merged.size() - added << " already here";
+    std::cout << "\n";
+    return kExitOk;
+}
+
+} // namespace tierscope
