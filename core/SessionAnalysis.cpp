@@ -11,7 +11,9 @@ namespace tierscope {
 
 namespace {
 
-enum class Fold { Sum, Max, Mean };
+// Total: the metric's samples summed over the window (per-interval sums and counts), then
+// summed over metrics.
+enum class Fold { Sum, Max, Mean, Total };
 
 // Metrics of one kind (every endpoint, read and write) folded together, window by window.
 struct Series {
@@ -110,7 +112,7 @@ SessionAnalysis::Result SessionAnalysis::analyze(Store& store, std::int64_t sess
                                                  const BottleneckClassifier::Thresholds& t) {
     const auto info = store.session(sessionId);
     if (!info)
-        return {windowNs, {}, {}, {}};
+        return {windowNs, {}, {}, {}, {}};
     return analyzeRange(store, sessionId, info->startNs, info->endNs.value_or(WallClock().nowNs()),
                         windowNs, t);
 }
@@ -205,7 +207,22 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         }
         for (std::size_t w = 0; w < n; ++w)
             if (windows[w].count > 0)
-                fold(s, w, windows[w].mean());
+                fold(s, w, how == Fold::Total ? windows[w].sum : windows[w].mean());
+    };
+    // The engine histograms' per-interval sums and counts, for the TTFT breakdown.
+    static const std::vector<std::pair<const char*, const char*>> kPhases = {
+        {"/ttft_", "ttft"},
+        {"/queue_time_", "queue"},
+        {"/prefill_time_", "prefill"},
+        {"/lmcache_retrieve_", "retrieve"}};
+    auto phase = [&](const std::string& p, std::int64_t id) {
+        for (const auto& [tail, key] : kPhases)
+            for (const char* what : {"sum_s", "count"})
+                if (engine(p, (std::string(tail) + what).c_str())) {
+                    add(std::string(key) + kSep + what, id, Fold::Total);
+                    return true;
+                }
+        return false;
     };
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
@@ -225,6 +242,8 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
             add("prefill", m.id, Fold::Mean);
         else if (engine(p, "/lmcache_retrieve_p50_s"))
             add("retrieve", m.id, Fold::Mean);
+        else if (phase(p, m.id))
+            continue;
         else if (engine(p, "/kv_cache_usage_ratio"))
             add("kv", m.id, Fold::Max);
         else if (engine(p, "/requests_running"))
@@ -272,10 +291,21 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         in.requestsRunning = value("running", w);
         in.requestsWaiting = value("waiting", w);
         in.preemptionsPerS = value("preemptions", w);
+        TtftBreakdown ttft;
+        for (auto [part, key] : {std::pair{&ttft.ttft, "ttft"},
+                                 {&ttft.queue, "queue"},
+                                 {&ttft.prefill, "prefill"},
+                                 {&ttft.retrieve, "retrieve"}}) {
+            const auto sum = value(std::string(key) + kSep + "sum_s", w);
+            const auto count = value(std::string(key) + kSep + "count", w);
+            if (sum && count)
+                *part = TtftBreakdown::Observed{*sum, *count};
+        }
+        result.ttft.add(ttft);
         auto verdict = BottleneckClassifier::classify(in, t);
         result.shares[verdict.cls] += 1.0 / static_cast<double>(n);
-        result.windows.push_back(
-            {t0 + static_cast<std::int64_t>(w) * windowNs, std::move(in), std::move(verdict)});
+        result.windows.push_back({t0 + static_cast<std::int64_t>(w) * windowNs, std::move(in),
+                                  std::move(verdict), ttft});
     }
     return result;
 }

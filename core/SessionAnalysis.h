@@ -3,6 +3,7 @@
 #include "core/BottleneckClassifier.h"
 #include "core/Bucket.h"
 #include "core/MetricInfo.h"
+#include "core/TtftBreakdown.h"
 
 #include <cstdint>
 #include <functional>
@@ -33,12 +34,14 @@ class SessionAnalysis {
         std::int64_t t0Ns = 0;
         BottleneckClassifier::Window input; // the measurements
         BottleneckClassifier::Verdict verdict;
+        TtftBreakdown ttft; // the window's requests, from the engine histograms' sums and counts
     };
     struct Result {
         std::int64_t windowNs = 0;
         std::vector<Window> windows;
         std::map<BottleneckClassifier::Class, double> shares; // of the windows, 0..1
         Ceilings ceilings;
+        TtftBreakdown ttft; // every window's, added up
     };
 
     static Result analyze(Store& store, std::int64_t sessionId, std::int64_t windowNs,

@@ -5,6 +5,7 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -447,6 +448,49 @@ class TestBottleneck : public QObject {
         // The QD 1 stream at 100 % util, far below the probed ceiling, is not storage-bound.
         QCOMPARE(r.windows[5].verdict.cls, Class::Idle);
         QCOMPARE(r.windows[5].verdict.rule, std::string("client-bound"));
+    }
+
+    // The engine histograms' per-interval sums and counts (one request per 100 ms scrape: TTFT
+    // 0.4 s = queue 0.1 s + prefill 0.28 s, KV retrieve 0.2 s of it) add up per window and over
+    // the session. LMCache appears only after 15 s: absent before, not zero.
+    void ttftBreakdownFromHistogramSums() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("t.db").toStdString();
+        auto from10s = [](double v) {
+            return [v](int i) { return i >= 150 ? std::optional<double>(v) : std::nullopt; };
+        };
+        const auto id =
+            writeSession(db, kStart, "",
+                         {constant("engine/e/ttft_sum_s", "s", 0.4),
+                          constant("engine/e/ttft_count", "1", 1),
+                          constant("engine/e/queue_time_sum_s", "s", 0.1),
+                          constant("engine/e/queue_time_count", "1", 1),
+                          constant("engine/e/prefill_time_sum_s", "s", 0.28),
+                          constant("engine/e/prefill_time_count", "1", 1),
+                          {{"engine/e/lmcache_retrieve_sum_s", "s", "gauge", "{}"}, from10s(0.2)},
+                          {{"engine/e/lmcache_retrieve_count", "1", "gauge", "{}"}, from10s(1)}});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows.size(), std::size_t(6));
+        auto near = [](std::optional<double> a, double b) { return a && std::abs(*a - b) < 1e-9; };
+        const auto& first = r.windows[0].ttft;
+        // A scrape on a window's edge lands in one of the two windows, never in both.
+        QVERIFY(first.requests() && std::abs(*first.requests() - 100) <= 1);
+        QVERIFY(near(first.meanTtftS(), 0.4));
+        QVERIFY(near(first.meanQueueS(), 0.1));
+        QVERIFY(near(first.meanPrefillS(), 0.28));
+        QVERIFY(near(first.otherS(), 0.02));
+        QVERIFY(!first.storageShare());
+        QVERIFY2(contains(first.text(), "absent: KV retrieve time"), first.text().c_str());
+        const auto& later = r.windows[3].ttft;
+        QVERIFY(near(later.retrievePerRequestS(), 0.2));
+        QVERIFY(near(later.storageShare(), 0.5));
+        QVERIFY2(contains(later.text(), "mean TTFT 400.0 ms over 10") &&
+                     contains(later.text(), " requests = queue 100.0 ms + prefill 280.0 ms + other "
+                                            "20.0 ms, of which KV retrieve 200.0 ms (50 %)"),
+                 later.text().c_str());
+        QVERIFY(near(r.ttft.requests(), 600));
+        QVERIFY(near(r.ttft.storageShare(), (450 * 0.2) / (600 * 0.4)));
     }
 
     void windowsWithoutDataSayNoData() {
