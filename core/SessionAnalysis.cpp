@@ -73,6 +73,18 @@ std::optional<SessionAnalysis::Ceiling> probeCeiling(const std::string& text) {
     return c;
 }
 
+// An NVMe namespace's subsystem NQN and namespace id, from a block or probe device record.
+using NvmeKey = std::pair<std::string, std::string>;
+std::optional<NvmeKey> nvmeKey(const std::string& attrsText) {
+    const auto attrs = nlohmann::json::parse(attrsText, nullptr, false);
+    if (!attrs.is_object())
+        return std::nullopt;
+    const auto nqn = attrs.value("subsysnqn", std::string()), nsid = attrs.value("nsid", "");
+    if (nqn.empty() || nsid.empty())
+        return std::nullopt;
+    return NvmeKey{nqn, nsid};
+}
+
 } // namespace
 
 std::optional<std::pair<std::string, std::string>> SessionAnalysis::storageOf(const MetricInfo& m) {
@@ -130,23 +142,47 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
 }
 
 SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t sessionId) {
+    return ceilings(store, sessionId, {});
+}
+
+SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t sessionId,
+                                                    const std::set<std::string>& devices) {
     const auto self = store.session(sessionId);
     if (!self)
         return {};
     std::set<std::string> wanted;
+    for (const auto& d : devices)
+        if (d != "workload")
+            wanted.insert(d);
     for (const auto& m : store.metrics(sessionId))
         if (const auto s = storageOf(m); s && s->first != "workload")
             wanted.insert(s->first);
+    // An NVMe-oF namespace gets a new kernel name when its controller reconnects: where both
+    // the probe and this session know the namespace's NQN and id, those decide, not the name.
+    std::map<std::string, NvmeKey> identity;
+    for (const auto& d : store.devices(sessionId))
+        if (d.kind == "block" && wanted.count(d.name))
+            if (const auto key = nvmeKey(d.attrs))
+                identity[d.name] = *key;
+    auto probeOf = [&](const DeviceRecord& probe, const std::string& device) {
+        const auto mine = identity.find(device);
+        const auto theirs = nvmeKey(probe.attrs);
+        return mine != identity.end() && theirs ? mine->second == *theirs : probe.name == device;
+    };
     std::map<std::string, double> best;
     Ceilings probed; // the latest probe of each device wins
     const std::int64_t now = WallClock().nowNs();
     for (const auto& session : store.sessions()) {
         if (session.host != self->host)
             continue; // another machine's nvme0n1 is another drive
-        for (const auto& d : store.devices(session.id))
-            if (d.kind == "storage-probe" && wanted.count(d.name))
-                if (const auto c = probeCeiling(d.attrs))
-                    probed[d.name] = *c;
+        for (const auto& d : store.devices(session.id)) {
+            if (d.kind != "storage-probe")
+                continue;
+            const auto c = probeCeiling(d.attrs);
+            for (const auto& device : wanted)
+                if (c && probeOf(d, device))
+                    probed[device] = *c;
+        }
         const std::int64_t end = session.endNs.value_or(now);
         if (end <= session.startNs)
             continue;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ class SessionAnalysis {
     // bandwidth (read + write) ever recorded on a device of that name on the same host, in
     // any session of the workspace. Never the session's own busiest analysis window.
     static Ceilings ceilings(Store& store, std::int64_t sessionId);
+    // The same for these devices too, which a live session may have measured before its
+    // series reached the store.
+    static Ceilings ceilings(Store& store, std::int64_t sessionId,
+                             const std::set<std::string>& devices);
     // The same from any source of decimated series: the store, or the live view's buffer.
     using Reader = std::function<std::vector<Bucket>(std::int64_t metricId, std::int64_t t0Ns,
                                                      std::int64_t t1Ns, int points)>;

@@ -493,6 +493,48 @@ class TestBottleneck : public QObject {
         QVERIFY(near(r.ttft.storageShare(), (450 * 0.2) / (600 * 0.4)));
     }
 
+    // An NVMe-oF namespace probed as nvme3n1 is nvme5n1 after a reconnect: its subsystem NQN
+    // and namespace id say it is the same array, so the probe applies. The old name now belongs
+    // to another array (another NQN): the probe of nvme3n1 does not apply to it.
+    void probeFollowsTheNvmeIdentityNotTheName() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("nqn.db").toStdString();
+        const std::string array = "nqn.2014-08.org.example:fx100-array";
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.host = "node-1";
+            info.startNs = kStart - 1000 * kSecond;
+            const auto probe = store.createSession(info);
+            const nlohmann::json attrs = {{"read_bytes_per_s", 10e9}, {"write_bytes_per_s", 8e9},
+                                          {"random_read_iops", 2e6},  {"unloaded_read_s", 90e-6},
+                                          {"subsysnqn", array},       {"nsid", "1"},
+                                          {"transport", "rdma"}};
+            store.addDevices(probe, {{"storage-probe", "nvme3n1", attrs.dump()}});
+            store.finishSession(probe, info.startNs + kSecond);
+        }
+        const auto id = writeSession(db, kStart, "node-1",
+                                     {constant("block/nvme5n1/read_bytes_per_s", "bytes/s", 9e9),
+                                      constant("block/nvme3n1/read_bytes_per_s", "bytes/s", 1e9)},
+                                     100);
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            store.addDevices(
+                id,
+                {{"block", "nvme5n1", nlohmann::json{{"subsysnqn", array}, {"nsid", "1"}}.dump()},
+                 {"block", "nvme3n1",
+                  nlohmann::json{{"subsysnqn", "nqn.2014-08.org.example:other"}, {"nsid", "1"}}
+                      .dump()}});
+        }
+        Store store(db, Store::Mode::ReadOnly);
+        const auto c = SessionAnalysis::ceilings(store, id);
+        QVERIFY(c.at("nvme5n1").probed);
+        QCOMPARE(*c.at("nvme5n1").bytesPerS, 10e9);
+        QCOMPARE(*c.at("nvme5n1").iops, 2e6);
+        QVERIFY(!c.at("nvme3n1").probed); // history only: another array under the old name
+        QCOMPARE(*c.at("nvme3n1").bytesPerS, 1e9);
+    }
+
     void windowsWithoutDataSayNoData() {
         QTemporaryDir dir;
         const std::string db = dir.filePath("n.db").toStdString();
