@@ -46,6 +46,19 @@ nlohmann::json measurements(const BottleneckClassifier::Window& w) {
             {"lmcache_retrieve_p50_s", optional(w.retrieveS)}};
 }
 
+// Means of the span's requests; a part the engine did not expose is null and listed in absent.
+nlohmann::json breakdown(const TtftBreakdown& b) {
+    return {{"requests", optional(b.requests())},
+            {"ttft_mean_s", optional(b.meanTtftS())},
+            {"queue_mean_s", optional(b.meanQueueS())},
+            {"prefill_mean_s", optional(b.meanPrefillS())},
+            {"kv_retrieve_per_request_s", optional(b.retrievePerRequestS())},
+            {"other_mean_s", optional(b.otherS())},
+            {"ttft_storage_share", optional(b.storageShare())},
+            {"absent", b.absent()},
+            {"text", b.text()}};
+}
+
 } // namespace
 
 CLI::App* AnalyzeCommand::attach(CLI::App& parent, Options& o) {
@@ -80,7 +93,8 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
                                {"class", BottleneckClassifier::name(w.verdict.cls)},
                                {"rule", w.verdict.rule},
                                {"evidence", w.verdict.evidence},
-                               {"measurements", measurements(w.input)}});
+                               {"measurements", measurements(w.input)},
+                               {"ttft_breakdown", breakdown(w.ttft)}});
         nlohmann::json shares = nlohmann::json::object();
         for (const auto& [cls, share] : result.shares)
             shares[BottleneckClassifier::name(cls)] = share;
@@ -94,7 +108,8 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
                                     {"window_s", static_cast<double>(result.windowNs) / 1e9},
                                     {"ceilings", ceilings},
                                     {"windows", windows},
-                                    {"shares", shares}}
+                                    {"shares", shares},
+                                    {"ttft_breakdown", breakdown(result.ttft)}}
                          .dump(2)
                   << "\n";
         return kExitOk;
@@ -117,12 +132,21 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
         const auto& v = result.windows[i].verdict;
         std::printf("%7.0f-%-7.0f s  %-18s [%s] %s\n", from, to, BottleneckClassifier::name(v.cls),
                     v.rule.c_str(), v.evidence.c_str());
+        TtftBreakdown ttft; // the span's requests, not its first window's
+        for (std::size_t k = i; k <= j; ++k)
+            ttft.add(result.windows[k].ttft);
+        if (!ttft.empty())
+            std::printf("%17s  TTFT: %s\n", "", ttft.text().c_str());
         i = j + 1;
     }
     std::printf("shares:");
     for (const auto& [cls, share] : result.shares)
         std::printf("  %s %.0f %%", BottleneckClassifier::name(cls), share * 100);
     std::printf("\n");
+    if (!result.ttft.empty())
+        std::printf("TTFT breakdown: %s\n", result.ttft.text().c_str());
+    else
+        std::printf("TTFT breakdown: absent (no engine request-phase histograms were recorded)\n");
     return kExitOk;
 }
 

@@ -89,6 +89,10 @@ void printProbes(const std::vector<DeviceRecord>& probes) {
                     UnitFormat::bytesPerSecond(number("read_bytes_per_s")).c_str(),
                     UnitFormat::bytesPerSecond(number("write_bytes_per_s")).c_str(),
                     number("random_read_iops"), latency, field(a, "dir").c_str());
+        // The identity the ceiling follows when a reconnect gives the namespace a new name.
+        if (field(a, "subsysnqn") != "-")
+            std::printf("  %-20s NVMe %s nsid %s (%s)\n", "", field(a, "subsysnqn").c_str(),
+                        field(a, "nsid").c_str(), field(a, "transport").c_str());
     }
 }
 

@@ -3,6 +3,7 @@
 #include "app/CancelOnSignal.h"
 #include "app/ExitCode.h"
 #include "core/util/DurationParser.h"
+#include "core/util/SizeParser.h"
 
 #include <cstdio>
 #include <iostream>
@@ -21,6 +22,16 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
         ->check(CLI::Range(0, 65535));
     cmd->add_option("--kv-dir", o.kvDir,
                     "Directory for the prefix cache's KV chunk files (read with O_DIRECT)");
+    cmd->add_option_function<std::string>(
+        "--kv-read-rate",
+        [&o](const std::string& text) {
+            const auto bytes = SizeParser::parse(text);
+            if (!bytes || *bytes == 0)
+                throw CLI::ValidationError("--kv-read-rate", "not a size: " + text);
+            o.kvReadBytesPerS = static_cast<double>(*bytes);
+        },
+        "Pace KV reads from --kv-dir to at most this much per second, as a slower tier "
+        "(e.g. 500MB; default: as fast as the disk)");
     cmd->add_option("--model", o.model, "Model name to report")->capture_default_str();
     cmd->add_option("--max-concurrency", o.maxConcurrency,
                     "Requests served at once; the rest queue")

@@ -473,6 +473,9 @@ int probe(const GlobalOptions& global, const StorageCommand::Options& o) {
     const nlohmann::json attrs = {{"dir", dir},
                                   {"device", r.device},
                                   {"serial", r.serial},
+                                  {"subsysnqn", r.subsysNqn},
+                                  {"nsid", r.nsid},
+                                  {"transport", r.transport},
                                   {"read_bytes_per_s", r.readBytesPerS},
                                   {"write_bytes_per_s", r.writeBytesPerS},
                                   {"random_read_iops", r.randomReadIops},
@@ -492,6 +495,9 @@ int probe(const GlobalOptions& global, const StorageCommand::Options& o) {
     std::printf("storage probe of %s: %s%s%s\n", dir.c_str(), name.c_str(),
                 r.serial.empty() ? "" : (" serial " + r.serial).c_str(),
                 r.direct ? "" : " (page cache: the filesystem refused O_DIRECT)");
+    if (!r.subsysNqn.empty()) // the identity that survives a reconnect's new kernel name
+        std::printf("  NVMe subsystem %s, namespace %s, transport %s\n", r.subsysNqn.c_str(),
+                    r.nsid.c_str(), r.transport.empty() ? "unknown" : r.transport.c_str());
     std::printf("  sequential write 1 MiB QD 32  %s\n",
                 UnitFormat::bytesPerSecond(r.writeBytesPerS).c_str());
     std::printf("  sequential read  1 MiB QD 32  %s\n",

@@ -27,6 +27,51 @@ constexpr std::array<double, 22> kTtftBounds{0.001, 0.005, 0.01, 0.02,  0.04,  0
                                              0.25,  0.5,   0.75, 1.0,   2.5,   5.0,   7.5,  10.0,
                                              20.0,  40.0,  80.0, 160.0, 640.0, 2560.0};
 
+// vLLM V1's request_latency_buckets (vllm/v1/metrics/loggers.py), which it uses for every
+// request-phase histogram.
+constexpr std::array<double, 21> kPhaseBounds{0.3,  0.5,  0.8,  1.0,   1.5,   2.0,   2.5,
+                                              5.0,  10.0, 15.0, 20.0,  30.0,  40.0,  50.0,
+                                              60.0, 120., 240., 480.0, 960.0, 1920., 7680.};
+
+// One Prometheus histogram with fixed bounds, written in the text format as prometheus_client
+// does (cumulative buckets, +Inf, _sum, _count).
+class Histogram {
+  public:
+    template <std::size_t N>
+    explicit Histogram(const std::array<double, N>& bounds)
+        : m_bounds(bounds.begin(), bounds.end()), m_counts(N, 0.0) {}
+
+    void observe(double v) {
+        for (std::size_t b = 0; b < m_bounds.size(); ++b)
+            if (v <= m_bounds[b])
+                m_counts[b] += 1;
+        m_sum += v;
+        ++m_count;
+    }
+
+    std::string text(const char* name, const char* help, const std::string& labels) const {
+        std::string out =
+            std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " histogram\n";
+        char line[320];
+        for (std::size_t b = 0; b < m_bounds.size(); ++b) {
+            std::snprintf(line, sizeof line, "%s_bucket{%s,le=\"%g\"} %.0f\n", name, labels.c_str(),
+                          m_bounds[b], m_counts[b]);
+            out += line;
+        }
+        std::snprintf(line, sizeof line,
+                      "%s_bucket{%s,le=\"+Inf\"} %lld\n%s_sum{%s} %.9f\n%s_count{%s} %lld\n", name,
+                      labels.c_str(), static_cast<long long>(m_count), name, labels.c_str(), m_sum,
+                      name, labels.c_str(), static_cast<long long>(m_count));
+        return out + line;
+    }
+
+  private:
+    std::vector<double> m_bounds;
+    std::vector<double> m_counts; // cumulative, per bound
+    double m_sum = 0;
+    std::int64_t m_count = 0;
+};
+
 double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -107,12 +152,71 @@ struct EngineSimulator::Plan {
     std::vector<std::uint64_t> cachedChunks;
     std::vector<std::uint64_t> missChunks;
     double queueS = 0;
+    // For the phase histograms: arrival at the front end, the end of queueing (vLLM's
+    // "scheduled"), and the first token.
+    Clock::time_point arrival, admitted, firstToken;
 };
+
+// The simulator's own parts of each request, in vLLM V1's and LMCache's histograms: queue =
+// waiting for a slot; prefill = admission to first token (the KV reads and the prefill
+// compute); decode = first to last token; inference = prefill + decode; e2e = arrival to the
+// last token; LMCache time_to_retrieve = the KV reads from --kv-dir, for requests that read.
+// TTFT and its parts are observed together at the first token, so over any scrape interval
+// TTFT's sum is queue's plus prefill's plus the front end's (parsing) time.
+struct EngineSimulator::PhaseHistograms {
+    Histogram queue{kPhaseBounds}, prefill{kPhaseBounds}, decode{kPhaseBounds},
+        inference{kPhaseBounds}, e2e{kPhaseBounds}, retrieve{kTtftBounds};
+};
+
+void EngineSimulator::observeFirstToken(const Plan& plan, const RequestRecord& record) {
+    const double prefill = std::chrono::duration<double>(plan.firstToken - plan.admitted).count();
+    m_phases->queue.observe(plan.queueS);
+    m_phases->prefill.observe(prefill);
+    if (!m_options.kvDir.empty() && !plan.cachedChunks.empty())
+        m_phases->retrieve.observe(record.kvReadS);
+}
+
+void EngineSimulator::observeFinished(const Plan& plan) {
+    const auto now = Clock::now();
+    const double decode = std::chrono::duration<double>(now - plan.firstToken).count();
+    m_phases->decode.observe(decode);
+    m_phases->inference.observe(std::chrono::duration<double>(now - plan.admitted).count());
+    m_phases->e2e.observe(std::chrono::duration<double>(now - plan.arrival).count());
+}
+
+std::string EngineSimulator::phaseMetricsText(const std::string& labels) const {
+    const auto& h = *m_phases;
+    std::string out =
+        h.queue.text("vllm:request_queue_time_seconds",
+                     "Histogram of time spent in WAITING phase for request.", labels) +
+        h.prefill.text("vllm:request_prefill_time_seconds",
+                       "Histogram of time spent in PREFILL phase for request.", labels) +
+        h.decode.text("vllm:request_decode_time_seconds",
+                      "Histogram of time spent in DECODE phase for request.", labels) +
+        h.inference.text("vllm:request_inference_time_seconds",
+                         "Histogram of time spent in RUNNING phase for request.", labels) +
+        h.e2e.text("vllm:e2e_request_latency_seconds",
+                   "Histogram of e2e request latency in seconds.", labels);
+    if (!m_options.kvDir.empty()) // LMCache is there only with a KV tier
+        out +=
+            h.retrieve.text("lmcache:time_to_retrieve", "Time to retrieve from lmcache (seconds)",
+                            "model_name=\"" + m_options.model + "\",worker_id=\"0\"");
+    return out;
+}
+
+// A slower tier: the read of `bytes` ends no sooner than bytes / kvReadBytesPerS after it began.
+void EngineSimulator::paceKvRead(Clock::time_point started, std::int64_t bytes) const {
+    if (m_options.kvReadBytesPerS <= 0 || bytes <= 0)
+        return;
+    std::this_thread::sleep_until(
+        started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                      static_cast<double>(bytes) / m_options.kvReadBytesPerS)));
+}
 
 EngineSimulator::EngineSimulator(Options options)
     : m_options(std::move(options)), m_server(std::make_unique<httplib::Server>()),
-      m_ttftBuckets(kTtftBounds.size(), 0.0), m_random(m_options.seed),
-      m_processStart(processStartTime()) {
+      m_phases(std::make_unique<PhaseHistograms>()), m_ttftBuckets(kTtftBounds.size(), 0.0),
+      m_random(m_options.seed), m_processStart(processStartTime()) {
     if (m_options.threads <= 0)
         m_options.threads = m_options.maxConcurrency + 32;
     m_server->new_task_queue = [threads = m_options.threads] {
@@ -198,6 +302,7 @@ EngineSimulator::Plan EngineSimulator::admit(std::int64_t id, const std::string&
     --m_waiting;
     ++m_running;
     plan.queueS = since(arrival);
+    plan.admitted = Clock::now();
     std::size_t i = 0;
     for (; i < chunks.size(); ++i) {
         const auto it = m_cached.find(chunks[i]);
@@ -250,6 +355,7 @@ double EngineSimulator::readKv(const std::vector<std::uint64_t>& chunks, std::in
         ::close(fd);
     }
     std::free(buffer);
+    paceKvRead(started, bytes);
     return since(started);
 }
 
@@ -472,6 +578,7 @@ std::string EngineSimulator::metricsText() const {
     out += "vllm:time_to_first_token_seconds_bucket{" + labels + ",le=\"+Inf\"} " + count + "\n";
     out += "vllm:time_to_first_token_seconds_sum{" + labels + "} " + sum + "\n";
     out += "vllm:time_to_first_token_seconds_count{" + labels + "} " + count + "\n";
+    out += phaseMetricsText(labels);
     out +=
         "# HELP tierscope_sim:prefix_cache_resets Prefix-cache resets (POST /reset_prefix_cache).\n"
         "# TYPE tierscope_sim:prefix_cache_resets counter\n"
@@ -563,6 +670,7 @@ void EngineSimulator::routes() {
             // Runs admission, KV reads and prefill; returns the plan with the TTFT recorded.
             auto prefill = [this, prompt, maxTokens, arrival, fault, requestId](Plan& plan) {
                 plan = admit(requestId, prompt, maxTokens);
+                plan.arrival = arrival;
                 const KvRetrieval kv = retrieveKv(plan.cachedChunks, plan.promptTokens);
                 const std::int64_t bytes = kv.bytes;
                 const double kvRead = kv.readS;
@@ -576,6 +684,7 @@ void EngineSimulator::routes() {
                     std::lock_guard tiers(m_tierMutex);
                     keepInCpuTier(plan.missChunks);
                 }
+                plan.firstToken = Clock::now();
                 const double ttft = since(arrival);
                 std::lock_guard lock(m_mutex);
                 const std::size_t capacity = static_cast<std::size_t>(
@@ -594,8 +703,11 @@ void EngineSimulator::routes() {
                     }
                 }
                 observe(ttft, plan.promptTokens, cached);
-                remember({plan.id, plan.promptTokens, cached, plan.queueS, prefillS, kvRead, ttft,
-                          bytes, fault});
+                const RequestRecord record{
+                    plan.id, plan.promptTokens, cached, plan.queueS, prefillS, kvRead, ttft, bytes,
+                    fault};
+                observeFirstToken(plan, record);
+                remember(record);
             };
 
             if (!stream) {
@@ -609,6 +721,7 @@ void EngineSimulator::routes() {
                 {
                     std::lock_guard lock(m_mutex);
                     m_generationTokens += maxTokens;
+                    observeFinished(plan);
                 }
                 release(plan);
                 nlohmann::json choice =
@@ -672,6 +785,8 @@ void EngineSimulator::routes() {
                 {
                     std::lock_guard lock(m_mutex);
                     m_generationTokens += sent;
+                    if (alive) // vLLM observes finished requests, not aborted ones
+                        observeFinished(plan);
                 }
                 if (alive && usage) {
                     const nlohmann::json chunk = {{"id", id},

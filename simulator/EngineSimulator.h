@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -25,9 +26,13 @@ namespace tierscope {
 //   prefill time proportional to the prompt tokens not found in the prefix cache, and
 //   the time to actually read the cached prefix's KV chunks from --kv-dir (O_DIRECT when the
 //   filesystem allows it).
-// Tokens are whitespace-separated words. /metrics speaks vLLM V1 names; /sim/requests lists
-// every request's injected TTFT and its parts, so tests can compare client measurements.
+// Tokens are whitespace-separated words. /metrics speaks vLLM V1 names, with its request-phase
+// histograms (queue, prefill, decode, inference, e2e) and, with --kv-dir, LMCache's
+// time_to_retrieve, all from these same parts; /sim/requests lists every request's injected
+// TTFT and its parts, so tests can compare client measurements.
 class EngineSimulator {
+    using Clock = std::chrono::steady_clock;
+
   public:
     struct Options {
         std::string host = "127.0.0.1";
@@ -52,6 +57,9 @@ class EngineSimulator {
         // request by polling every 10 ms on the connection's thread: thousands of idle
         // keep-alive connections keep the scheduler so busy that the client starves.
         bool closeConnections = false;
+        // 0: KV chunks are read as fast as --kv-dir's device allows. Otherwise reads are paced
+        // to at most this many bytes per second, as from a slower tier.
+        double kvReadBytesPerS = 0;
         // `sim-engine` waits this long before it listens, as a real engine loads its weights
         // (start() itself does not wait).
         double startupDelayS = 0;
@@ -109,6 +117,12 @@ class EngineSimulator {
     void kvWriterLoop();
     bool roll(double rate);
     void observe(double ttft, int promptTokens, int cachedTokens);
+    // vLLM V1's request-phase histograms and LMCache's retrieve time; with m_mutex held.
+    struct PhaseHistograms;
+    void observeFirstToken(const Plan& plan, const RequestRecord& record);
+    void observeFinished(const Plan& plan);
+    std::string phaseMetricsText(const std::string& labels) const;
+    void paceKvRead(Clock::time_point started, std::int64_t bytes) const;
     void remember(RequestRecord record); // with m_mutex held
     void routes();
 
@@ -126,6 +140,7 @@ class EngineSimulator {
     std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> m_cached;
     std::deque<RequestRecord> m_records; // the newest recordLimit
 
+    std::unique_ptr<PhaseHistograms> m_phases;
     std::vector<double> m_ttftBuckets; // cumulative counts per bound in kTtftBounds
     double m_ttftSum = 0;
     std::int64_t m_ttftCount = 0;

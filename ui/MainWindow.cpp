@@ -103,6 +103,13 @@ MainWindow::MainWindow(Options options, QWidget* parent)
                 if (request == m_rangeRequest && !isLive())
                     m_timeline->setData(data, m_shownOrigin);
             });
+    connect(m_reader, &StoreReader::ceilingsRead, this,
+            [this](qint64 sessionId, const SessionAnalysis::Ceilings& ceilings) {
+                if (sessionId != m_ceilingSession)
+                    return; // asked for a session that is no longer live
+                m_liveCeilings = ceilings;
+                m_bandAt = 0; // judge the band again with them
+            });
     connect(m_reader, &StoreReader::failed, this, [this](const QString& message) {
         m_listing = false;
         statusBar()->showMessage(message, 10000);
@@ -519,6 +526,7 @@ void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
     if (t1 - m_bandAt < kSecond && m_bandAt != 0)
         return;
     m_bandAt = t1;
+    requestLiveCeilings(t1);
     const std::int64_t window = std::max<std::int64_t>(2 * kSecond, (t1 - t0) / 120);
     // Windows on fixed boundaries, so the bands do not shift as the view scrolls.
     const std::int64_t start = t0 / window * window;
@@ -527,8 +535,30 @@ void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
         [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
             return m_buffer.decimated(id, from, to, points);
         },
-        start, t1, window);
+        start, t1, window, m_liveCeilings);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(analysis, t1));
+}
+
+// Asked again for new devices, a new session, or once a minute (history may have a new best).
+void MainWindow::requestLiveCeilings(std::int64_t nowNs) {
+    const qint64 session = m_feedSession != 0 ? m_feedSession : m_liveSession;
+    if (session != m_ceilingSession)
+        m_liveCeilings.clear();
+    if (session == 0)
+        return;
+    std::set<std::string> devices;
+    for (const auto& m : m_buffer.metrics())
+        if (const auto s = SessionAnalysis::storageOf(m))
+            devices.insert(s->first);
+    if (session == m_ceilingSession && devices == m_ceilingDevices &&
+        nowNs - m_ceilingsAt < 60 * kSecond)
+        return;
+    m_ceilingSession = session;
+    m_ceilingDevices = devices;
+    m_ceilingsAt = nowNs;
+    QMetaObject::invokeMethod(m_reader, [reader = m_reader, db = m_db, session, devices] {
+        reader->readCeilings(db, session, devices);
+    });
 }
 
 void MainWindow::openSession(qint64 sessionId) {

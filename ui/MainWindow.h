@@ -97,6 +97,7 @@ class MainWindow : public QMainWindow {
     void requestRange(double x0, double x1);
     void setStatus();
     void refreshLiveBand(std::int64_t t0Ns, std::int64_t t1Ns);
+    void requestLiveCeilings(std::int64_t nowNs);
     void onSessionOpened(const SessionView& view);
     qint64 windowNs() const;
     EngineAbsence::Scrape engineScrape(std::int64_t nowNs) const;
@@ -136,8 +137,13 @@ class MainWindow : public QMainWindow {
     qint64 m_shownSession = 0;
     std::int64_t m_shownOrigin = 0;
     std::uint64_t m_drawnVersion = 0;
-    std::int64_t m_bandAt = 0;       // when the live band was last classified
-    std::size_t m_chartedSeries = 0; // live series the charts were built for; 0: rebuild
+    std::int64_t m_bandAt = 0; // when the live band was last classified
+    // The live band judges storage on the same ceilings as `analyze`, read off the GUI thread.
+    SessionAnalysis::Ceilings m_liveCeilings; // of m_ceilingSession
+    qint64 m_ceilingSession = 0;
+    std::set<std::string> m_ceilingDevices; // what the last request asked about
+    std::int64_t m_ceilingsAt = 0;          // when
+    std::size_t m_chartedSeries = 0;        // live series the charts were built for; 0: rebuild
     EngineAbsence::Scrape m_chartedScrape = EngineAbsence::Scrape::Unknown;
     std::vector<TimelineMarker> m_liveMarkers; // of the running recording
     QStringList m_liveEngines;                 // the endpoints the running recording scrapes

@@ -13,6 +13,7 @@ namespace tierscope {
 StoreReader::StoreReader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<tierscope::SessionView>();
     qRegisterMetaType<tierscope::SeriesMap>();
+    qRegisterMetaType<tierscope::SessionAnalysis::Ceilings>();
     qRegisterMetaType<std::vector<tierscope::SessionInfo>>();
 }
 
@@ -77,6 +78,16 @@ void StoreReader::loadRange(const QString& db, qint64 sessionId, qint64 t0Ns, qi
             for (const auto& s : chart.series)
                 data[s.metricId] = store.readDecimated(s.metricId, t0Ns, t1Ns, 2 * columns);
         emit rangeLoaded(request, data);
+    } catch (const std::exception& e) {
+        emit failed(QString::fromStdString(e.what()));
+    }
+}
+
+void StoreReader::readCeilings(const QString& db, qint64 sessionId,
+                               const std::set<std::string>& devices) {
+    try {
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        emit ceilingsRead(sessionId, SessionAnalysis::ceilings(store, sessionId, devices));
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
     }

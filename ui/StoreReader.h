@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QString>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace tierscope {
@@ -42,11 +43,15 @@ class StoreReader : public QObject {
     void openSession(const QString& db, qint64 sessionId, int columns);
     void loadRange(const QString& db, qint64 sessionId, qint64 t0Ns, qint64 t1Ns, int columns,
                    quint64 request);
+    // The ceilings `analyze` would use for a session (probes, else workspace history), also
+    // for devices the live view measured before their series reached the store.
+    void readCeilings(const QString& db, qint64 sessionId, const std::set<std::string>& devices);
 
   signals:
     void sessionsListed(const std::vector<tierscope::SessionInfo>& sessions);
     void sessionOpened(const tierscope::SessionView& view);
     void rangeLoaded(quint64 request, const tierscope::SeriesMap& data);
+    void ceilingsRead(qint64 sessionId, const tierscope::SessionAnalysis::Ceilings& ceilings);
     void failed(const QString& message);
 };
 
@@ -54,4 +59,5 @@ class StoreReader : public QObject {
 
 Q_DECLARE_METATYPE(tierscope::SessionView)
 Q_DECLARE_METATYPE(tierscope::SeriesMap)
+Q_DECLARE_METATYPE(tierscope::SessionAnalysis::Ceilings)
 Q_DECLARE_METATYPE(std::vector<tierscope::SessionInfo>)

@@ -1,5 +1,6 @@
 #include "workloads/StorageProbe.h"
 
+#include "collectors/storage/NvmeIdentity.h"
 #include "workloads/IoRunner.h"
 #include "workloads/SpaceCheck.h"
 #include "workloads/WorkloadError.h"
@@ -102,6 +103,20 @@ std::string StorageProbe::wholeDisk(unsigned major, unsigned minor, const std::s
     return target.filename().string();
 }
 
+void StorageProbe::identify(Result& result, const std::string& sysRoot) {
+    if (result.device.empty())
+        return;
+    const fs::path block = fs::path(sysRoot) / "block" / result.device;
+    for (const char* attr : {"wwid", "device/wwid", "device/serial", "serial"})
+        if (result.serial = firstLine(block / attr); !result.serial.empty())
+            break;
+    if (const auto nvme = NvmeIdentity::of(result.device, sysRoot)) {
+        result.subsysNqn = nvme->subsysNqn;
+        result.nsid = nvme->nsid;
+        result.transport = nvme->transport;
+    }
+}
+
 std::string StorageProbe::storageName(const Result& result, const std::string& dir) {
     return result.device.empty() ? "workload " + dir : result.device;
 }
@@ -116,12 +131,7 @@ StorageProbe::Result StorageProbe::run(const Options& o, const std::atomic<bool>
     SpaceCheck::require(o.dir, size);
     Result out;
     out.device = wholeDisk(major(st.st_dev), minor(st.st_dev), "/sys");
-    if (!out.device.empty()) {
-        const fs::path block = fs::path("/sys/block") / out.device;
-        for (const char* attr : {"wwid", "device/wwid", "device/serial", "serial"})
-            if (out.serial = firstLine(block / attr); !out.serial.empty())
-                break;
-    }
+    identify(out, "/sys");
     const std::string file =
         (fs::path(o.dir) / (".tierscope-probe-" + std::to_string(::getpid()) + ".bin")).string();
     Remove guard{file};

@@ -22,6 +22,9 @@ class StorageProbe {
     struct Result {
         std::string device; // the whole disk ("nvme0n1"), empty where none (tmpfs, NFS)
         std::string serial; // serial or WWID from sysfs, where the device has one
+        // An NVMe namespace's identity across reconnects (the kernel name is not): subsystem
+        // NQN and namespace id, with the transport. Empty for other devices.
+        std::string subsysNqn, nsid, transport;
         double writeBytesPerS = 0;
         double readBytesPerS = 0;
         double randomReadIops = 0;
@@ -34,6 +37,8 @@ class StorageProbe {
     // The whole disk holding the filesystem of device number major:minor, from sysRoot
     // (normally "/sys"): a partition's parent. Empty for a device without a block node.
     static std::string wholeDisk(unsigned major, unsigned minor, const std::string& sysRoot);
+    // Fills the serial and the NVMe identity of result.device from sysRoot (normally "/sys").
+    static void identify(Result& result, const std::string& sysRoot);
     // The name a device record and the bottleneck analysis use: the disk, or "workload DIR".
     static std::string storageName(const Result& result, const std::string& dir);
 };

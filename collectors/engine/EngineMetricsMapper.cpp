@@ -142,6 +142,16 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
                 it->second = s.value; // a repeated line: the last one stands
             continue;
         }
+        if (scrape.typeOf(s.name) == "histogram" && std::isfinite(s.value)) {
+            if (s.name == family + "_sum") {
+                now.sums[family][seriesKey(s)] = s.value;
+                continue;
+            }
+            if (s.name == family + "_count") {
+                now.counts[family][seriesKey(s)] = s.value;
+                continue;
+            }
+        }
         const std::string base = counterBase(s.name);
         if (std::find(kCounters.begin(), kCounters.end(), base) != kCounters.end() &&
             std::isfinite(s.value))
@@ -185,6 +195,7 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
     if (m_previous && tNs > m_previous->tNs) {
         for (const auto& latency : kLatencies)
             quantiles(out, now, latency.prefix, latency.families);
+        means(out, now);
         put(out, "prompt_tokens_per_s", "1/s",
             rate(now, {"vllm:prompt_tokens", "sglang:prompt_tokens"}));
         put(out, "generation_tokens_per_s", "1/s",
@@ -223,6 +234,59 @@ void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& n
     put(out, prefix + "_p50_s", "s", HistogramQuantile::compute(0.50, *delta));
     put(out, prefix + "_p90_s", "s", HistogramQuantile::compute(0.90, *delta));
     put(out, prefix + "_p99_s", "s", HistogramQuantile::compute(0.99, *delta));
+}
+
+// Each series' increase of _sum and _count over the interval, summed as sum(increase(...)):
+// a series whose count or sum went down was reset and counts from zero; one in only one of the
+// scrapes counts nothing. The first family the engine exposes wins; absent when none is in both.
+std::optional<EngineMetricsMapper::Observed>
+EngineMetricsMapper::observed(const Snapshot& now, const std::vector<std::string>& families) const {
+    for (const auto& family : families) {
+        const auto c0 = m_previous->counts.find(family), c1 = now.counts.find(family);
+        const auto s0 = m_previous->sums.find(family), s1 = now.sums.find(family);
+        if (c0 == m_previous->counts.end() || c1 == now.counts.end() ||
+            s0 == m_previous->sums.end() || s1 == now.sums.end())
+            continue;
+        Observed total;
+        for (const auto& [key, count] : c1->second) {
+            const auto count0 = c0->second.find(key);
+            const auto sum1 = s1->second.find(key), sum0 = s0->second.find(key);
+            if (count0 == c0->second.end() || sum1 == s1->second.end() || sum0 == s0->second.end())
+                continue;
+            const bool reset = count < count0->second || sum1->second < sum0->second;
+            total.count += reset ? count : count - count0->second;
+            total.sumS += reset ? sum1->second : sum1->second - sum0->second;
+        }
+        return total;
+    }
+    return std::nullopt;
+}
+
+// What the interval's observations add up to, per request phase: <phase>_sum_s and
+// <phase>_count (zero when the engine served nothing: a real zero) and <phase>_mean_s (absent
+// then). Means add up where quantiles do not: mean TTFT = mean queue + mean prefill (+ the
+// front end's own time), and the KV retrieve time spread over every request is the part of
+// the mean TTFT spent reading KV.
+void EngineMetricsMapper::means(std::vector<Reading>& out, const Snapshot& now) const {
+    std::optional<Observed> ttft, retrieve;
+    for (const auto& latency : kLatencies) {
+        if (std::string(latency.prefix) == "itl")
+            continue; // per token, not per request
+        const auto o = observed(now, latency.families);
+        if (!o)
+            continue;
+        const std::string prefix = latency.prefix;
+        put(out, prefix + "_sum_s", "s", o->sumS);
+        put(out, prefix + "_count", "1", o->count);
+        if (o->count > 0)
+            put(out, prefix + "_mean_s", "s", o->sumS / o->count);
+        if (prefix == "ttft")
+            ttft = o;
+        else if (prefix == "lmcache_retrieve")
+            retrieve = o;
+    }
+    if (ttft && retrieve && ttft->count > 0)
+        put(out, "kv_retrieve_per_request_s", "s", retrieve->sumS / ttft->count);
 }
 
 // The counter's increase over the interval, summed over its series, as Prometheus'

@@ -30,6 +30,12 @@ class EngineMetricsMapper {
         std::int64_t tNs = 0;
         std::map<std::string, HistogramQuantile::Series> histograms;
         std::map<std::string, std::map<std::string, double>> counters;
+        // Histogram _sum and _count per family and series.
+        std::map<std::string, std::map<std::string, double>> sums, counts;
+    };
+    struct Observed {
+        double sumS = 0;
+        double count = 0;
     };
 
     void put(std::vector<Reading>& out, const std::string& what, const char* unit,
@@ -39,6 +45,9 @@ class EngineMetricsMapper {
     std::optional<HistogramQuantile::Buckets>
     intervalBuckets(const Snapshot& now, const std::vector<std::string>& families) const;
     std::optional<double> increase(const Snapshot& now, const std::string& name) const;
+    std::optional<Observed> observed(const Snapshot& now,
+                                     const std::vector<std::string>& families) const;
+    void means(std::vector<Reading>& out, const Snapshot& now) const;
     std::optional<double> rate(const Snapshot& now, const std::vector<std::string>& names) const;
     std::optional<double> ratio(const Snapshot& now, const std::vector<std::string>& hits,
                                 const std::vector<std::string>& queries) const;

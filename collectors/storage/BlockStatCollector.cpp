@@ -3,6 +3,7 @@
 #include "collectors/storage/BlockDeviceNames.h"
 #include "collectors/storage/BlockRates.h"
 #include "collectors/storage/BlockTotal.h"
+#include "collectors/storage/NvmeIdentity.h"
 #include "collectors/base/SysfsReader.h"
 
 #include <nlohmann/json.hpp>
@@ -124,6 +125,11 @@ std::vector<DeviceRecord> BlockStatCollector::devices() {
             attrs["model"] = *model;
         if (const auto rotational = SysfsReader::readUint(dir + "/queue/rotational"))
             attrs["rotational"] = *rotational != 0;
+        // What names the namespace across reconnects, for probes taken under another name.
+        if (const auto nvme = NvmeIdentity::of(name, m_paths.sys)) {
+            attrs["subsysnqn"] = nvme->subsysNqn;
+            attrs["nsid"] = nvme->nsid;
+        }
         out.push_back({"block", name, attrs.dump()});
     }
     return out;

@@ -11,7 +11,9 @@ namespace tierscope {
 
 namespace {
 
-enum class Fold { Sum, Max, Mean };
+// Total: the metric's samples summed over the window (per-interval sums and counts), then
+// summed over metrics.
+enum class Fold { Sum, Max, Mean, Total };
 
 // Metrics of one kind (every endpoint, read and write) folded together, window by window.
 struct Series {
@@ -71,6 +73,18 @@ std::optional<SessionAnalysis::Ceiling> probeCeiling(const std::string& text) {
     return c;
 }
 
+// An NVMe namespace's subsystem NQN and namespace id, from a block or probe device record.
+using NvmeKey = std::pair<std::string, std::string>;
+std::optional<NvmeKey> nvmeKey(const std::string& attrsText) {
+    const auto attrs = nlohmann::json::parse(attrsText, nullptr, false);
+    if (!attrs.is_object())
+        return std::nullopt;
+    const auto nqn = attrs.value("subsysnqn", std::string()), nsid = attrs.value("nsid", "");
+    if (nqn.empty() || nsid.empty())
+        return std::nullopt;
+    return NvmeKey{nqn, nsid};
+}
+
 } // namespace
 
 std::optional<std::pair<std::string, std::string>> SessionAnalysis::storageOf(const MetricInfo& m) {
@@ -110,7 +124,7 @@ SessionAnalysis::Result SessionAnalysis::analyze(Store& store, std::int64_t sess
                                                  const BottleneckClassifier::Thresholds& t) {
     const auto info = store.session(sessionId);
     if (!info)
-        return {windowNs, {}, {}, {}};
+        return {windowNs, {}, {}, {}, {}};
     return analyzeRange(store, sessionId, info->startNs, info->endNs.value_or(WallClock().nowNs()),
                         windowNs, t);
 }
@@ -128,23 +142,47 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
 }
 
 SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t sessionId) {
+    return ceilings(store, sessionId, {});
+}
+
+SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t sessionId,
+                                                    const std::set<std::string>& devices) {
     const auto self = store.session(sessionId);
     if (!self)
         return {};
     std::set<std::string> wanted;
+    for (const auto& d : devices)
+        if (d != "workload")
+            wanted.insert(d);
     for (const auto& m : store.metrics(sessionId))
         if (const auto s = storageOf(m); s && s->first != "workload")
             wanted.insert(s->first);
+    // An NVMe-oF namespace gets a new kernel name when its controller reconnects: where both
+    // the probe and this session know the namespace's NQN and id, those decide, not the name.
+    std::map<std::string, NvmeKey> identity;
+    for (const auto& d : store.devices(sessionId))
+        if (d.kind == "block" && wanted.count(d.name))
+            if (const auto key = nvmeKey(d.attrs))
+                identity[d.name] = *key;
+    auto probeOf = [&](const DeviceRecord& probe, const std::string& device) {
+        const auto mine = identity.find(device);
+        const auto theirs = nvmeKey(probe.attrs);
+        return mine != identity.end() && theirs ? mine->second == *theirs : probe.name == device;
+    };
     std::map<std::string, double> best;
     Ceilings probed; // the latest probe of each device wins
     const std::int64_t now = WallClock().nowNs();
     for (const auto& session : store.sessions()) {
         if (session.host != self->host)
             continue; // another machine's nvme0n1 is another drive
-        for (const auto& d : store.devices(session.id))
-            if (d.kind == "storage-probe" && wanted.count(d.name))
-                if (const auto c = probeCeiling(d.attrs))
-                    probed[d.name] = *c;
+        for (const auto& d : store.devices(session.id)) {
+            if (d.kind != "storage-probe")
+                continue;
+            const auto c = probeCeiling(d.attrs);
+            for (const auto& device : wanted)
+                if (c && probeOf(d, device))
+                    probed[device] = *c;
+        }
         const std::int64_t end = session.endNs.value_or(now);
         if (end <= session.startNs)
             continue;
@@ -205,7 +243,22 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         }
         for (std::size_t w = 0; w < n; ++w)
             if (windows[w].count > 0)
-                fold(s, w, windows[w].mean());
+                fold(s, w, how == Fold::Total ? windows[w].sum : windows[w].mean());
+    };
+    // The engine histograms' per-interval sums and counts, for the TTFT breakdown.
+    static const std::vector<std::pair<const char*, const char*>> kPhases = {
+        {"/ttft_", "ttft"},
+        {"/queue_time_", "queue"},
+        {"/prefill_time_", "prefill"},
+        {"/lmcache_retrieve_", "retrieve"}};
+    auto phase = [&](const std::string& p, std::int64_t id) {
+        for (const auto& [tail, key] : kPhases)
+            for (const char* what : {"sum_s", "count"})
+                if (engine(p, (std::string(tail) + what).c_str())) {
+                    add(std::string(key) + kSep + what, id, Fold::Total);
+                    return true;
+                }
+        return false;
     };
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
@@ -225,6 +278,8 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
             add("prefill", m.id, Fold::Mean);
         else if (engine(p, "/lmcache_retrieve_p50_s"))
             add("retrieve", m.id, Fold::Mean);
+        else if (phase(p, m.id))
+            continue;
         else if (engine(p, "/kv_cache_usage_ratio"))
             add("kv", m.id, Fold::Max);
         else if (engine(p, "/requests_running"))
@@ -272,10 +327,21 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         in.requestsRunning = value("running", w);
         in.requestsWaiting = value("waiting", w);
         in.preemptionsPerS = value("preemptions", w);
+        TtftBreakdown ttft;
+        for (auto [part, key] : {std::pair{&ttft.ttft, "ttft"},
+                                 {&ttft.queue, "queue"},
+                                 {&ttft.prefill, "prefill"},
+                                 {&ttft.retrieve, "retrieve"}}) {
+            const auto sum = value(std::string(key) + kSep + "sum_s", w);
+            const auto count = value(std::string(key) + kSep + "count", w);
+            if (sum && count)
+                *part = TtftBreakdown::Observed{*sum, *count};
+        }
+        result.ttft.add(ttft);
         auto verdict = BottleneckClassifier::classify(in, t);
         result.shares[verdict.cls] += 1.0 / static_cast<double>(n);
-        result.windows.push_back(
-            {t0 + static_cast<std::int64_t>(w) * windowNs, std::move(in), std::move(verdict)});
+        result.windows.push_back({t0 + static_cast<std::int64_t>(w) * windowNs, std::move(in),
+                                  std::move(verdict), ttft});
     }
     return result;
 }

@@ -3,11 +3,13 @@
 #include "core/analysis/BottleneckClassifier.h"
 #include "core/model/Bucket.h"
 #include "core/model/MetricInfo.h"
+#include "core/analysis/TtftBreakdown.h"
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,12 +35,14 @@ class SessionAnalysis {
         std::int64_t t0Ns = 0;
         BottleneckClassifier::Window input; // the measurements
         BottleneckClassifier::Verdict verdict;
+        TtftBreakdown ttft; // the window's requests, from the engine histograms' sums and counts
     };
     struct Result {
         std::int64_t windowNs = 0;
         std::vector<Window> windows;
         std::map<BottleneckClassifier::Class, double> shares; // of the windows, 0..1
         Ceilings ceilings;
+        TtftBreakdown ttft; // every window's, added up
     };
 
     static Result analyze(Store& store, std::int64_t sessionId, std::int64_t windowNs,
@@ -52,6 +56,10 @@ class SessionAnalysis {
     // bandwidth (read + write) ever recorded on a device of that name on the same host, in
     // any session of the workspace. Never the session's own busiest analysis window.
     static Ceilings ceilings(Store& store, std::int64_t sessionId);
+    // The same for these devices too, which a live session may have measured before its
+    // series reached the store.
+    static Ceilings ceilings(Store& store, std::int64_t sessionId,
+                             const std::set<std::string>& devices);
     // The same from any source of decimated series: the store, or the live view's buffer.
     using Reader = std::function<std::vector<Bucket>(std::int64_t metricId, std::int64_t t0Ns,
                                                      std::int64_t t1Ns, int points)>;

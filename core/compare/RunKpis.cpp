@@ -135,6 +135,8 @@ void fromTimeline(Values& out, const RunTimeline& t) {
     put(out, "gpu_busy_mean", t.gpuBusyMeanPct);
     put(out, "read_gb_per_s_peak", positive(t.readPeakGBps));
     put(out, "write_gb_per_s_peak", positive(t.writePeakGBps));
+    if (t.ttftStorageShare)
+        out["ttft_storage_share"] = *t.ttftStorageShare * 100;
     if (t.shares.empty())
         return; // no windows: no share, not a zero one
     for (const auto c : BottleneckClassifier::all()) {
@@ -169,6 +171,8 @@ std::vector<RunKpis::Definition> build() {
         {"checkpoint_time", "s", true, false, ""},
         {"kv_restore_p50", "s", true, false, ""},
         {"kv_restore_p99", "s", true, false, ""},
+        {"ttft_storage_share", "%", true, false,
+         "KV retrieve time (LMCache) over TTFT time, from the engine's histograms"},
         {"gpu_busy_mean", "%", false, false, ""},
         {"read_gb_per_s_peak", "GB/s", false, false, "highest 1 s mean"},
         {"write_gb_per_s_peak", "GB/s", false, false, "highest 1 s mean"},

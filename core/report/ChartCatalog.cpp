@@ -101,6 +101,11 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
         {"ttft_p99_s", {"engine-ttft", "TTFT p99"}},
         {"queue_time_p50_s", {"engine-ttft", "queue p50"}}, // the parts of TTFT
         {"prefill_time_p50_s", {"engine-ttft", "prefill p50"}},
+        // Means add up where quantiles do not: TTFT = queue + prefill, KV retrieve inside it.
+        {"ttft_mean_s", {"ttft-breakdown", "mean TTFT"}},
+        {"queue_time_mean_s", {"ttft-breakdown", "queue"}},
+        {"prefill_time_mean_s", {"ttft-breakdown", "prefill"}},
+        {"kv_retrieve_per_request_s", {"ttft-breakdown", "KV retrieve"}},
         {"generation_tokens_per_s", {"engine-tokens", "generation"}},
         {"prompt_tokens_per_s", {"engine-tokens", "prompt"}},
         {"kv_cache_usage_ratio", {"kv-cache", "KV-cache usage"}},
@@ -152,6 +157,7 @@ std::vector<ChartCatalog::Chart> ChartCatalog::build(const std::vector<MetricInf
          {},
          "No host memory statistics were recorded"},
         {"engine-ttft", "Engine TTFT", Unit::Seconds, {}, noEngine},
+        {"ttft-breakdown", "TTFT breakdown", Unit::Seconds, {}, noEngine},
         {"engine-tokens", "Engine tokens/s", Unit::TokensPerSecond, {}, noEngine},
         {"kv-cache", "KV-cache usage", Unit::Ratio, {}, noEngine},
         {"requests", "Requests running and waiting", Unit::Count, {}, noEngine},

@@ -1,5 +1,6 @@
 #include "TestSupport.h"
 #include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
 
 #include <QImage>
 #include <QProcess>
@@ -143,6 +144,74 @@ class TestCli : public QObject {
         expectOneLineError(run({"--db", "/proc/tierscope.db", "record", "--duration", "1s"}), 5,
                            "/proc");
         expectOneLineError(run({"--db", path("absent.db"), "sessions"}), 6, "no workspace");
+    }
+
+    // `analyze` shows the TTFT breakdown from the engine histograms' stored sums and counts:
+    // per span in the text, per window and per session in the JSON, absent parts null.
+    void analyzeShowsTheTtftBreakdown() {
+        const QString db = path("ttft.db");
+        constexpr std::int64_t kSecond = 1'000'000'000, kStart = 1'790'000'000 * kSecond;
+        std::int64_t id = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.startNs = kStart;
+            id = store.createSession(info);
+            store.finishSession(id, kStart + 20 * kSecond);
+        }
+        {
+            StoreWriter writer(db.toStdString(), {});
+            const std::vector<std::pair<const char*, double>> perScrape = {
+                {"engine/e/ttft_sum_s", 2.0},           {"engine/e/ttft_count", 2},
+                {"engine/e/queue_time_sum_s", 0.5},     {"engine/e/queue_time_count", 2},
+                {"engine/e/prefill_time_sum_s", 1.5},   {"engine/e/prefill_time_count", 2},
+                {"engine/e/lmcache_retrieve_sum_s", 1}, {"engine/e/lmcache_retrieve_count", 2}};
+            for (const auto& [metric, value] : perScrape) {
+                const int m = writer.defineMetric(id, {metric, "s", "gauge", "{}"});
+                for (int i = 0; i < 20; ++i)
+                    writer.append(m, kStart + i * kSecond + kSecond / 2, value);
+            }
+            writer.stop();
+        }
+        const auto text = run({"--db", db, "analyze", "--session", QString::number(id)});
+        QVERIFY2(text.code == 0, text.err.constData());
+        QVERIFY2(text.out.contains("TTFT breakdown: mean TTFT 1.00 s over 40 requests = queue "
+                                   "250.0 ms + prefill 750.0 ms, of which KV retrieve 500.0 ms "
+                                   "(50 %)"),
+                 text.out.constData());
+        const auto json =
+            run({"--db", db, "analyze", "--session", QString::number(id), "--format", "json"});
+        QCOMPARE(json.code, 0);
+        const auto j = nlohmann::json::parse(json.out.toStdString());
+        QCOMPARE(j["ttft_breakdown"]["requests"].get<double>(), 40.0);
+        QCOMPARE(j["ttft_breakdown"]["ttft_storage_share"].get<double>(), 0.5);
+        QCOMPARE(j["ttft_breakdown"]["absent"].size(), std::size_t(0));
+        QCOMPARE(j["windows"][0]["ttft_breakdown"]["queue_mean_s"].get<double>(), 0.25);
+
+        // A session without the histograms: the breakdown is absent, and says so.
+        std::int64_t bare = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.startNs = kStart + 100 * kSecond;
+            bare = store.createSession(info);
+            store.finishSession(bare, info.startNs + 5 * kSecond);
+        }
+        {
+            StoreWriter writer(db.toStdString(), {});
+            const int m = writer.defineMetric(bare, {"gpu/0/busy_pct", "percent", "gauge", "{}"});
+            for (int i = 0; i < 5; ++i)
+                writer.append(m, kStart + (100 + i) * kSecond, 50);
+            writer.stop();
+        }
+        const auto none = run({"--db", db, "analyze", "--session", QString::number(bare)});
+        QCOMPARE(none.code, 0);
+        QVERIFY2(none.out.contains("TTFT breakdown: absent"), none.out.constData());
+        const auto noneJson =
+            run({"--db", db, "analyze", "--session", QString::number(bare), "--format", "json"});
+        const auto n = nlohmann::json::parse(noneJson.out.toStdString());
+        QVERIFY(n["ttft_breakdown"]["ttft_mean_s"].is_null());
+        QCOMPARE(n["ttft_breakdown"]["absent"].size(), std::size_t(4));
     }
 
     void recordListExport() {

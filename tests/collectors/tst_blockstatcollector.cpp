@@ -151,6 +151,9 @@ class TestBlockStatCollector : public QObject {
         test::writeFile(m_dir.path() + "/sys/block/nvme1n1/size", "7814037168\n");
         test::writeFile(m_dir.path() + "/sys/block/nvme1n1/device/model", "FX100 NVMe-oF   \n");
         test::writeFile(m_dir.path() + "/sys/block/nvme1n1/queue/rotational", "0\n");
+        test::writeFile(m_dir.path() + "/sys/block/nvme1n1/nsid", "1\n");
+        test::writeFile(m_dir.path() + "/sys/block/nvme1n1/device/subsysnqn",
+                        "nqn.2014-08.org.example:fx100-array\n");
         test::writeFile(m_dir.path() + "/sys/block/loop0/size", "0\n");
         BlockStatCollector c(paths(), {{"nvme1n1", "tcp"}});
         const auto devices = c.devices();
@@ -162,6 +165,10 @@ class TestBlockStatCollector : public QObject {
         QCOMPARE(a["transport"].get<std::string>(), std::string("tcp"));
         QCOMPARE(a["rotational"].get<bool>(), false);
         QCOMPARE(a["in_total"].get<std::string>(), std::string("yes"));
+        // What names the namespace across reconnects, for the probe that measured it.
+        QCOMPARE(a["subsysnqn"].get<std::string>(),
+                 std::string("nqn.2014-08.org.example:fx100-array"));
+        QCOMPARE(a["nsid"].get<std::string>(), std::string("1"));
     }
 
     void devicesSayWhichAreLeftOutOfTheTotal() {

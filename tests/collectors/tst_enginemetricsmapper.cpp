@@ -1,6 +1,7 @@
 #include "TestSupport.h"
 #include "collectors/engine/EngineMetricsMapper.h"
 
+#include <cmath>
 #include <map>
 
 using namespace tierscope;
@@ -171,6 +172,73 @@ class TestEngineMetricsMapper : public QObject {
         // V1 has no swapping and no CPU KV cache: absent, not zero.
         QVERIFY(r.count("engine/dp/requests_swapped") == 0);
         QVERIFY(r.count("engine/dp/cpu_kv_cache_usage_ratio") == 0);
+    }
+
+    // Means from each series' _sum and _count deltas over the same interval: engine 0 served
+    // 60 requests (TTFT +16 s, queue +6 s, prefill +9 s), the restarted engine 1 served 20
+    // (TTFT 8 s, queue 7 s, prefill 1 s), so mean TTFT 24 s / 80 = 0.3 s = queue 0.1625 s +
+    // prefill 0.125 s + 0.0125 s the engine core does not see.
+    void requestPhaseMeansFromSumAndCountDeltas() {
+        EngineMetricsMapper mapper("dp", false);
+        const std::int64_t t0 = 1'764'590'400'000'000'000, t1 = t0 + 10'000'000'000;
+        const auto first = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t0.txt")), t0));
+        QVERIFY(first.count("engine/dp/ttft_count") == 0); // one scrape: no interval yet
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t1.txt")), t1));
+        auto near = [](double a, double b) { return std::abs(a - b) < 1e-9; };
+        QCOMPARE(r.at("engine/dp/ttft_count"), 80.0);
+        QVERIFY(near(r.at("engine/dp/ttft_sum_s"), 24.0));
+        QVERIFY(near(r.at("engine/dp/ttft_mean_s"), 0.3));
+        QCOMPARE(r.at("engine/dp/queue_time_count"), 80.0);
+        QVERIFY(near(r.at("engine/dp/queue_time_mean_s"), 13.0 / 80));
+        QVERIFY(near(r.at("engine/dp/prefill_time_mean_s"), 10.0 / 80));
+        QVERIFY(near(r.at("engine/dp/decode_time_mean_s"), (220.0 + 220.0) / 80));
+        QVERIFY(near(r.at("engine/dp/e2e_latency_mean_s"), (252.0 + 228.0) / 80));
+        // No LMCache on this engine: its retrieve time is absent, not zero.
+        QVERIFY(r.count("engine/dp/lmcache_retrieve_sum_s") == 0);
+        QVERIFY(r.count("engine/dp/kv_retrieve_per_request_s") == 0);
+
+        // Nothing finished in the next interval: zero observations, so no mean.
+        const auto idle = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t1.txt")),
+            t1 + 10'000'000'000));
+        QCOMPARE(idle.at("engine/dp/ttft_count"), 0.0);
+        QCOMPARE(idle.at("engine/dp/ttft_sum_s"), 0.0);
+        QVERIFY(idle.count("engine/dp/ttft_mean_s") == 0);
+    }
+
+    // LMCache's retrieve time beside vLLM's TTFT: spread over every request, it is the part of
+    // the mean TTFT spent reading KV (here 2 of 4 requests read, 1.5 s in all).
+    void kvRetrievePerRequest() {
+        auto scrape = [](double ttftSum, int ttftCount, double retrieveSum, int retrieveCount) {
+            std::string t = "# TYPE vllm:time_to_first_token_seconds histogram\n";
+            t += "vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} " +
+                 std::to_string(ttftCount) + "\n";
+            t += "vllm:time_to_first_token_seconds_sum " + std::to_string(ttftSum) + "\n";
+            t += "vllm:time_to_first_token_seconds_count " + std::to_string(ttftCount) + "\n";
+            t += "# TYPE lmcache:time_to_retrieve histogram\n";
+            t += "lmcache:time_to_retrieve_bucket{le=\"+Inf\",worker_id=\"0\"} " +
+                 std::to_string(retrieveCount) + "\n";
+            t += "lmcache:time_to_retrieve_sum{worker_id=\"0\"} " + std::to_string(retrieveSum) +
+                 "\n";
+            t += "lmcache:time_to_retrieve_count{worker_id=\"0\"} " +
+                 std::to_string(retrieveCount) + "\n";
+            return t;
+        };
+        EngineMetricsMapper mapper("lm", false);
+        mapper.update(PrometheusTextParser::parse(scrape(10, 10, 2, 5)), 1'000'000'000);
+        const auto r = byPath(
+            mapper.update(PrometheusTextParser::parse(scrape(14, 14, 3.5, 7)), 2'000'000'000));
+        QCOMPARE(r.at("engine/lm/ttft_mean_s"), 1.0);
+        QCOMPARE(r.at("engine/lm/lmcache_retrieve_count"), 2.0);
+        QCOMPARE(r.at("engine/lm/lmcache_retrieve_mean_s"), 0.75);    // per retrieval
+        QCOMPARE(r.at("engine/lm/kv_retrieve_per_request_s"), 0.375); // per request
+        // A restarted worker counts from zero: what it did since.
+        const auto reset = byPath(
+            mapper.update(PrometheusTextParser::parse(scrape(18, 18, 0.5, 1)), 3'000'000'000));
+        QCOMPARE(reset.at("engine/lm/lmcache_retrieve_sum_s"), 0.5);
+        QCOMPARE(reset.at("engine/lm/lmcache_retrieve_count"), 1.0);
     }
 
     // Copied excerpts and some exporters drop the # TYPE lines: the _bucket samples with an le

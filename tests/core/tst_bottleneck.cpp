@@ -5,6 +5,7 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -447,6 +448,91 @@ class TestBottleneck : public QObject {
         // The QD 1 stream at 100 % util, far below the probed ceiling, is not storage-bound.
         QCOMPARE(r.windows[5].verdict.cls, Class::Idle);
         QCOMPARE(r.windows[5].verdict.rule, std::string("client-bound"));
+    }
+
+    // The engine histograms' per-interval sums and counts (one request per 100 ms scrape: TTFT
+    // 0.4 s = queue 0.1 s + prefill 0.28 s, KV retrieve 0.2 s of it) add up per window and over
+    // the session. LMCache appears only after 15 s: absent before, not zero.
+    void ttftBreakdownFromHistogramSums() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("t.db").toStdString();
+        auto from10s = [](double v) {
+            return [v](int i) { return i >= 150 ? std::optional<double>(v) : std::nullopt; };
+        };
+        const auto id =
+            writeSession(db, kStart, "",
+                         {constant("engine/e/ttft_sum_s", "s", 0.4),
+                          constant("engine/e/ttft_count", "1", 1),
+                          constant("engine/e/queue_time_sum_s", "s", 0.1),
+                          constant("engine/e/queue_time_count", "1", 1),
+                          constant("engine/e/prefill_time_sum_s", "s", 0.28),
+                          constant("engine/e/prefill_time_count", "1", 1),
+                          {{"engine/e/lmcache_retrieve_sum_s", "s", "gauge", "{}"}, from10s(0.2)},
+                          {{"engine/e/lmcache_retrieve_count", "1", "gauge", "{}"}, from10s(1)}});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows.size(), std::size_t(6));
+        auto near = [](std::optional<double> a, double b) { return a && std::abs(*a - b) < 1e-9; };
+        const auto& first = r.windows[0].ttft;
+        // A scrape on a window's edge lands in one of the two windows, never in both.
+        QVERIFY(first.requests() && std::abs(*first.requests() - 100) <= 1);
+        QVERIFY(near(first.meanTtftS(), 0.4));
+        QVERIFY(near(first.meanQueueS(), 0.1));
+        QVERIFY(near(first.meanPrefillS(), 0.28));
+        QVERIFY(near(first.otherS(), 0.02));
+        QVERIFY(!first.storageShare());
+        QVERIFY2(contains(first.text(), "absent: KV retrieve time"), first.text().c_str());
+        const auto& later = r.windows[3].ttft;
+        QVERIFY(near(later.retrievePerRequestS(), 0.2));
+        QVERIFY(near(later.storageShare(), 0.5));
+        QVERIFY2(contains(later.text(), "mean TTFT 400.0 ms over 10") &&
+                     contains(later.text(), " requests = queue 100.0 ms + prefill 280.0 ms + other "
+                                            "20.0 ms, of which KV retrieve 200.0 ms (50 %)"),
+                 later.text().c_str());
+        QVERIFY(near(r.ttft.requests(), 600));
+        QVERIFY(near(r.ttft.storageShare(), (450 * 0.2) / (600 * 0.4)));
+    }
+
+    // An NVMe-oF namespace probed as nvme3n1 is nvme5n1 after a reconnect: its subsystem NQN
+    // and namespace id say it is the same array, so the probe applies. The old name now belongs
+    // to another array (another NQN): the probe of nvme3n1 does not apply to it.
+    void probeFollowsTheNvmeIdentityNotTheName() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("nqn.db").toStdString();
+        const std::string array = "nqn.2014-08.org.example:fx100-array";
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.host = "node-1";
+            info.startNs = kStart - 1000 * kSecond;
+            const auto probe = store.createSession(info);
+            const nlohmann::json attrs = {{"read_bytes_per_s", 10e9}, {"write_bytes_per_s", 8e9},
+                                          {"random_read_iops", 2e6},  {"unloaded_read_s", 90e-6},
+                                          {"subsysnqn", array},       {"nsid", "1"},
+                                          {"transport", "rdma"}};
+            store.addDevices(probe, {{"storage-probe", "nvme3n1", attrs.dump()}});
+            store.finishSession(probe, info.startNs + kSecond);
+        }
+        const auto id = writeSession(db, kStart, "node-1",
+                                     {constant("block/nvme5n1/read_bytes_per_s", "bytes/s", 9e9),
+                                      constant("block/nvme3n1/read_bytes_per_s", "bytes/s", 1e9)},
+                                     100);
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            store.addDevices(
+                id,
+                {{"block", "nvme5n1", nlohmann::json{{"subsysnqn", array}, {"nsid", "1"}}.dump()},
+                 {"block", "nvme3n1",
+                  nlohmann::json{{"subsysnqn", "nqn.2014-08.org.example:other"}, {"nsid", "1"}}
+                      .dump()}});
+        }
+        Store store(db, Store::Mode::ReadOnly);
+        const auto c = SessionAnalysis::ceilings(store, id);
+        QVERIFY(c.at("nvme5n1").probed);
+        QCOMPARE(*c.at("nvme5n1").bytesPerS, 10e9);
+        QCOMPARE(*c.at("nvme5n1").iops, 2e6);
+        QVERIFY(!c.at("nvme3n1").probed); // history only: another array under the old name
+        QCOMPARE(*c.at("nvme3n1").bytesPerS, 1e9);
     }
 
     void windowsWithoutDataSayNoData() {

@@ -66,6 +66,27 @@ class TestChartCatalog : public QObject {
         QCOMPARE(find(charts, "host-memory").series[0].name, std::string("dirty"));
     }
 
+    // The breakdown of the mean TTFT, from the engine histograms' per-interval means: never
+    // their sums and counts, which are no latencies.
+    void ttftBreakdownChart() {
+        const auto charts = ChartCatalog::build(
+            {metric(1, "engine/e/ttft_mean_s"), metric(2, "engine/e/queue_time_mean_s"),
+             metric(3, "engine/e/prefill_time_mean_s"),
+             metric(4, "engine/e/kv_retrieve_per_request_s"), metric(5, "engine/e/ttft_sum_s"),
+             metric(6, "engine/e/ttft_count"), metric(7, "engine/e/lmcache_retrieve_mean_s")},
+            {});
+        const auto& b = find(charts, "ttft-breakdown");
+        QCOMPARE(b.title, std::string("TTFT breakdown"));
+        QVERIFY(b.unit == ChartCatalog::Unit::Seconds);
+        QStringList names;
+        for (const auto& s : b.series)
+            names << QString::fromStdString(s.name);
+        QCOMPARE(names, QStringList({"e KV retrieve", "e mean TTFT", "e prefill", "e queue"}));
+        // Without an engine it says why, as the other engine charts do.
+        QVERIFY(find(ChartCatalog::build({}, {}), "ttft-breakdown")
+                    .absentReason.starts_with("No inference engine is scraped"));
+    }
+
     void absentSourcesSayWhy() {
         const std::vector<DeviceRecord> devices = {
             {"backend", "amd",

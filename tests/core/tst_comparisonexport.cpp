@@ -109,6 +109,15 @@ class TestComparisonExport : public QObject {
             session, {"block/nvme0n1/read_bytes_per_s", "bytes/s", "rate", "{}"});
         const int array = writer.defineMetric(
             session, {"block/nvme1n1/read_bytes_per_s", "bytes/s", "rate", "{}"});
+        // The engine's histograms per scrape: one request each, its TTFT and KV retrieve time.
+        const int ttftSum =
+            writer.defineMetric(session, {"engine/e/ttft_sum_s", "s", "gauge", "{}"});
+        const int ttftCount =
+            writer.defineMetric(session, {"engine/e/ttft_count", "1", "gauge", "{}"});
+        const int kvSum =
+            writer.defineMetric(session, {"engine/e/lmcache_retrieve_sum_s", "s", "gauge", "{}"});
+        const int kvCount =
+            writer.defineMetric(session, {"engine/e/lmcache_retrieve_count", "1", "gauge", "{}"});
         for (int i = 0; i < 300; ++i) {
             const std::int64_t t = kStart + i * kSecond / 10;
             const bool a = i < 100;
@@ -118,6 +127,10 @@ class TestComparisonExport : public QObject {
             writer.append(a ? disk : array, t, a ? (i == 50 ? 1.1e9 : 1e9) : 4e9);
             writer.append(gpu, t, a ? 20 : 95);
             writer.append(ttft, t, a ? 2.2 : 0.6);
+            writer.append(ttftSum, t, a ? 2.2 : 0.6);
+            writer.append(ttftCount, t, 1);
+            writer.append(kvSum, t, a ? 1.5 : 0.1);
+            writer.append(kvCount, t, 1);
         }
         writer.stop();
     }
@@ -163,6 +176,11 @@ class TestComparisonExport : public QObject {
         QVERIFY(std::abs(kpi("read_gb_per_s_peak")->a - 1.01) < 1e-9);
         QCOMPARE(kpi("read_gb_per_s_peak")->b, 4.0);
         QVERIFY(!kpi("write_gb_per_s_peak"));
+        // KV retrieve over TTFT: 1.5 of 2.2 s on the disk, 0.1 of 0.6 s on the array.
+        QVERIFY(kpi("ttft_storage_share"));
+        QVERIFY(std::abs(kpi("ttft_storage_share")->a - 1.5 / 2.2 * 100) < 1e-6);
+        QVERIFY(std::abs(kpi("ttft_storage_share")->b - 0.1 / 0.6 * 100) < 1e-6);
+        QVERIFY(kpi("ttft_storage_share")->lowerIsBetter);
         QVERIFY(kpi("storage_bound_share")->a > 90);
         QVERIFY(kpi("storage_bound_share")->b < 10);
         QVERIFY(!kpi("gpu_compute_bound_share")->lowerIsBetter);

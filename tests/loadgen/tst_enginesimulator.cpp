@@ -1,6 +1,8 @@
 #include "TestSupport.h"
+#include "collectors/engine/EngineMetricsMapper.h"
 #include "simulator/EngineSimulator.h"
 #include "collectors/engine/PrometheusTextParser.h"
+#include "core/analysis/TtftBreakdown.h"
 
 #include <QDateTime>
 #include <QTemporaryDir>
@@ -60,6 +62,34 @@ std::map<std::string, double> counters(const std::string& text) {
     return out;
 }
 
+std::string words(const std::string& stem, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i)
+        out += stem + std::to_string(i) + " ";
+    return out;
+}
+
+// What the engine's own histograms say about the interval between two scrapes, through the
+// mapper, as the recorder stores it.
+TtftBreakdown breakdownOf(const std::vector<Reading>& readings) {
+    std::map<std::string, double> r;
+    for (const auto& reading : readings)
+        r[reading.metric.path] = reading.value;
+    auto part = [&](const std::string& name) -> std::optional<TtftBreakdown::Observed> {
+        const auto sum = r.find("engine/sim/" + name + "_sum_s");
+        const auto count = r.find("engine/sim/" + name + "_count");
+        if (sum == r.end() || count == r.end())
+            return std::nullopt;
+        return TtftBreakdown::Observed{sum->second, count->second};
+    };
+    TtftBreakdown b;
+    b.ttft = part("ttft");
+    b.queue = part("queue_time");
+    b.prefill = part("prefill_time");
+    b.retrieve = part("lmcache_retrieve");
+    return b;
+}
+
 } // namespace
 
 class TestEngineSimulator : public QObject {
@@ -117,6 +147,83 @@ class TestEngineSimulator : public QObject {
         QCOMPARE(prompt, 18.0);
         QCOMPARE(hits, 8.0);
         QCOMPARE(ttftCount, 2.0);
+    }
+
+  private:
+    // Five requests whose 64-token prefix is in --kv-dir, each with 20 new tokens to compute,
+    // on a KV tier that reads as fast as the disk and on one paced to 1 MB/s (256 KiB of KV per
+    // request: at least 0.25 s). The histograms the simulator serves add up to the parts it
+    // injected, and the share of TTFT spent reading KV rises on the slow tier.
+    struct Arm {
+        TtftBreakdown breakdown;
+        std::vector<EngineSimulator::RequestRecord> records;
+    };
+    void runArm(double kvReadBytesPerS, Arm& arm) {
+        QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
+        auto options = small(kv.path().toStdString());
+        options.kvBytesPerToken = 4096; // a 4-token chunk is 16 KiB
+        options.prefillTokensPerS = 1000;
+        options.kvReadBytesPerS = kvReadBytesPerS;
+        EngineSimulator sim(options);
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        const std::string prefix = words("shared", 64);
+        auto send = [&](int i) {
+            const nlohmann::json body = {
+                {"prompt", prefix + words("q" + std::to_string(i) + "-", 20)},
+                {"max_tokens", 2},
+                {"stream", true}};
+            return request(base + "/v1/completions", body.dump()).status;
+        };
+        // Computes the prefix and writes its 16 chunks to --kv-dir.
+        QCOMPARE(send(-1), 200L);
+        QTRY_VERIFY(QDir(kv.path()).entryList(QDir::Files).size() >= 16);
+        EngineMetricsMapper mapper("sim", false);
+        mapper.update(PrometheusTextParser::parse(request(base + "/metrics").body), 1'000'000'000);
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(send(i), 200L);
+        arm.breakdown = breakdownOf(mapper.update(
+            PrometheusTextParser::parse(request(base + "/metrics").body), 2'000'000'000));
+        arm.records = sim.records();
+        arm.records.erase(arm.records.begin()); // the warm-up request, before the first scrape
+    }
+
+  private slots:
+    void ttftBreakdownAddsUpAndFollowsTheKvTier() {
+        Arm fast, slow;
+        runArm(0, fast);
+        runArm(1e6, slow);
+        if (QTest::currentTestFailed())
+            return;
+        for (const Arm* arm : {&fast, &slow}) {
+            const auto& b = arm->breakdown;
+            QCOMPARE(arm->records.size(), std::size_t(5));
+            QVERIFY(b.ttft && b.queue && b.prefill && b.retrieve);
+            QCOMPARE(b.ttft->count, 5.0);
+            QCOMPARE(b.retrieve->count, 5.0); // every request read its prefix's KV
+            double ttft = 0, queue = 0, kvRead = 0, compute = 0;
+            for (const auto& r : arm->records) {
+                QCOMPARE(r.cachedTokens, 64);
+                QCOMPARE(r.kvBytesRead, std::int64_t(64 * 4096));
+                ttft += r.ttftS;
+                queue += r.queueS;
+                kvRead += r.kvReadS;
+                compute += r.prefillS;
+            }
+            // The served sums are the injected parts (written to the nanosecond).
+            QVERIFY(std::abs(b.ttft->sumS - ttft) < 1e-6);
+            QVERIFY(std::abs(b.queue->sumS - queue) < 1e-6);
+            QVERIFY(std::abs(b.retrieve->sumS - kvRead) < 1e-6);
+            // Prefill (admission to first token) holds the KV reads and the compute; queue and
+            // prefill add up to TTFT but for the front end's parsing.
+            QVERIFY(b.prefill->sumS >= kvRead + compute);
+            QVERIFY(*b.otherS() >= 0);
+            QVERIFY2(*b.otherS() < 0.01, b.text().c_str());
+        }
+        qInfo("fast tier: %s", fast.breakdown.text().c_str());
+        qInfo("slow tier: %s", slow.breakdown.text().c_str());
+        QVERIFY2(*slow.breakdown.retrievePerRequestS() >= 0.25, slow.breakdown.text().c_str());
+        QVERIFY2(*slow.breakdown.storageShare() > *fast.breakdown.storageShare(),
+                 (slow.breakdown.text() + " vs " + fast.breakdown.text()).c_str());
     }
 
     void chatStreamsRoleFirst() {

@@ -1,5 +1,7 @@
+#include "collectors/storage/BlockDeviceNames.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
+#include "core/util/WallClock.h"
 #include "ui/timeline/BottleneckBand.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
@@ -18,7 +20,9 @@
 #include <QtTest>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <sys/resource.h>
+#include <unistd.h>
 
 using namespace tierscope;
 
@@ -391,6 +395,49 @@ class TestMainWindow : public QObject {
             ++drawn;
         }
         QCOMPARE(drawn, 3);
+    }
+
+    // The live band judges storage on the workspace's ceilings, as `analyze` does: every disk
+    // of this machine was probed at 1 GB/s, so the lane's evidence names the probe.
+    void liveBandUsesTheProbedCeilings() {
+        std::vector<std::string> disks;
+        std::error_code error;
+        for (const auto& e : std::filesystem::directory_iterator("/sys/block", error))
+            if (!BlockDeviceNames::isIgnored(e.path().filename().string()))
+                disks.push_back(e.path().filename().string());
+        if (disks.empty())
+            QSKIP("no block device to record on this machine");
+        const QString db = m_dir.filePath("live-probed.db");
+        {
+            char host[256] = {};
+            QCOMPARE(gethostname(host, sizeof host - 1), 0); // as the recorder names the host
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.host = host;
+            info.startNs = WallClock().nowNs() - 3600 * kSecond;
+            const auto probe = store.createSession(info);
+            std::vector<DeviceRecord> probes;
+            for (const auto& disk : disks)
+                probes.push_back(
+                    {"storage-probe", disk, R"({"read_bytes_per_s":1e9,"write_bytes_per_s":1e9})"});
+            store.addDevices(probe, probes);
+            store.finishSession(probe, info.startNs + kSecond);
+        }
+        MainWindow window({db, 0, true, 60});
+        QSignalSpy started(&window, &MainWindow::recordingStarted);
+        window.show();
+        QVERIFY(started.wait(15000));
+        auto probed = [&] {
+            for (const auto& span : window.timeline()->bottleneckBand()->spans())
+                for (const auto& text : span.windows)
+                    if (text.contains("1.0 GB/s ceiling (probed)"))
+                        return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(probed(), 20000);
+        QSignalSpy stopped(&window, &MainWindow::recordingStopped);
+        window.stopRecording();
+        QVERIFY(stopped.wait(10000));
     }
 
     void liveViewRecordsThisMachine() {

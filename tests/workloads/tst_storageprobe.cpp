@@ -53,6 +53,34 @@ class TestStorageProbe : public QObject {
         QCOMPARE(StorageProbe::wholeDisk(0, 42, root.string()), std::string()); // tmpfs, overlay
     }
 
+    // The identity stored with a probe: the serial, and for NVMe the subsystem NQN and
+    // namespace id that outlive the kernel name.
+    void identifiesAnNvmeNamespace() {
+        QTemporaryDir sys;
+        namespace fs = std::filesystem;
+        const fs::path root = sys.path().toStdString();
+        const fs::path ctrl = root / "devices/virtual/nvme-fabrics/ctl/nvme3";
+        fs::create_directories(ctrl / "nvme3n2");
+        std::ofstream(ctrl / "transport") << "tcp\n";
+        std::ofstream(ctrl / "subsysnqn") << "nqn.2014-08.org.example:fx100-array\n";
+        std::ofstream(ctrl / "nvme3n2" / "nsid") << "2\n";
+        std::ofstream(ctrl / "nvme3n2" / "wwid") << "uuid.6b0f1c44-3f9e-4b8c-9d0a-0e5b1d2c3a4f\n";
+        fs::create_directory_symlink("../../nvme3", ctrl / "nvme3n2" / "device");
+        fs::create_directories(root / "block");
+        fs::create_directory_symlink("../devices/virtual/nvme-fabrics/ctl/nvme3/nvme3n2",
+                                     root / "block/nvme3n2");
+        StorageProbe::Result r;
+        r.device = "nvme3n2";
+        StorageProbe::identify(r, root.string());
+        QCOMPARE(r.serial, std::string("uuid.6b0f1c44-3f9e-4b8c-9d0a-0e5b1d2c3a4f"));
+        QCOMPARE(r.subsysNqn, std::string("nqn.2014-08.org.example:fx100-array"));
+        QCOMPARE(r.nsid, std::string("2"));
+        QCOMPARE(r.transport, std::string("tcp"));
+        StorageProbe::Result none; // tmpfs: no device, no identity
+        StorageProbe::identify(none, root.string());
+        QVERIFY(none.subsysNqn.empty() && none.serial.empty());
+    }
+
     // A RAM-backed directory and one on the build's disk: both plausible, each its own device,
     // and the probe file is gone afterwards.
     void probesRamAndDisk() {

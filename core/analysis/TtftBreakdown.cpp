@@ -1,0 +1,135 @@
+#include "core/analysis/TtftBreakdown.h"
+
+#include <cstdio>
+
+namespace tierscope {
+
+namespace {
+
+using Observed = TtftBreakdown::Observed;
+
+void merge(std::optional<Observed>& into, const std::optional<Observed>& from) {
+    if (!from)
+        return;
+    if (!into)
+        into = Observed{};
+    into->sumS += from->sumS;
+    into->count += from->count;
+}
+
+std::optional<double> mean(const std::optional<Observed>& o) {
+    if (!o || o->count <= 0)
+        return std::nullopt;
+    return o->sumS / o->count;
+}
+
+// From milliseconds (a warm prefill) to minutes (a cold TTFT).
+std::string duration(double s) {
+    char buffer[64];
+    if (s >= 1 || s <= -1)
+        std::snprintf(buffer, sizeof buffer, "%.2f s", s);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.1f ms", s * 1e3);
+    return buffer;
+}
+
+} // namespace
+
+void TtftBreakdown::add(const TtftBreakdown& other) {
+    merge(ttft, other.ttft);
+    merge(queue, other.queue);
+    merge(prefill, other.prefill);
+    merge(retrieve, other.retrieve);
+}
+
+std::optional<double> TtftBreakdown::requests() const {
+    return ttft ? std::optional<double>(ttft->count) : std::nullopt;
+}
+
+std::optional<double> TtftBreakdown::meanTtftS() const {
+    return mean(ttft);
+}
+
+std::optional<double> TtftBreakdown::meanQueueS() const {
+    return mean(queue);
+}
+
+std::optional<double> TtftBreakdown::meanPrefillS() const {
+    return mean(prefill);
+}
+
+std::optional<double> TtftBreakdown::retrievePerRequestS() const {
+    if (!retrieve || !ttft || ttft->count <= 0)
+        return std::nullopt;
+    return retrieve->sumS / ttft->count;
+}
+
+std::optional<double> TtftBreakdown::otherS() const {
+    const auto t = meanTtftS(), q = meanQueueS(), p = meanPrefillS();
+    if (!t || !q || !p)
+        return std::nullopt;
+    return *t - *q - *p;
+}
+
+std::optional<double> TtftBreakdown::storageShare() const {
+    if (!retrieve || !ttft || ttft->sumS <= 0)
+        return std::nullopt;
+    return retrieve->sumS / ttft->sumS;
+}
+
+std::vector<std::string> TtftBreakdown::absent() const {
+    std::vector<std::string> out;
+    if (!ttft)
+        out.push_back("TTFT");
+    if (!queue)
+        out.push_back("queue time");
+    if (!prefill)
+        out.push_back("prefill time");
+    if (!retrieve)
+        out.push_back("KV retrieve time");
+    return out;
+}
+
+std::string TtftBreakdown::text() const {
+    if (empty())
+        return {};
+    std::string out;
+    const auto t = meanTtftS();
+    if (!ttft) {
+        out = "no TTFT histogram";
+    } else if (!t) {
+        out = "no request reached its first token";
+    } else {
+        char head[96];
+        std::snprintf(head, sizeof head, "mean TTFT %s over %.0f requests", duration(*t).c_str(),
+                      ttft->count);
+        out = head;
+        std::string parts;
+        if (const auto q = meanQueueS())
+            parts = "queue " + duration(*q);
+        if (const auto p = meanPrefillS())
+            parts += (parts.empty() ? "" : " + ") + std::string("prefill ") + duration(*p);
+        // Tokenising and the front end: TTFT starts at arrival, the engine's phases later.
+        // Under 0.5 % of TTFT it is rounding, not time.
+        if (const auto o = otherS(); o && *o > 0.005 * *t)
+            parts += " + other " + duration(*o);
+        if (!parts.empty())
+            out += " = " + parts;
+        if (const auto r = retrievePerRequestS()) {
+            char share[32] = "";
+            if (const auto s = storageShare())
+                std::snprintf(share, sizeof share, " (%.0f %%)", *s * 100);
+            out += std::string(meanPrefillS() ? ", of which " : ", ") + "KV retrieve " +
+                   duration(*r) + share;
+        }
+    }
+    const auto missing = absent();
+    if (!missing.empty()) {
+        out += "; absent: ";
+        for (std::size_t i = 0; i < missing.size(); ++i)
+            out += (i ? ", " : "") + missing[i];
+    }
+    return out;
+}
+
+} // namespace tierscope

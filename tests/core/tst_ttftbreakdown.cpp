@@ -1,0 +1,82 @@
+#include "core/analysis/TtftBreakdown.h"
+
+#include <QtTest>
+
+using namespace tierscope;
+
+namespace {
+
+TtftBreakdown::Observed obs(double sumS, double count) {
+    return {sumS, count};
+}
+
+bool has(const std::string& text, const char* part) {
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace
+
+class TestTtftBreakdown : public QObject {
+    Q_OBJECT
+  private slots:
+    // The example: 10 requests, mean TTFT 9.30 s = queue 1.20 s + prefill 8.10 s, of
+    // which KV retrieve 4.80 s per request (52 % of TTFT).
+    void meansAddUp() {
+        TtftBreakdown b;
+        b.ttft = obs(93, 10);
+        b.queue = obs(12, 10);
+        b.prefill = obs(81, 10);
+        b.retrieve = obs(48, 8); // 8 of the 10 requests read KV
+        QCOMPARE(*b.meanTtftS(), 9.3);
+        QCOMPARE(*b.retrievePerRequestS(), 4.8);
+        QCOMPARE(*b.storageShare(), 48.0 / 93.0);
+        QVERIFY(b.absent().empty());
+        QCOMPARE(b.text(), std::string("mean TTFT 9.30 s over 10 requests = queue 1.20 s + prefill "
+                                       "8.10 s, of which KV retrieve 4.80 s (52 %)"));
+    }
+
+    // An engine without LMCache and without phase histograms: those parts are absent and said
+    // so; no storage share (absent, not zero).
+    void absentPartsAreSaid() {
+        TtftBreakdown b;
+        b.ttft = obs(2, 4);
+        QVERIFY(!b.storageShare());
+        QVERIFY(!b.otherS());
+        QCOMPARE(b.text(), std::string("mean TTFT 500.0 ms over 4 requests; absent: queue time, "
+                                       "prefill time, KV retrieve time"));
+        QCOMPARE(TtftBreakdown().text(), std::string());
+        QVERIFY(TtftBreakdown().empty());
+    }
+
+    // LMCache exposed but nothing retrieved: a real zero share. No request finished: no mean.
+    void zeroIsNotAbsent() {
+        TtftBreakdown b;
+        b.ttft = obs(3, 3);
+        b.retrieve = obs(0, 0);
+        QCOMPARE(*b.storageShare(), 0.0);
+        TtftBreakdown idle;
+        idle.ttft = obs(0, 0);
+        QVERIFY(!idle.meanTtftS());
+        QVERIFY(!idle.storageShare());
+        QVERIFY(has(idle.text(), "no request reached its first token"));
+    }
+
+    // Spans add as sums and counts, so a run's share is its time-weighted one, not the mean
+    // of its windows' shares (here 0.5 s of 1.0 s and 0 of 9 s: 5 %, not 25 %).
+    void spansAddAsSums() {
+        TtftBreakdown a, b;
+        a.ttft = obs(1, 1);
+        a.retrieve = obs(0.5, 1);
+        b.ttft = obs(9, 1);
+        b.retrieve = obs(0, 0);
+        a.add(b);
+        QCOMPARE(*a.storageShare(), 0.05);
+        QCOMPARE(*a.requests(), 2.0);
+        TtftBreakdown none;
+        none.add(TtftBreakdown());
+        QVERIFY(none.empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTtftBreakdown)
+#include "tst_ttftbreakdown.moc"
