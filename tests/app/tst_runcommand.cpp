@@ -138,7 +138,7 @@ concurrency = %6
     }
     void cleanupTestCase() { QDir(m_shm).removeRecursively(); }
 
-    void runsTheArmsInAbbaOrderAndNamesTheFasterOne() {
+    void runsTheArmsInAbbaOrderAndJudgesTheGateOnTheirRuns() {
         const QString db = m_dir.filePath("ok.db");
         QProcess p;
         // Four runs an arm: the interval over runs needs repetitions to pass a gate.
@@ -146,7 +146,10 @@ concurrency = %6
                                    "json", "--report", m_dir.filePath("ok.json")});
         QVERIFY(p.waitForFinished(240000));
         const QByteArray err = p.readAllStandardError();
-        QVERIFY2(p.exitCode() == 0, err.constData()); // the gate passes: RAM loads faster
+        // Whether RAM loads faster than this machine's disk is the machine's business (a virtio
+        // disk cached by its host can match tmpfs); what is checked is that the exit status,
+        // the gate and the interval say the same thing.
+        QVERIFY2(p.exitCode() == 0 || p.exitCode() == 11 || p.exitCode() == 12, err.constData());
         QVERIFY(err.contains("[8/8] disk, ok/model-load, repetition 4"));
         const auto report = nlohmann::json::parse(
             [&] {
@@ -157,14 +160,18 @@ concurrency = %6
             nullptr, false);
         QVERIFY(report.is_array() && report.size() == 1); // one variant, two arms
         bool named = false;
+        const std::string verdict = report[0]["gates"][0]["verdict"].get<std::string>();
         for (const auto& k : report[0]["kpis"])
             if (k["kpi"] == "model_load_time") {
-                QVERIFY(k["b"].get<double>() < k["a"].get<double>());
                 QCOMPARE(k["n_a"].get<int>(), 4);
+                QCOMPARE(k["n_b"].get<int>(), 4);
+                if (verdict == "pass") // a passing "<=" gate needs B below A
+                    QVERIFY(k["b"].get<double>() < k["a"].get<double>());
                 named = true;
             }
         QVERIFY(named);
-        QCOMPARE(report[0]["gates"][0]["verdict"].get<std::string>(), std::string("pass"));
+        const std::map<int, std::string> byExit = {{0, "pass"}, {11, "fail"}, {12, "inconclusive"}};
+        QCOMPARE(verdict, byExit.at(p.exitCode()));
 
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         const auto runs = store.runsOfSession(1);
@@ -234,7 +241,7 @@ concurrency = %6
     }
 
     // resources/plans/disk-vs-shm.toml as shipped, only smaller, on free paths and a free port.
-    void theExamplePlanNamesTheFasterArm() {
+    void theExamplePlanRunsEveryWorkloadOnBothArms() {
         QFile f(QStringLiteral(TIERSCOPE_FIXTURES) + "/../../resources/plans/disk-vs-shm.toml");
         QVERIFY(f.open(QIODevice::ReadOnly));
         QString plan = QString::fromUtf8(f.readAll());
@@ -273,13 +280,15 @@ concurrency = %6
                     return k;
             return {};
         };
-        // RAM beats the disk: shorter model loads and KV restores, read faster.
-        QVERIFY(kpi(0, "model_load_time")["b"].get<double>() <
-                kpi(0, "model_load_time")["a"].get<double>());
-        QVERIFY(kpi(1, "kv_restore_p50")["b"].get<double>() <
-                kpi(1, "kv_restore_p50")["a"].get<double>());
-        QVERIFY(kpi(0, "read_gb_per_s_peak")["b"].get<double>() >
-                kpi(0, "read_gb_per_s_peak")["a"].get<double>());
+        // Each storage KPI has both arms' two runs (whether RAM beats this machine's disk is not
+        // the tool's behaviour, so it is not asserted).
+        for (const auto& [i, name] : std::vector<std::pair<std::size_t, const char*>>{
+                 {0, "model_load_time"}, {1, "kv_restore_p50"}, {0, "read_gb_per_s_peak"}}) {
+            const auto k = kpi(i, name);
+            QVERIFY2(!k.is_null(), name);
+            QCOMPARE(k["n_a"].get<int>(), 2);
+            QCOMPARE(k["n_b"].get<int>(), 2);
+        }
         // The TTFT A/B through the simulator: one p50 per measured run, both runs of each arm.
         const auto ttft = kpi(2, "ttft_p50");
         QVERIFY2(!ttft.is_null(), report[2].dump().c_str());
