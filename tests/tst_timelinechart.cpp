@@ -9,6 +9,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QValueAxis>
 #include <QtTest>
 
 using namespace tierscope;
@@ -152,6 +153,43 @@ class TimelineChartTest : public QObject {
         chart.setTimeRange(40.0 - span / 2, 40.0 + span / 2, "s");
         chart.setCrosshair(40.0); // ten seconds into the gap: absent, not a neighbour's value
         QVERIFY2(chart.crosshairText().isEmpty(), qPrintable(chart.crosshairText()));
+    }
+
+    // Time ticks fall on a 1-2-5 step from zero with enough decimals to tell them apart, and a
+    // live range sliding by a fraction of a second keeps the same labels; the value axis tops
+    // out at a round number.
+    void ticksAreRoundAndStayPutWhileScrolling() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        auto isOneTwoFive = [](double step) {
+            const double m = step / std::pow(10.0, std::floor(std::log10(step)));
+            return std::abs(m - 1) < 1e-9 || std::abs(m - 2) < 1e-9 || std::abs(m - 5) < 1e-9;
+        };
+        chart.setTimeRange(0, 87, "s");
+        QVERIFY2(isOneTwoFive(chart.timeTickStep()),
+                 qPrintable(QString::number(chart.timeTickStep())));
+        QVERIFY(87 / chart.timeTickStep() <= 12);
+        QCOMPARE(chart.timeLabelFormat(), QString("%.0f"));
+        chart.setTimeRange(0, 2, "s");
+        QVERIFY(isOneTwoFive(chart.timeTickStep()));
+        QVERIFY(chart.timeTickStep() < 1);
+        QCOMPARE(chart.timeLabelFormat(), QString("%.1f"));
+        chart.setTimeRange(-60.37, 0, "seconds ago");
+        const double step = chart.timeTickStep();
+        chart.setTimeRange(-60.27, 0, "seconds ago");
+        QCOMPARE(chart.timeTickStep(), step);
+        auto* axis = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).front());
+        QCOMPARE(axis->tickType(), QValueAxis::TicksDynamic);
+        QCOMPARE(axis->tickAnchor(), 0.0);
+
+        ChartCatalog::Chart bytes{
+            "read", "Read", ChartCatalog::Unit::BytesPerSecond, {{1, "nvme0n1", false}}, {}};
+        TimelineChart rate(bytes, TimelineChart::Renderer::Painter, false);
+        rate.setData({flat(10, 87e6)}, 0); // 87 MB/s: an axis to 100 in steps of 20
+        QCOMPARE(rate.valueTop(), 100.0);
+        QCOMPARE(rate.valueTickStep(), 20.0);
     }
 
     // A marker is a vertical line at its moment with its note beside it; outside the time

@@ -1,5 +1,6 @@
 #include "ui/TimelineChart.h"
 
+#include "ui/AxisTicks.h"
 #include "ui/ChartPoints.h"
 #include "ui/LinePlotItem.h"
 
@@ -18,6 +19,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 
 namespace tierscope {
@@ -27,6 +29,8 @@ namespace {
 constexpr int kChartHeight = 230;
 constexpr int kAbsentHeight = 70;
 constexpr int kMargin = 6;
+constexpr int kYTicks = 5;          // intervals up the value axis, at most
+constexpr int kPixelsPerXTick = 90; // room for a label such as "-120" and a gap
 
 } // namespace
 
@@ -45,10 +49,17 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     // Before any other receiver: TimelineView aligns the charts on this signal.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { m_laidOutInset = m_leftInset; });
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutMarkers);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyTimeTicks);
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x = new QValueAxis;
     m_y = new QValueAxis;
+    // Ticks at multiples of a round step from zero, not at fifths of the range: the range of a
+    // live view moves every frame, and fifths of 87 s read 0/22/43/65/87.
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(0);
+    m_y->setTickType(QValueAxis::TicksDynamic);
+    m_y->setTickAnchor(0);
     m_x->setLabelFormat("%.0f");
     m_y->setLabelFormat("%.4g");
     m_y->setMin(0);
@@ -170,16 +181,17 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::i
     const UnitScale scale = UnitScale::choose(m_spec.unit, peak);
     const bool percent =
         m_spec.unit == ChartCatalog::Unit::Percent || m_spec.unit == ChartCatalog::Unit::Ratio;
-    const double top = percent ? std::max(100.0, peak / scale.divisor)
-                               : ChartPoints::niceTop(peak / scale.divisor);
+    const double top = percent && peak / scale.divisor <= 100
+                           ? 100.0
+                           : AxisTicks::top(peak / scale.divisor, kYTicks);
     // Axes first, and only when they change: every range change re-maps every point of every
     // series, so setting them after the data would do the work twice.
-    if (m_y->max() != top || m_y->min() != 0)
+    if (m_y->max() != top || m_y->min() != 0) {
         m_y->setRange(0, top);
-    if (scale.suffix != m_scale.suffix) {
-        m_y->setTitleText(scale.suffix.trimmed());
-        m_y->setTickCount(5);
+        m_y->setTickInterval(AxisTicks::step(top, kYTicks));
     }
+    if (scale.suffix != m_scale.suffix)
+        m_y->setTitleText(scale.suffix.trimmed());
     m_scale = scale;
     for (std::size_t i = 0; i < m_series.size() && i < data.size(); ++i) {
         auto points = ChartPoints::fromBuckets(data[i], originNs, m_scale.divisor);
@@ -193,12 +205,42 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::i
 void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle) {
     if (m_x->min() != x0 || m_x->max() != x1) {
         m_x->setRange(x0, x1);
+        applyTimeTicks();
         if (m_plot)
             m_plot->update();
         layoutMarkers();
     }
     if (m_x->titleText() != axisTitle)
         m_x->setTitleText(axisTitle);
+}
+
+// As many round steps as the plot has room for labels; the step only changes when the span or
+// the width does, so the labels of a scrolling live axis keep their values.
+void TimelineChart::applyTimeTicks() {
+    const int width = plotWidth();
+    const double step =
+        AxisTicks::step(m_x->max() - m_x->min(), std::clamp(width / kPixelsPerXTick, 2, 12));
+    if (m_x->tickInterval() != step)
+        m_x->setTickInterval(step);
+    const QString format = QString("%.%1f").arg(AxisTicks::decimals(step));
+    if (m_x->labelFormat() != format)
+        m_x->setLabelFormat(format);
+}
+
+double TimelineChart::timeTickStep() const {
+    return m_x->tickInterval();
+}
+
+QString TimelineChart::timeLabelFormat() const {
+    return m_x->labelFormat();
+}
+
+double TimelineChart::valueTickStep() const {
+    return m_y->tickInterval();
+}
+
+double TimelineChart::valueTop() const {
+    return m_y->max();
 }
 
 QRect TimelineChart::plotRectIn(const QWidget* ancestor) const {

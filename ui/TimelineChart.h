@@ -40,6 +40,12 @@ class TimelineChart : public QWidget {
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setCrosshair(double x); // NaN hides it
     int plotWidth() const;
+    // The axes' tick steps (1, 2 or 5 times a power of ten, from zero), the time labels'
+    // printf format and the value axis' top.
+    double timeTickStep() const;
+    QString timeLabelFormat() const;
+    double valueTickStep() const;
+    double valueTop() const;
     // Extra room left of the plot, so that charts whose y labels are narrower line up with
     // the widest; naturalPlotLeft() is where the plot would start without it.
     void setLeftInset(int px);
@@ -78,6 +84,7 @@ class TimelineChart : public QWidget {
   private:
     void toggle(QLineSeries* series);
     void layoutMarkers();
+    void applyTimeTicks();
 
     ChartCatalog::Chart m_spec;
     QStackedWidget* m_stack = nullptr;
