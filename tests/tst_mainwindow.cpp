@@ -7,10 +7,12 @@
 #include "ui/TimelineChart.h"
 #include "ui/TimelineView.h"
 
+#include <QAction>
 #include <QChart>
 #include <QComboBox>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -162,6 +164,88 @@ class TestMainWindow : public QObject {
         QVERIFY(!cpu->seriesVisible(0));
         emit marker->clicked();
         QVERIFY(cpu->seriesVisible(0));
+    }
+
+    // Zoom out stops at the whole session, a drag stops at its ends, and the reset (Ctrl+0 or a
+    // double-click) returns to the whole session.
+    void zoomAndPanStayInsideTheSessionAndReset() {
+        MainWindow window({m_db, m_session, false, 300});
+        QVERIFY(showSession(window));
+        TimelineView* timeline = window.timeline();
+        TimelineChart* cpu = timeline->chart("host-cpu");
+        QVERIFY(timeline->resetZoomAction()->isEnabled());
+        emit cpu->zoomed(4.0, 30); // out, far past the session
+        QCOMPARE(timeline->rangeStart(), 0.0);
+        QCOMPARE(timeline->rangeEnd(), 60.0);
+        emit cpu->zoomed(0.25, 30); // in: 22.5 .. 37.5
+        QCOMPARE(timeline->rangeEnd() - timeline->rangeStart(), 15.0);
+        emit cpu->panned(-100); // drag far left: stops at the start
+        QCOMPARE(timeline->rangeStart(), 0.0);
+        QCOMPARE(timeline->rangeEnd(), 15.0);
+        emit cpu->panned(1000);
+        QCOMPARE(timeline->rangeStart(), 45.0);
+        QCOMPARE(timeline->rangeEnd(), 60.0);
+        for (int i = 0; i < 40; ++i)
+            emit cpu->zoomed(0.5, 50);
+        QVERIFY(timeline->rangeEnd() - timeline->rangeStart() >= 1.0 - 1e-9);
+        QSignalSpy changed(timeline, &TimelineView::rangeChanged);
+        emit cpu->resetRequested();
+        QCOMPARE(timeline->rangeStart(), 0.0);
+        QCOMPARE(timeline->rangeEnd(), 60.0);
+        QCOMPARE(changed.count(), 1); // the whole session is read again
+        QCOMPARE(TimelineView::clampRange(-5, 5, 0, 60, 1), std::make_pair(0.0, 10.0));
+        QCOMPARE(TimelineView::clampRange(10, 10.2, 0, 60, 1), std::make_pair(9.6, 10.6));
+        window.showLive(); // the live view has no session to reset to
+        QVERIFY(!timeline->resetZoomAction()->isEnabled());
+    }
+
+    // A session opened at start-up is read before the window is laid out; once it is, the data
+    // is read again for the real plot width (a bucket or more per column), not the guess.
+    void aSessionOpenedAtStartUpIsReadForTheLaidOutWidth() {
+        const QString db = m_dir.filePath("wide.db");
+        std::int64_t id = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.label = "ten minutes";
+            info.startNs = kStart;
+            id = store.createSession(info);
+            store.finishSession(id, kStart + 600 * kSecond);
+        }
+        {
+            StoreWriter writer(db.toStdString(), {});
+            const int ttft = writer.defineMetric(id, {"engine/e/ttft_p50_s", "s", "gauge", "{}"});
+            for (int i = 0; i < 6000; ++i) // flat: one point per bucket
+                writer.append(ttft, kStart + i * kSecond / 10, 0.25);
+            writer.stop();
+        }
+        MainWindow window({db, id, false, 300});
+        window.resize(1800, 1000);
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        TimelineChart* chart = window.timeline()->chart("engine-ttft");
+        QVERIFY(chart);
+        QTRY_VERIFY_WITH_TIMEOUT(chart->plotWidth() > 1000, 5000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            chart->pointCount() >= 9 * chart->plotWidth() / 10,
+            qPrintable(
+                QString("%1 points on %2 px").arg(chart->pointCount()).arg(chart->plotWidth())),
+            5000);
+    }
+
+    // At QT_SCALE_FACTOR=2 a 1280x720 screen is 640x360: the window must still fit on it.
+    void theWindowFitsTheScreen() {
+        MainWindow window({m_db, 0, false, 300});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QSize screen = window.screen()->availableGeometry().size();
+        QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
+                 qPrintable(QString("%1x%2 on %3x%4")
+                                .arg(window.width())
+                                .arg(window.height())
+                                .arg(screen.width())
+                                .arg(screen.height())));
     }
 
     void bottleneckBandsOverARecordedSession() {

@@ -26,6 +26,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScreen>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
@@ -53,7 +54,12 @@ MainWindow::MainWindow(Options options, QWidget* parent)
       m_buffer(3600 * kSecond) {
     m_db = m_options.db.isEmpty() ? m_settings.databaseOrDefault() : m_options.db;
     setWindowTitle(tr("tierscope"));
-    resize(1600, 1000);
+    // 1600x1000 where there is room; on a small screen, or at QT_SCALE_FACTOR=2 (a 1280x720
+    // screen is 640x360 then), no larger than the screen.
+    if (const QScreen* s = screen())
+        resize(QSize(1600, 1000).boundedTo(s->availableGeometry().size()));
+    else
+        resize(1600, 1000);
 
     m_reader = new StoreReader;
     m_reader->moveToThread(&m_readerThread);
@@ -180,6 +186,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_pendingX1 = x1;
         m_rangeTimer->start();
     });
+    connect(m_timeline, &TimelineView::plotWidthChanged, this, &MainWindow::refetchForWidth);
 
     // CLI commands write sessions into the same workspace: poll for them, off the GUI thread.
     m_sessionsTimer = new QTimer(this);
@@ -257,6 +264,7 @@ void MainWindow::buildToolbar() {
     m_liveAction = bar->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("Live"));
     m_liveAction->setToolTip(tr("Back to the live view of this machine"));
     connect(m_liveAction, &QAction::triggered, this, &MainWindow::showLive);
+    bar->addAction(m_timeline->resetZoomAction());
     bar->addSeparator();
     auto* compare =
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("Compare"));
@@ -524,9 +532,10 @@ void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
 
 void MainWindow::openSession(qint64 sessionId) {
     m_shownSession = sessionId;
+    m_sessionDrawn = false;
     m_timeline->setInteractive(true);
     statusBar()->showMessage(tr("Opening session %1 ...").arg(sessionId));
-    const int columns = m_timeline->plotWidth();
+    const int columns = m_fetchedColumns = m_timeline->plotWidth();
     QMetaObject::invokeMethod(m_reader, [reader = m_reader, db = m_db, sessionId, columns] {
         reader->openSession(db, sessionId, columns);
     });
@@ -536,7 +545,9 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     if (view.info.id != m_shownSession)
         return; // the user went on to another session or back to live
     m_shownOrigin = view.t0Ns;
+    m_sessionDrawn = true;
     m_timeline->setCharts(view.charts);
+    m_timeline->setBounds(0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9);
     m_timeline->setTimeRange(
         0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9,
         tr("seconds since %1").arg(QString::fromStdString(UnitFormat::utcTime(view.t0Ns))));
@@ -547,7 +558,21 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
     statusBar()->clearMessage();
     setStatus();
+    refetchForWidth();
     emit sessionShown(view.info.id);
+}
+
+// A session opened before the window was laid out (at start-up) was read for a guessed width;
+// too few buckets on a wide plot draw their min/max strokes as a false sawtooth.
+void MainWindow::refetchForWidth() {
+    if (isLive() || !m_sessionDrawn)
+        return;
+    const int width = m_timeline->plotWidth();
+    if (std::abs(width - m_fetchedColumns) * 10 <= width)
+        return;
+    m_pendingX0 = m_timeline->rangeStart();
+    m_pendingX1 = m_timeline->rangeEnd();
+    m_rangeTimer->start();
 }
 
 void MainWindow::requestRange(double x0, double x1) {
@@ -555,7 +580,7 @@ void MainWindow::requestRange(double x0, double x1) {
         return;
     const qint64 t0 = m_shownOrigin + static_cast<qint64>(x0 * 1e9);
     const qint64 t1 = m_shownOrigin + static_cast<qint64>(x1 * 1e9);
-    const int columns = m_timeline->plotWidth();
+    const int columns = m_fetchedColumns = m_timeline->plotWidth();
     const quint64 request = ++m_rangeRequest;
     QMetaObject::invokeMethod(m_reader,
                               [reader = m_reader, db = m_db, id = m_shownSession, t0, t1, columns,

@@ -86,6 +86,7 @@ class MainWindow : public QMainWindow {
     void refreshLive();
     void applySettings();
     void requestRange(double x0, double x1);
+    void refetchForWidth();
     void setStatus();
     void refreshLiveBand(std::int64_t t0Ns, std::int64_t t1Ns);
     void onSessionOpened(const SessionView& view);
@@ -135,6 +136,8 @@ class MainWindow : public QMainWindow {
     quint64 m_rangeRequest = 0;
     double m_pendingX0 = 0;
     double m_pendingX1 = 0;
+    int m_fetchedColumns = 0;    // the plot width the shown session's data was read for
+    bool m_sessionDrawn = false; // the shown session's reply has arrived
 };
 
 } // namespace tierscope

@@ -418,6 +418,13 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
     case QEvent::MouseButtonRelease:
         m_dragging = false;
         break;
+    case QEvent::MouseButtonDblClick:
+        if (m_interactive) {
+            m_dragging = false;
+            emit resetRequested();
+            return true;
+        }
+        break;
     case QEvent::Wheel: {
         if (!m_interactive)
             break;

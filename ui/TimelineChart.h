@@ -77,6 +77,7 @@ class TimelineChart : public QWidget {
     void hovered(double x); // NaN when the pointer leaves
     void zoomed(double factor, double anchorX);
     void panned(double dx);
+    void resetRequested(); // a double-click on an interactive chart
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

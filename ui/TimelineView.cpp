@@ -3,6 +3,7 @@
 #include "ui/BottleneckBand.h"
 #include "ui/TimelineChart.h"
 
+#include <QAction>
 #include <QChart>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -13,6 +14,8 @@
 namespace tierscope {
 
 namespace {
+
+constexpr double kMinSpanS = 1.0; // zoomed in no closer than one second across
 
 bool sameLayout(const std::vector<ChartCatalog::Chart>& a,
                 const std::vector<ChartCatalog::Chart>& b) {
@@ -50,6 +53,11 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     outer->addWidget(scroll);
     connect(scroll->verticalScrollBar(), &QScrollBar::valueChanged, this,
             &TimelineView::applyToVisible);
+    m_reset = new QAction(tr("Reset zoom"), this);
+    m_reset->setShortcut(QKeySequence("Ctrl+0"));
+    m_reset->setToolTip(tr("Show the whole session again (Ctrl+0, or double-click a chart)"));
+    m_reset->setEnabled(false);
+    connect(m_reset, &QAction::triggered, this, &TimelineView::resetZoom);
 }
 
 void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
@@ -79,6 +87,7 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         connect(chart, &TimelineChart::zoomed, this, &TimelineView::zoom);
         connect(chart->chart(), &QChart::plotAreaChanged, this, &TimelineView::alignBand);
         connect(chart, &TimelineChart::panned, this, &TimelineView::pan);
+        connect(chart, &TimelineChart::resetRequested, this, &TimelineView::resetZoom);
         chart->setTimeRange(m_x0, m_x1, m_axisTitle);
         applyMarkers(chart);
         m_charts.push_back(chart);
@@ -159,6 +168,10 @@ void TimelineView::alignBand() {
         chart->setLeftInset(static_cast<int>(std::lround(widest - chart->naturalPlotLeft())));
     const QRect plot = laidOut.front()->plotRectIn(this);
     m_band->setPlotArea(plot.left(), plot.width());
+    if (const int w = laidOut.front()->plotWidth(); w != m_plotWidth) {
+        m_plotWidth = w;
+        emit plotWidthChanged(w);
+    }
 }
 
 void TimelineView::setDark(bool dark) {
@@ -188,6 +201,38 @@ void TimelineView::setInteractive(bool on) {
     m_interactive = on;
     for (auto* c : m_charts)
         c->setInteractive(on);
+    m_reset->setEnabled(on && m_bound1 > m_bound0);
+}
+
+void TimelineView::setBounds(double x0, double x1) {
+    m_bound0 = x0;
+    m_bound1 = std::max(x0, x1);
+    m_reset->setEnabled(m_interactive && m_bound1 > m_bound0);
+}
+
+void TimelineView::resetZoom() {
+    if (!m_interactive || m_bound1 <= m_bound0)
+        return;
+    setTimeRange(m_bound0, m_bound1, m_axisTitle);
+    emit rangeChanged(m_x0, m_x1);
+}
+
+std::pair<double, double> TimelineView::clampRange(double x0, double x1, double b0, double b1,
+                                                   double minSpan) {
+    if (x1 - x0 < minSpan) {
+        const double mid = (x0 + x1) / 2;
+        x0 = mid - minSpan / 2;
+        x1 = mid + minSpan / 2;
+    }
+    if (b1 <= b0)
+        return {x0, x1};
+    if (x1 - x0 >= b1 - b0)
+        return {b0, b1};
+    if (x0 < b0)
+        return {b0, b0 + (x1 - x0)};
+    if (x1 > b1)
+        return {b1 - (x1 - x0), b1};
+    return {x0, x1};
 }
 
 int TimelineView::plotWidth() const {
@@ -205,16 +250,25 @@ TimelineChart* TimelineView::chart(const std::string& id) const {
 }
 
 void TimelineView::zoom(double factor, double anchor) {
-    const double x0 = anchor - (anchor - m_x0) * factor;
-    const double x1 = anchor + (m_x1 - anchor) * factor;
-    if (x1 - x0 < 1.0) // no closer than one second across
-        return;
-    setTimeRange(x0, x1, m_axisTitle);
-    emit rangeChanged(x0, x1);
+    if (factor < 1 && m_x1 - m_x0 <= kMinSpanS)
+        return; // as close as it goes
+    const auto [x0, x1] =
+        clampRange(anchor - (anchor - m_x0) * factor, anchor + (m_x1 - anchor) * factor, m_bound0,
+                   m_bound1, std::min(kMinSpanS, m_x1 - m_x0));
+    moveTo(x0, x1);
 }
 
+// A drag stops at the session's ends: past them there is nothing to see, and it is easy to
+// lose the data off the edge.
 void TimelineView::pan(double dx) {
-    setTimeRange(m_x0 + dx, m_x1 + dx, m_axisTitle);
+    const auto [x0, x1] = clampRange(m_x0 + dx, m_x1 + dx, m_bound0, m_bound1, 0);
+    moveTo(x0, x1);
+}
+
+void TimelineView::moveTo(double x0, double x1) {
+    if (x0 == m_x0 && x1 == m_x1)
+        return;
+    setTimeRange(x0, x1, m_axisTitle);
     emit rangeChanged(m_x0, m_x1);
 }
 

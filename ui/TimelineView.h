@@ -7,8 +7,10 @@
 
 #include <QWidget>
 #include <map>
+#include <utility>
 #include <vector>
 
+class QAction;
 class QScrollArea;
 class QVBoxLayout;
 
@@ -31,6 +33,15 @@ class TimelineView : public QWidget {
     void setData(const std::map<std::int64_t, std::vector<Bucket>>& data, std::int64_t originNs);
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setInteractive(bool on);
+    // The extent a recorded session's zoom and pan stay inside, and where a reset returns.
+    void setBounds(double x0, double x1);
+    // Back to the whole session (double-click on a chart, or Ctrl+0).
+    void resetZoom();
+    QAction* resetZoomAction() const { return m_reset; }
+    // [x0, x1] moved inside [b0, b1] (a range wider than that becomes it) and no narrower
+    // than minSpan.
+    static std::pair<double, double> clampRange(double x0, double x1, double b0, double b1,
+                                                double minSpan);
     // Drawn on every chart, placed by the origin of the latest data.
     void setMarkers(const std::vector<TimelineMarker>& markers);
     const std::vector<TimelineMarker>& markers() const { return m_markers; }
@@ -44,6 +55,7 @@ class TimelineView : public QWidget {
 
   signals:
     void rangeChanged(double x0, double x1); // after a zoom or pan by the user
+    void plotWidthChanged(int px);           // the charts were laid out anew
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -53,6 +65,7 @@ class TimelineView : public QWidget {
     void applyToVisible();
     void zoom(double factor, double anchor);
     void pan(double dx);
+    void moveTo(double x0, double x1);
     void alignBand();
     void applyMarkers(TimelineChart* chart);
 
@@ -61,6 +74,10 @@ class TimelineView : public QWidget {
     std::vector<ChartCatalog::Chart> m_specs;
     double m_x0 = 0;
     double m_x1 = 1;
+    double m_bound0 = 0;
+    double m_bound1 = 0; // equal to m_bound0: no bounds
+    QAction* m_reset = nullptr;
+    int m_plotWidth = 0; // as last laid out
     QString m_axisTitle;
     TimelineChart::Renderer m_renderer = TimelineChart::Renderer::Painter;
     bool m_dark = false;
