@@ -192,6 +192,23 @@ class TimelineChartTest : public QObject {
         QCOMPARE(rate.valueTickStep(), 20.0);
     }
 
+    // A series keeps its colour in the dark theme: the theme changes the panel, not the data.
+    void seriesColoursStayTheSameInTheDarkTheme() {
+        ChartCatalog::Chart spec{"read",
+                                 "Read",
+                                 ChartCatalog::Unit::BytesPerSecond,
+                                 {{1, "a", false}, {2, "b", false}, {3, "c", false}},
+                                 {}};
+        TimelineChart light(spec, TimelineChart::Renderer::Painter, false);
+        TimelineChart dark(spec, TimelineChart::Renderer::Painter, true);
+        QSet<QRgb> distinct;
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(penOf(dark, i), penOf(light, i));
+            distinct.insert(penOf(light, i).rgb());
+        }
+        QCOMPARE(distinct.size(), 3);
+    }
+
     // A marker is a vertical line at its moment with its note beside it; outside the time
     // range it is not drawn.
     void drawsMarkersAtTheirMoment() {

@@ -32,6 +32,16 @@ constexpr int kMargin = 6;
 constexpr int kYTicks = 5;          // intervals up the value axis, at most
 constexpr int kPixelsPerXTick = 90; // room for a label such as "-120" and a gap
 
+// Series colours of their own rather than the chart theme's: QtCharts' dark theme has another
+// palette, so nvme0n1 would change colour with the theme. Mid-tone (Tableau 10), readable on a
+// light and on a dark background alike.
+QColor seriesColor(std::size_t index) {
+    static const QColor colors[] = {
+        {78, 121, 167}, {242, 142, 43},  {225, 87, 89},   {118, 183, 178}, {89, 161, 79},
+        {237, 201, 72}, {176, 122, 161}, {255, 157, 167}, {156, 117, 95},  {186, 176, 172}};
+    return colors[index % std::size(colors)];
+}
+
 } // namespace
 
 TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer, bool dark,
@@ -75,6 +85,7 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
         // One-pixel cosmetic pens: the themes' 2 px pens are stroked as polygons, which costs
         // several times more per point in the raster engine.
         QPen pen = series->pen();
+        pen.setColor(seriesColor(m_series.size()));
         pen.setWidth(1);
         pen.setCosmetic(true);
         if (s.reference)
