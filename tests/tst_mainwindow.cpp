@@ -4,6 +4,7 @@
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
 #include "ui/SessionListModel.h"
+#include "ui/StatTileRow.h"
 #include "ui/TimelineChart.h"
 #include "ui/TimelineView.h"
 
@@ -13,6 +14,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -118,6 +120,7 @@ class TestMainWindow : public QObject {
         TimelineChart* cpu = window.timeline()->chart("host-cpu");
         QVERIFY(cpu && !cpu->isAbsent());
         QCOMPARE(cpu->legendNames(), QStringList{"CPU busy"});
+        QVERIFY(!window.timeline()->tiles()->isVisible()); // "now" is the live view's
         QVERIFY(cpu->pointCount() > 100);
         // decimated: never more than two points per pixel column
         QVERIFY(cpu->pointCount() <= 2 * cpu->plotWidth() + 2);
@@ -197,6 +200,25 @@ class TestMainWindow : public QObject {
         QCOMPARE(TimelineView::clampRange(10, 10.2, 0, 60, 1), std::make_pair(9.6, 10.6));
         window.showLive(); // the live view has no session to reset to
         QVERIFY(!timeline->resetZoomAction()->isEnabled());
+    }
+
+    // The charts tell the story in order (TTFT, then storage, then host) and three fit on a
+    // 1280x720 screen without scrolling.
+    void chartsInTheStorysOrderThreeToA720pScreen() {
+        MainWindow window({m_db, m_session, false, 300});
+        window.resize(1280, 720);
+        QVERIFY(showSession(window));
+        const auto& charts = window.timeline()->charts();
+        QStringList ids;
+        for (const auto* c : charts)
+            if (!c->isAbsent())
+                ids << QString::fromStdString(c->spec().id);
+        QCOMPARE(ids, (QStringList{"engine-ttft", "storage", "host-cpu"}));
+        auto* scroll = window.timeline()->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QTRY_VERIFY_WITH_TIMEOUT(charts.at(2)->geometry().bottom() <= scroll->viewport()->height(),
+                                 5000);
+        QVERIFY(charts.at(2)->height() >= 150);
     }
 
     // A session opened at start-up is read before the window is laid out; once it is, the data
@@ -489,6 +511,18 @@ class TestMainWindow : public QObject {
                                  10000);
         QVERIFY(refreshed.count() > 0);
         QVERIFY(window.isLive());
+        // The first seconds fill the plot: a window of 10 s, not a sliver of the minute.
+        QVERIFY2(window.timeline()->rangeStart() >= -20,
+                 qPrintable(QString::number(window.timeline()->rangeStart())));
+        QCOMPARE(window.timeline()->rangeEnd(), 0.0);
+        // The stat tiles: each has a value now or says why not; no engine here, so no TTFT.
+        StatTileRow* tiles = window.timeline()->tiles();
+        QVERIFY(tiles->isVisible());
+        QTRY_COMPARE_WITH_TIMEOUT(tiles->tiles().size(), std::size_t(7), 10000);
+        for (const auto& t : tiles->tiles())
+            QVERIFY2(t.value || !t.text.empty() || !t.absentReason.empty(), t.id.c_str());
+        QCOMPARE(tiles->valueText("ttft"), QString("-"));
+        QVERIFY(!tiles->detailText("ttft").isEmpty());
         // The live band classifies what the buffer holds; x is seconds ago.
         QTRY_VERIFY_WITH_TIMEOUT(!window.timeline()->bottleneckBand()->spans().empty(), 10000);
         QVERIFY(window.timeline()->bottleneckBand()->spans().back().x1 <= 2.0);

@@ -1,6 +1,7 @@
 #include "ui/MainWindow.h"
 
 #include "core/ChartCatalog.h"
+#include "core/StatTiles.h"
 #include "core/UnitFormat.h"
 #include "core/WallClock.h"
 #include "ui/BottleneckBand.h"
@@ -13,6 +14,7 @@
 #include "ui/PrometheusFeed.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
+#include "ui/StatTileRow.h"
 #include "ui/TimelineChart.h"
 #include "ui/TimelineView.h"
 
@@ -481,8 +483,12 @@ void MainWindow::refreshLive() {
             EngineAbsence::explain(charts, m_liveEngines, true, scrape);
         m_timeline->setCharts(charts);
     }
-    const std::int64_t t0 =
-        windowNs() > 0 ? t1 - windowNs() : std::min(m_buffer.oldestNs(), t1 - kSecond);
+    // A recording's first seconds fill the plot instead of a sliver at its right edge: the
+    // window grows in 10 s steps (one rescale per step, not per frame) up to the length set.
+    const std::int64_t held = m_buffer.oldestNs() > 0 ? t1 - m_buffer.oldestNs() : 0;
+    const std::int64_t grown =
+        std::max<std::int64_t>(1, (held + 10 * kSecond - 1) / (10 * kSecond)) * 10 * kSecond;
+    const std::int64_t t0 = t1 - (windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown);
     const int columns = m_timeline->plotWidth();
     SeriesMap data;
     for (auto* chart : m_timeline->charts())
@@ -528,6 +534,12 @@ void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
         },
         start, t1, window);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(analysis, t1));
+    m_timeline->tiles()->setTiles(StatTiles::compute(
+        m_buffer.metrics(), m_timeline->specs(),
+        [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+            return m_buffer.decimated(id, from, to, points);
+        },
+        t0, t1, 60, &analysis));
 }
 
 void MainWindow::openSession(qint64 sessionId) {
@@ -546,6 +558,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
         return; // the user went on to another session or back to live
     m_shownOrigin = view.t0Ns;
     m_sessionDrawn = true;
+    m_timeline->tiles()->hide(); // "now" is the live view's
     m_timeline->setCharts(view.charts);
     m_timeline->setBounds(0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9);
     m_timeline->setTimeRange(
@@ -593,6 +606,7 @@ void MainWindow::showLive() {
     m_bandAt = 0;
     m_chartedSeries = 0; // the session view replaced the charts
     m_timeline->setInteractive(false);
+    m_timeline->tiles()->show();
     m_devices->setDevices(m_liveDevices);
     m_timeline->setMarkers(m_liveMarkers);
     m_sessionTree->clearSelection();

@@ -141,9 +141,14 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
         layout->insertLayout(0, row);
         connect(m_node, &QComboBox::currentIndexChanged, this,
                 [this] { selectNode(m_node->currentData().toString()); });
-        height += m_node->sizeHint().height() + 2;
+        m_extraHeight = m_node->sizeHint().height() + 2;
     }
-    setFixedHeight(height);
+    setFixedHeight(height + m_extraHeight);
+}
+
+void TimelineChart::setChartHeight(int px) {
+    if (!isAbsent() && height() != px + m_extraHeight)
+        setFixedHeight(px + m_extraHeight);
 }
 
 QStringList TimelineChart::nodes() const {

@@ -49,6 +49,9 @@ class TimelineChart : public QWidget {
     // Extra room left of the plot, so that charts whose y labels are narrower line up with
     // the widest; naturalPlotLeft() is where the plot would start without it.
     void setLeftInset(int px);
+    // The height of a chart with data (the node picker comes on top); an absent chart keeps
+    // its one-line height.
+    void setChartHeight(int px);
     double naturalPlotLeft() const;
     // The plot area in `ancestor`'s coordinates.
     QRect plotRectIn(const QWidget* ancestor) const;
@@ -106,6 +109,7 @@ class TimelineChart : public QWidget {
     std::vector<QGraphicsLineItem*> m_markerLines;
     std::vector<QGraphicsSimpleTextItem*> m_markerTexts;
     int m_leftInset = 0;
+    int m_extraHeight = 0;  // the node picker's row
     int m_laidOutInset = 0; // the inset the current plot area was laid out with
     double m_dragX = 0;
     bool m_dragging = false;

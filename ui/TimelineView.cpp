@@ -1,6 +1,7 @@
 #include "ui/TimelineView.h"
 
 #include "ui/BottleneckBand.h"
+#include "ui/StatTileRow.h"
 #include "ui/TimelineChart.h"
 
 #include <QAction>
@@ -39,6 +40,8 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->setSpacing(0);
+    m_tiles = new StatTileRow(this);
+    outer->addWidget(m_tiles);
     m_band = new BottleneckBand(this);
     outer->addWidget(m_band);
     auto* scroll = m_scroll = new QScrollArea(this);
@@ -68,14 +71,16 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         c->deleteLater();
     m_charts.clear();
     m_stale.clear();
-    // Charts with data first, then the ones that explain why they are empty.
+    // Charts with data first, in the story's order, then the ones that explain why they are
+    // empty.
     std::vector<const ChartCatalog::Chart*> order;
     for (const auto& c : charts)
-        if (!c.series.empty())
-            order.push_back(&c);
-    for (const auto& c : charts)
-        if (c.series.empty())
-            order.push_back(&c);
+        order.push_back(&c);
+    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+        if (a->series.empty() != b->series.empty())
+            return b->series.empty();
+        return storyRank(a->id) < storyRank(b->id);
+    });
     for (const auto* spec : order) {
         auto* chart = new TimelineChart(*spec, m_renderer, m_dark, this);
         chart->setInteractive(m_interactive);
@@ -92,6 +97,25 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         applyMarkers(chart);
         m_charts.push_back(chart);
     }
+    fitChartHeights();
+}
+
+int TimelineView::storyRank(const std::string& chartId) {
+    static const char* const story[] = {"engine-ttft", "engine-tokens", "requests",
+                                        "gpu-busy",    "storage",       "kv-cache",
+                                        "gpu-vram",    "host-cpu",      "host-memory"};
+    for (std::size_t i = 0; i < std::size(story); ++i)
+        if (chartId == story[i])
+            return static_cast<int>(i);
+    return static_cast<int>(std::size(story));
+}
+
+// Three charts to a screen, so at 1280x720 the first look shows TTFT, throughput and GPU
+// without scrolling; no lower than a plot stays legible, no higher than the full size.
+void TimelineView::fitChartHeights() {
+    const int h = std::clamp((m_scroll->viewport()->height() - 16) / 3, 150, 230);
+    for (auto* c : m_charts)
+        c->setChartHeight(h);
 }
 
 void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& data,
@@ -125,6 +149,7 @@ void TimelineView::applyToVisible() {
 
 void TimelineView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    fitChartHeights();
     applyToVisible();
     alignBand();
 }

@@ -17,6 +17,7 @@ class QVBoxLayout;
 namespace tierscope {
 
 class BottleneckBand;
+class StatTileRow;
 
 // The stack of charts that share one time axis: they scroll together, show one crosshair,
 // and zoom and pan together when a recorded session is open.
@@ -52,6 +53,11 @@ class TimelineView : public QWidget {
     const std::vector<TimelineChart*>& charts() const { return m_charts; }
     TimelineChart* chart(const std::string& id) const;
     BottleneckBand* bottleneckBand() const { return m_band; }
+    StatTileRow* tiles() const { return m_tiles; } // the live view's stat tiles
+    const std::vector<ChartCatalog::Chart>& specs() const { return m_specs; }
+    // The order the charts tell the story in: TTFT, throughput, GPU, storage, host; a chart
+    // with data before one that explains why it is empty.
+    static int storyRank(const std::string& chartId);
 
   signals:
     void rangeChanged(double x0, double x1); // after a zoom or pan by the user
@@ -68,6 +74,7 @@ class TimelineView : public QWidget {
     void moveTo(double x0, double x1);
     void alignBand();
     void applyMarkers(TimelineChart* chart);
+    void fitChartHeights();
 
     QVBoxLayout* m_layout = nullptr;
     std::vector<TimelineChart*> m_charts;
@@ -84,6 +91,7 @@ class TimelineView : public QWidget {
     bool m_interactive = false;
     QScrollArea* m_scroll = nullptr;
     BottleneckBand* m_band = nullptr;
+    StatTileRow* m_tiles = nullptr;
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
     std::vector<TimelineMarker> m_markers;
