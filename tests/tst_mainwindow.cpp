@@ -10,7 +10,9 @@
 
 #include <QAction>
 #include <QChart>
+#include <QChartView>
 #include <QComboBox>
+#include <QGraphicsScene>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QScreen>
@@ -219,6 +221,68 @@ class TestMainWindow : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(charts.at(2)->geometry().bottom() <= scroll->viewport()->height(),
                                  5000);
         QVERIFY(charts.at(2)->height() >= 150);
+    }
+
+    // An experiment session: its runs shaded on every chart, coloured by arm, a warm-up and an
+    // INVALID run labelled as such, every stored event drawn (a clock step too); a click on a
+    // run selects it and zooms to it.
+    void runsAndEventsAreDrawnOnEveryChartAndAClickSelectsARun() {
+        const QString db = m_dir.filePath("arms.db");
+        const auto id = writeSession(db.toStdString());
+        std::int64_t second = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            const auto warm =
+                store.createRun(id, "kv-restore", "{}", kStart + 1 * kSecond, "exp", "disk", 0);
+            store.finishRun(warm, kStart + 5 * kSecond, "warmup", "{}");
+            const auto a =
+                store.createRun(id, "kv-restore", "{}", kStart + 10 * kSecond, "exp", "disk", 1);
+            store.finishRun(a, kStart + 25 * kSecond, "completed", "{}");
+            second =
+                store.createRun(id, "kv-restore", "{}", kStart + 30 * kSecond, "exp", "shm", 1);
+            store.finishRun(
+                second, kStart + 45 * kSecond, "completed",
+                "{\"validity\":[{\"status\":\"fail\",\"detail\":\"B is served by A\"}]}");
+            store.addEvent(id, kStart + 28 * kSecond, "clock-step", "wall clock stepped -0.8 s");
+            store.addEvent(id, kStart + 2 * kSecond, "experiment-plan", "name = \"exp\"\n...");
+        }
+        MainWindow window({db, id, false, 60});
+        window.resize(1400, 900);
+        QVERIFY(showSession(window));
+        const auto& spans = window.timeline()->spans();
+        QCOMPARE(spans.size(), std::size_t(3));
+        QCOMPARE(spans[0].kind, TimelineSpan::Kind::Warmup);
+        QCOMPARE(spans[1].label, QString("disk r1"));
+        QCOMPARE(spans[2].kind, TimelineSpan::Kind::Invalid);
+        QCOMPARE(spans[2].label, QString("INVALID shm r1"));
+        QVERIFY(spans[2].detail.contains("B is served by A"));
+        QCOMPARE(window.timeline()->markers().size(), std::size_t(1)); // not the plan's TOML
+        QCOMPARE(window.timeline()->markers().front().text,
+                 QString("clock-step: wall clock stepped -0.8 s"));
+        int drawn = 0;
+        for (auto* c : window.timeline()->charts()) {
+            if (c->isAbsent())
+                continue;
+            QTRY_COMPARE_WITH_TIMEOUT(c->spanRects().size(), std::size_t(3), 5000);
+            QVERIFY(c->spanLabels().contains("disk r1"));
+            QVERIFY(c->markerLabels().contains("clock-step: wall clock stepped -0.8 s"));
+            ++drawn;
+        }
+        QCOMPARE(drawn, 3);
+
+        TimelineChart* cpu = window.timeline()->chart("host-cpu");
+        QSignalSpy selected(window.timeline(), &TimelineView::runSelected);
+        const QRectF rect = cpu->spanRects().at(2);
+        auto* view = cpu->chart()->scene()->views().front();
+        const QPoint at = view->mapFromScene(rect.center());
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.first().first().toLongLong(), second);
+        QCOMPARE(window.timeline()->selectedRun(), second);
+        QVERIFY(window.timeline()->rangeStart() >= 29 && window.timeline()->rangeStart() < 30);
+        QVERIFY(window.timeline()->rangeEnd() > 45 && window.timeline()->rangeEnd() <= 46);
+        window.showLive();
+        QVERIFY(window.timeline()->spans().empty());
     }
 
     // A session opened at start-up is read before the window is laid out; once it is, the data

@@ -189,6 +189,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_rangeTimer->start();
     });
     connect(m_timeline, &TimelineView::plotWidthChanged, this, &MainWindow::refetchForWidth);
+    connect(m_timeline, &TimelineView::runSelected, this, [this](qint64 runId) {
+        for (const auto& s : m_timeline->spans())
+            if (s.runId == runId)
+                statusBar()->showMessage(s.label + " - " + s.detail, 15000);
+    });
 
     // CLI commands write sessions into the same workspace: poll for them, off the GUI thread.
     m_sessionsTimer = new QTimer(this);
@@ -488,7 +493,8 @@ void MainWindow::refreshLive() {
     const std::int64_t held = m_buffer.oldestNs() > 0 ? t1 - m_buffer.oldestNs() : 0;
     const std::int64_t grown =
         std::max<std::int64_t>(1, (held + 10 * kSecond - 1) / (10 * kSecond)) * 10 * kSecond;
-    const std::int64_t t0 = t1 - (windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown);
+    const std::int64_t t0 =
+        t1 - (windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown);
     const int columns = m_timeline->plotWidth();
     SeriesMap data;
     for (auto* chart : m_timeline->charts())
@@ -566,6 +572,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
         tr("seconds since %1").arg(QString::fromStdString(UnitFormat::utcTime(view.t0Ns))));
     m_timeline->setData(view.data, view.t0Ns);
     m_timeline->setMarkers(view.markers);
+    m_timeline->setSpans(view.spans);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
     m_devices->setDevices(view.devices);
     m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
@@ -609,6 +616,7 @@ void MainWindow::showLive() {
     m_timeline->tiles()->show();
     m_devices->setDevices(m_liveDevices);
     m_timeline->setMarkers(m_liveMarkers);
+    m_timeline->setSpans({});
     m_sessionTree->clearSelection();
     setStatus();
     refreshLive();

@@ -7,6 +7,7 @@
 
 #include <QFileInfo>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace tierscope {
 
@@ -51,13 +52,16 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
             for (const auto& s : chart.series)
                 view.data[s.metricId] =
                     store.readDecimated(s.metricId, view.t0Ns, view.t1Ns, 2 * columns);
-        // The store has no reader for events of one kind: read them here, on this thread.
-        auto markers = store.db().prepare(
-            "SELECT t_ns, text FROM event WHERE session_id = ? AND kind = 'marker' ORDER BY t_ns");
-        markers.bind(1, static_cast<std::int64_t>(sessionId));
-        while (markers.step())
-            view.markers.push_back(
-                {markers.columnInt(0), QString::fromStdString(markers.columnText(1))});
+        // The store has no reader for events: read them here, on this thread.
+        auto events = store.db().prepare(
+            "SELECT t_ns, kind, text FROM event WHERE session_id = ? ORDER BY t_ns");
+        events.bind(1, static_cast<std::int64_t>(sessionId));
+        while (events.step())
+            if (const QString text = markerText(events.columnText(1), events.columnText(2));
+                !text.isEmpty())
+                view.markers.push_back({events.columnInt(0), text});
+        for (const auto& run : store.runsOfSession(sessionId))
+            view.spans.push_back(spanOf(run));
         // About two hundred windows across the session, none shorter than a second.
         view.bottlenecks = SessionAnalysis::analyzeRange(
             store, sessionId, view.t0Ns, view.t1Ns,
@@ -66,6 +70,42 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
     }
+}
+
+TimelineSpan StoreReader::spanOf(const RunInfo& run) {
+    TimelineSpan span;
+    span.t0Ns = run.startNs;
+    span.t1Ns = run.endNs.value_or(run.startNs);
+    span.runId = run.id;
+    span.group = QString::fromStdString(run.arm.empty() ? run.workload : run.arm);
+    span.label = QString("%1 r%2").arg(span.group).arg(run.repetition);
+    span.detail =
+        QString("run %1: %2 %3, %4")
+            .arg(run.id)
+            .arg(QString::fromStdString(run.experiment), QString::fromStdString(run.workload),
+                 QString::fromStdString(run.status));
+    if (run.status == "warmup") {
+        span.kind = TimelineSpan::Kind::Warmup;
+        span.label = "warm-up " + span.group;
+    }
+    const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
+    if (summary.is_object() && summary.contains("validity") && summary["validity"].is_array())
+        for (const auto& check : summary["validity"])
+            if (check.is_object() && check.value("status", "") == "fail") {
+                span.kind = TimelineSpan::Kind::Invalid;
+                span.label = "INVALID " + span.label;
+                span.detail += "\n" + QString::fromStdString(check.value("detail", ""));
+            }
+    return span;
+}
+
+QString StoreReader::markerText(const std::string& kind, const std::string& text) {
+    if (kind == "record-start" || kind == "record-stop" || kind == "experiment-plan")
+        return {};
+    if (kind == "marker")
+        return QString::fromStdString(text);
+    const QString first = QString::fromStdString(text).section('\n', 0, 0).left(60);
+    return QString::fromStdString(kind) + (first.isEmpty() ? QString() : ": " + first);
 }
 
 void StoreReader::loadRange(const QString& db, qint64 sessionId, qint64 t0Ns, qint64 t1Ns,

@@ -3,9 +3,11 @@
 #include "core/Bucket.h"
 #include "core/ChartCatalog.h"
 #include "core/DeviceRecord.h"
+#include "core/RunInfo.h"
 #include "core/SessionAnalysis.h"
 #include "core/SessionInfo.h"
 #include "ui/TimelineMarker.h"
+#include "ui/TimelineSpan.h"
 
 #include <QMetaType>
 #include <QObject>
@@ -24,7 +26,8 @@ struct SessionView {
     std::vector<ChartCatalog::Chart> charts;
     SeriesMap data;
     SessionAnalysis::Result bottlenecks; // the band above the charts
-    std::vector<TimelineMarker> markers;
+    std::vector<TimelineMarker> markers; // every stored event but the session's own bounds
+    std::vector<TimelineSpan> spans;     // its runs
     std::int64_t t0Ns = 0;
     std::int64_t t1Ns = 0;
 };
@@ -36,6 +39,13 @@ class StoreReader : public QObject {
     Q_OBJECT
   public:
     explicit StoreReader(QObject* parent = nullptr);
+
+    // The span a run draws: its arm (or workload) and repetition, warm-up, INVALID when a
+    // validity check of its summary failed.
+    static TimelineSpan spanOf(const RunInfo& run);
+    // The line an event draws: a marker's note, else "<kind>: <text>"; none (empty) for the
+    // events that only bound the session or hold a whole file (the experiment plan).
+    static QString markerText(const std::string& kind, const std::string& text);
 
     void listSessions(const QString& db);
     // Decimated to about `columns` buckets per series over the whole session.

@@ -8,6 +8,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QGraphicsLineItem>
+#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -60,6 +61,7 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { m_laidOutInset = m_leftInset; });
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutMarkers);
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyTimeTicks);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutSpans);
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x = new QValueAxis;
@@ -225,6 +227,7 @@ void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle)
         if (m_plot)
             m_plot->update();
         layoutMarkers();
+        layoutSpans();
     }
     if (m_x->titleText() != axisTitle)
         m_x->setTitleText(axisTitle);
@@ -357,6 +360,77 @@ void TimelineChart::layoutMarkers() {
     }
 }
 
+void TimelineChart::setSpans(const std::vector<Span>& spans) {
+    if (isAbsent())
+        return;
+    m_spans = spans;
+    while (m_spanRects.size() < m_spans.size()) {
+        auto* rect = new QGraphicsRectItem(m_chart);
+        rect->setZValue(5); // over the plot background, under the data
+        auto* text = new QGraphicsSimpleTextItem(m_chart);
+        QFont font = text->font();
+        font.setPointSizeF(font.pointSizeF() * 0.85);
+        text->setFont(font);
+        text->setZValue(6);
+        m_spanRects.push_back(rect);
+        m_spanTexts.push_back(text);
+    }
+    for (std::size_t i = 0; i < m_spans.size(); ++i) {
+        const Span& s = m_spans[i];
+        QColor fill = s.color;
+        fill.setAlpha(s.selected ? 70 : 38);
+        m_spanRects[i]->setBrush(fill);
+        m_spanRects[i]->setPen(s.selected ? QPen(s.color, 2) : QPen(Qt::NoPen));
+        m_spanRects[i]->setToolTip(s.tooltip);
+        m_spanTexts[i]->setText(s.label);
+        m_spanTexts[i]->setBrush(
+            s.color.darker(m_chart->theme() == QChart::ChartThemeDark ? 60 : 150));
+    }
+    layoutSpans();
+}
+
+void TimelineChart::layoutSpans() {
+    const QRectF plot = m_chart->plotArea();
+    for (std::size_t i = 0; i < m_spanRects.size(); ++i) {
+        auto* rect = m_spanRects[i];
+        auto* text = m_spanTexts[i];
+        const bool shown = i < m_spans.size() && m_spans[i].x1 >= m_x->min() &&
+                           m_spans[i].x0 <= m_x->max() && plot.width() > 10;
+        rect->setVisible(shown);
+        text->setVisible(false);
+        if (!shown)
+            continue;
+        auto xOf = [&](double x) {
+            return m_chart
+                ->mapToPosition(QPointF(std::clamp(x, m_x->min(), m_x->max()), 0), m_series.front())
+                .x();
+        };
+        const double left = xOf(m_spans[i].x0), right = std::max(left + 1, xOf(m_spans[i].x1));
+        rect->setRect(left, plot.top(), right - left, plot.height());
+        // The label only where it fits: a row of clipped names is noise.
+        if (text->boundingRect().width() + 4 <= right - left) {
+            text->setPos(left + 2, plot.top() + 1);
+            text->setVisible(true);
+        }
+    }
+}
+
+std::vector<QRectF> TimelineChart::spanRects() const {
+    std::vector<QRectF> out;
+    for (auto* r : m_spanRects)
+        if (r->isVisible())
+            out.push_back(r->rect());
+    return out;
+}
+
+QStringList TimelineChart::spanLabels() const {
+    QStringList out;
+    for (auto* t : m_spanTexts)
+        if (t->isVisible())
+            out << t->text();
+    return out;
+}
+
 std::vector<QLineF> TimelineChart::markerLines() const {
     std::vector<QLineF> out;
     for (auto* line : m_markerLines)
@@ -424,6 +498,7 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
         break;
     case QEvent::MouseButtonPress: {
         auto* e = static_cast<QMouseEvent*>(event);
+        m_pressAt = e->position();
         if (m_interactive && e->button() == Qt::LeftButton) {
             m_dragging = true;
             m_dragX = xAt(e->position());
@@ -431,9 +506,20 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
         }
         break;
     }
-    case QEvent::MouseButtonRelease:
+    case QEvent::MouseButtonRelease: {
         m_dragging = false;
+        auto* e = static_cast<QMouseEvent*>(event);
+        // A click, not the end of a drag: the run under it.
+        if (e->button() == Qt::LeftButton && (e->position() - m_pressAt).manhattanLength() < 4) {
+            const double x = xAt(e->position());
+            for (std::size_t i = 0; i < m_spans.size(); ++i)
+                if (x >= m_spans[i].x0 && x <= m_spans[i].x1) {
+                    emit spanClicked(static_cast<int>(i));
+                    break;
+                }
+        }
         break;
+    }
     case QEvent::MouseButtonDblClick:
         if (m_interactive) {
             m_dragging = false;

@@ -14,6 +14,7 @@ class QLabel;
 class QLineSeries;
 class QValueAxis;
 class QGraphicsLineItem;
+class QGraphicsRectItem;
 class QGraphicsSimpleTextItem;
 class QComboBox;
 class QStackedWidget;
@@ -60,6 +61,19 @@ class TimelineChart : public QWidget {
     int pointCount() const; // points now plotted, over all series
     QString absentText() const;
     QString crosshairText() const; // what the crosshair shows now; empty when hidden
+    // Stretches of time shaded behind the data (runs), x in seconds from the origin.
+    struct Span {
+        double x0 = 0;
+        double x1 = 0;
+        QString label;
+        QString tooltip;
+        QColor color;
+        bool selected = false;
+    };
+    void setSpans(const std::vector<Span>& spans);
+    // The spans drawn now: their rectangles (chart coordinates) and the labels that fit.
+    std::vector<QRectF> spanRects() const;
+    QStringList spanLabels() const;
     // Markers at x (seconds from the origin, as the time range), each a line and its note.
     void setMarkers(const std::vector<std::pair<double, QString>>& markers);
     // The markers drawn now (inside the time range): their lines and notes.
@@ -80,7 +94,8 @@ class TimelineChart : public QWidget {
     void hovered(double x); // NaN when the pointer leaves
     void zoomed(double factor, double anchorX);
     void panned(double dx);
-    void resetRequested(); // a double-click on an interactive chart
+    void resetRequested();       // a double-click on an interactive chart
+    void spanClicked(int index); // a click (not a drag) inside a span
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -89,6 +104,7 @@ class TimelineChart : public QWidget {
     void toggle(QLineSeries* series);
     void layoutMarkers();
     void applyTimeTicks();
+    void layoutSpans();
 
     ChartCatalog::Chart m_spec;
     QStackedWidget* m_stack = nullptr;
@@ -105,6 +121,10 @@ class TimelineChart : public QWidget {
     UnitScale m_scale;
     QGraphicsLineItem* m_crossLine = nullptr;
     QGraphicsSimpleTextItem* m_crossText = nullptr;
+    std::vector<Span> m_spans;
+    std::vector<QGraphicsRectItem*> m_spanRects;
+    std::vector<QGraphicsSimpleTextItem*> m_spanTexts;
+    QPointF m_pressAt;
     std::vector<std::pair<double, QString>> m_markers;
     std::vector<QGraphicsLineItem*> m_markerLines;
     std::vector<QGraphicsSimpleTextItem*> m_markerTexts;

@@ -95,7 +95,21 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         connect(chart, &TimelineChart::resetRequested, this, &TimelineView::resetZoom);
         chart->setTimeRange(m_x0, m_x1, m_axisTitle);
         applyMarkers(chart);
+        connect(chart, &TimelineChart::spanClicked, this, [this](int index) {
+            if (index < 0 || index >= static_cast<int>(m_spans.size()))
+                return;
+            const TimelineSpan& span = m_spans[static_cast<std::size_t>(index)];
+            selectRun(span.runId);
+            // Zoomed to the run with a little of either side, which the range reload reads.
+            const double x0 = static_cast<double>(span.t0Ns - m_origin) / 1e9;
+            const double x1 = static_cast<double>(span.t1Ns - m_origin) / 1e9;
+            const double pad = std::max(0.5, (x1 - x0) * 0.05);
+            const auto [a, b] = clampRange(x0 - pad, x1 + pad, m_bound0, m_bound1, kMinSpanS);
+            moveTo(a, b);
+            emit runSelected(span.runId);
+        });
         m_charts.push_back(chart);
+        applySpans(chart);
     }
     fitChartHeights();
 }
@@ -127,6 +141,8 @@ void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& da
         m_stale[chart] = true;
         if (moved && !m_markers.empty()) // the live origin is "now": every frame moves them
             applyMarkers(chart);
+        if (moved && !m_spans.empty())
+            applySpans(chart);
     }
     applyToVisible();
     alignBand();
@@ -212,6 +228,43 @@ void TimelineView::setMarkers(const std::vector<TimelineMarker>& markers) {
     m_markers = markers;
     for (auto* c : m_charts)
         applyMarkers(c);
+}
+
+void TimelineView::setSpans(const std::vector<TimelineSpan>& spans) {
+    m_spans = spans;
+    m_selectedRun = 0;
+    for (auto* c : m_charts)
+        applySpans(c);
+}
+
+void TimelineView::selectRun(qint64 runId) {
+    m_selectedRun = runId;
+    for (auto* c : m_charts)
+        applySpans(c);
+}
+
+// One colour per arm, in the order the arms first ran; warm-ups grey, invalid runs red.
+void TimelineView::applySpans(TimelineChart* chart) {
+    static const QColor arms[] = {{31, 119, 180}, {148, 103, 189}, {23, 190, 207},
+                                  {188, 189, 34}, {140, 86, 75},   {227, 119, 194}};
+    QStringList groups;
+    std::vector<TimelineChart::Span> out;
+    out.reserve(m_spans.size());
+    for (const auto& s : m_spans) {
+        if (!groups.contains(s.group))
+            groups << s.group;
+        TimelineChart::Span span;
+        span.x0 = static_cast<double>(s.t0Ns - m_origin) / 1e9;
+        span.x1 = static_cast<double>(s.t1Ns - m_origin) / 1e9;
+        span.label = s.label;
+        span.tooltip = s.detail;
+        span.selected = s.runId != 0 && s.runId == m_selectedRun;
+        span.color = s.kind == TimelineSpan::Kind::Invalid  ? QColor(214, 39, 40)
+                     : s.kind == TimelineSpan::Kind::Warmup ? QColor(127, 127, 127)
+                                                            : arms[(groups.indexOf(s.group)) % 6];
+        out.push_back(span);
+    }
+    chart->setSpans(out);
 }
 
 void TimelineView::applyMarkers(TimelineChart* chart) {

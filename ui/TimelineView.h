@@ -4,6 +4,7 @@
 #include "core/ChartCatalog.h"
 #include "ui/TimelineChart.h"
 #include "ui/TimelineMarker.h"
+#include "ui/TimelineSpan.h"
 
 #include <QWidget>
 #include <map>
@@ -46,6 +47,11 @@ class TimelineView : public QWidget {
     // Drawn on every chart, placed by the origin of the latest data.
     void setMarkers(const std::vector<TimelineMarker>& markers);
     const std::vector<TimelineMarker>& markers() const { return m_markers; }
+    // Runs shaded on every chart, coloured by arm; a click on one selects it (and zooms to it).
+    void setSpans(const std::vector<TimelineSpan>& spans);
+    const std::vector<TimelineSpan>& spans() const { return m_spans; }
+    void selectRun(qint64 runId);
+    qint64 selectedRun() const { return m_selectedRun; }
     double rangeStart() const { return m_x0; }
     double rangeEnd() const { return m_x1; }
     // Pixel width of the plots: decimation targets about one bucket per pixel.
@@ -62,6 +68,7 @@ class TimelineView : public QWidget {
   signals:
     void rangeChanged(double x0, double x1); // after a zoom or pan by the user
     void plotWidthChanged(int px);           // the charts were laid out anew
+    void runSelected(qint64 runId);          // by a click on its span
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -74,6 +81,7 @@ class TimelineView : public QWidget {
     void moveTo(double x0, double x1);
     void alignBand();
     void applyMarkers(TimelineChart* chart);
+    void applySpans(TimelineChart* chart);
     void fitChartHeights();
 
     QVBoxLayout* m_layout = nullptr;
@@ -95,6 +103,8 @@ class TimelineView : public QWidget {
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
     std::vector<TimelineMarker> m_markers;
+    std::vector<TimelineSpan> m_spans;
+    qint64 m_selectedRun = 0;
     std::map<TimelineChart*, bool> m_stale;
 };
 
