@@ -197,7 +197,9 @@ std::vector<StatTiles::Tile> StatTiles::compute(const std::vector<MetricInfo>& m
                     latest = &w;
         if (latest) {
             t.text = BottleneckClassifier::name(latest->verdict.cls);
-            t.color = BottleneckClassifier::color(latest->verdict.cls);
+            // Unknown keeps the text colour: its pale band colour is unreadable as text.
+            if (latest->verdict.cls != BottleneckClassifier::Class::Unknown)
+                t.color = BottleneckClassifier::color(latest->verdict.cls);
             t.detail = latest->verdict.evidence;
         } else {
             t.absentReason = bottlenecks ? "No window with measurements yet" : "Not classified";

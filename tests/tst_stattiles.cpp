@@ -146,6 +146,13 @@ class StatTilesTest : public QObject {
         QCOMPARE(b.text, std::string("storage-bound"));
         QCOMPARE(b.detail, std::string("nvme0n1 at 97 %"));
         QVERIFY(!b.color.empty());
+        // Unknown (missing evidence) is written in the text colour: the band's pale "unknown"
+        // colour cannot be read as text.
+        analysis.windows.back().verdict = {BottleneckClassifier::Class::Unknown, "no-gpu-data",
+                                           "no GPU data"};
+        const auto unknown = f.tiles(&analysis);
+        QCOMPARE(tile(unknown, "bottleneck").text, std::string("unknown"));
+        QVERIFY(tile(unknown, "bottleneck").color.empty());
         const auto unclassified = f.tiles();
         QVERIFY(!tile(unclassified, "bottleneck").absentReason.empty());
     }

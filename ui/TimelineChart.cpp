@@ -73,6 +73,9 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     m_y->setTickType(QValueAxis::TicksDynamic);
     m_y->setTickAnchor(0);
     m_x->setLabelFormat("%.0f");
+    // The time axis' title is the view's, shown once above the charts: on each chart it took
+    // the height a compact chart needs for its tick labels.
+    m_x->setTitleVisible(false);
     m_y->setLabelFormat("%.4g");
     m_y->setMin(0);
     m_chart->addAxis(m_x, Qt::AlignBottom);

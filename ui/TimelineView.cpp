@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QChart>
+#include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QVBoxLayout>
@@ -44,6 +45,11 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     outer->addWidget(m_tiles);
     m_band = new BottleneckBand(this);
     outer->addWidget(m_band);
+    m_axisLabel = new QLabel(this);
+    m_axisLabel->setAlignment(Qt::AlignRight);
+    m_axisLabel->setContentsMargins(4, 0, 8, 0);
+    m_axisLabel->setForegroundRole(QPalette::PlaceholderText);
+    outer->addWidget(m_axisLabel);
     auto* scroll = m_scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
@@ -186,6 +192,8 @@ void TimelineView::setTimeRange(double x0, double x1, const QString& axisTitle) 
     m_x0 = x0;
     m_x1 = x1;
     m_axisTitle = axisTitle;
+    if (const QString text = tr("time axis: %1").arg(axisTitle); m_axisLabel->text() != text)
+        m_axisLabel->setText(text);
     for (auto* c : m_charts)
         c->setTimeRange(x0, x1, axisTitle);
     m_band->setTimeRange(x0, x1);

@@ -12,6 +12,7 @@
 #include <vector>
 
 class QAction;
+class QLabel;
 class QScrollArea;
 class QVBoxLayout;
 
@@ -59,6 +60,7 @@ class TimelineView : public QWidget {
     const std::vector<TimelineChart*>& charts() const { return m_charts; }
     TimelineChart* chart(const std::string& id) const;
     BottleneckBand* bottleneckBand() const { return m_band; }
+    QString axisTitle() const { return m_axisTitle; }
     StatTileRow* tiles() const { return m_tiles; } // the live view's stat tiles
     const std::vector<ChartCatalog::Chart>& specs() const { return m_specs; }
     // The order the charts tell the story in: TTFT, throughput, GPU, storage, host; a chart
@@ -100,6 +102,7 @@ class TimelineView : public QWidget {
     QScrollArea* m_scroll = nullptr;
     BottleneckBand* m_band = nullptr;
     StatTileRow* m_tiles = nullptr;
+    QLabel* m_axisLabel = nullptr;                      // the shared time axis' title
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
     std::vector<TimelineMarker> m_markers;
