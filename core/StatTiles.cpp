@@ -137,6 +137,7 @@ std::vector<StatTiles::Tile> StatTiles::compute(const std::vector<MetricInfo>& m
 
     {
         Tile t{"ttft", "TTFT p50 / p99", Unit::Seconds};
+        t.secondLabel = "p99";
         const Picked p99 = pick(metrics, "engine", "ttft_p99_s");
         auto* tile = numeric(t, pick(metrics, "engine", "ttft_p50_s"), Combine::Max, "engine-ttft",
                              "TTFT", "The engine reports no TTFT");
@@ -177,6 +178,7 @@ std::vector<StatTiles::Tile> StatTiles::compute(const std::vector<MetricInfo>& m
         const std::string missing =
             !noEngine.empty() ? noEngine : "The engine reports no prefix-cache hit rate";
         Tile t{"hit", "Prefix / LMCache hit", Unit::Ratio};
+        t.secondLabel = "LMCache";
         Tile* tile = nullptr;
         if (!prefix.metrics.empty() || lmcache.metrics.empty()) {
             tile = numeric(t, prefix, Combine::Max, "", "hit-rate", missing);

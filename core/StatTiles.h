@@ -25,6 +25,7 @@ class StatTiles {
         ChartCatalog::Unit unit = ChartCatalog::Unit::Count;
         std::optional<double> value;  // now: the latest sample of each series, combined
         std::optional<double> second; // the other half of a pair (p99 beside p50)
+        std::string secondLabel;      // what `second` is: "p99", "LMCache"
         std::string text;             // instead of a number: the bottleneck class
         std::string color;            // the class's colour, "#rrggbb"; empty for numbers
         std::string detail;           // "NVMe/RDMA", "mean of 2 GPUs"

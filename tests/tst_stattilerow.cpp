@@ -12,8 +12,9 @@ StatTiles::Tile ttft() {
     StatTiles::Tile t{"ttft", "TTFT p50 / p99", ChartCatalog::Unit::Seconds};
     t.value = 0.35;
     t.second = 1.4;
-    for (int i = 0; i < 30; ++i)
-        t.sparkline.push_back(0.2 + 0.01 * i);
+    t.secondLabel = "p99";
+    for (int i = 0; i < 30; ++i) // every other bin empty: samples sparser than the bins
+        t.sparkline.push_back(i % 2 ? std::nullopt : std::optional<double>(0.2 + 0.01 * i));
     return t;
 }
 
@@ -51,7 +52,8 @@ class StatTileRowTest : public QObject {
         StatTiles::Tile kv{"kv", "KV-cache usage", ChartCatalog::Unit::Ratio};
         kv.value = 0.62;
         row.setTiles({ttft(), tokens, absentGpu(), read, kv});
-        QCOMPARE(row.valueText("ttft"), QString("350 ms / 1.40 s"));
+        QCOMPARE(row.valueText("ttft"), QString("350 ms"));
+        QCOMPARE(row.detailText("ttft"), QString("p99 1.40 s"));
         QCOMPARE(row.valueText("tokens"), QString("1.52 k tok/s"));
         QCOMPARE(row.valueText("storage"), QString("2.50 GB/s"));
         QCOMPARE(row.detailText("storage"), QString("NVMe/RDMA, 2 devices"));

@@ -210,6 +210,27 @@ class TimelineChartTest : public QObject {
         QCOMPARE(distinct.size(), 3);
     }
 
+    // Crowded notes are stacked, then left out (their lines stay), never printed over another.
+    void crowdedMarkerNotesDoNotOverlap() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setData({flat(61, 50), {}}, 0);
+        chart.setTimeRange(0, 60, "s");
+        std::vector<std::pair<double, QString>> many;
+        for (int i = 0; i < 20; ++i)
+            many.emplace_back(10 + i * 0.5, QString("engine-start: arm %1").arg(i));
+        chart.setMarkers(many);
+        QCOMPARE(chart.markerLines().size(), std::size_t(20));
+        const QStringList labels = chart.markerLabels();
+        QVERIFY(!labels.isEmpty() && labels.size() < 20);
+        const auto rects = chart.markerLabelRects();
+        for (std::size_t a = 0; a < rects.size(); ++a)
+            for (std::size_t b = a + 1; b < rects.size(); ++b)
+                QVERIFY2(!rects[a].intersects(rects[b]), qPrintable(labels.join(" | ")));
+    }
+
     // A marker is a vertical line at its moment with its note beside it; outside the time
     // range it is not drawn.
     void drawsMarkersAtTheirMoment() {

@@ -104,7 +104,10 @@ QString StoreReader::markerText(const std::string& kind, const std::string& text
         return {};
     if (kind == "marker")
         return QString::fromStdString(text);
-    const QString first = QString::fromStdString(text).section('\n', 0, 0).left(60);
+    // The event's subject only ("engine-start: disk", not its whole command line): notes
+    // crowd a chart.
+    const QString first =
+        QString::fromStdString(text).section('\n', 0, 0).section(':', 0, 0).left(40);
     return QString::fromStdString(kind) + (first.isEmpty() ? QString() : ": " + first);
 }
 

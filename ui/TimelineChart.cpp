@@ -344,22 +344,37 @@ void TimelineChart::layoutMarkers() {
     if (m_markerLines.empty())
         return;
     const QRectF plot = m_chart->plotArea();
+    constexpr int kRows = 3; // of notes, up from the foot of the plot
+    std::vector<QRectF> placed;
     for (std::size_t i = 0; i < m_markerLines.size(); ++i) {
         auto* line = m_markerLines[i];
         auto* text = m_markerTexts[i];
         const bool shown = i < m_markers.size() && m_markers[i].first >= m_x->min() &&
                            m_markers[i].first <= m_x->max() && plot.width() > 10;
         line->setVisible(shown);
-        text->setVisible(shown);
+        text->setVisible(false);
         if (!shown)
             continue;
         const double x =
             m_chart->mapToPosition(QPointF(m_markers[i].first, 0), m_series.front()).x();
         line->setLine(x, plot.top(), x, plot.bottom());
-        // The note beside its line, at the foot of the plot, flipped left at the right edge.
+        // The note beside its line, at the foot of the plot, flipped left at the right edge;
+        // stacked when notes crowd, and left out (the line stays, zoom in to read it) rather
+        // than printed over another.
         const double w = text->boundingRect().width();
         const double h = text->boundingRect().height();
-        text->setPos(x + 3 + w > plot.right() ? x - 3 - w : x + 3, plot.bottom() - h - 2);
+        const double left = x + 3 + w > plot.right() ? x - 3 - w : x + 3;
+        for (int row = 0; row < kRows; ++row) {
+            const QRectF at(left, plot.bottom() - (row + 1) * (h + 1) - 1, w, h);
+            if (at.top() < plot.top() ||
+                std::any_of(placed.begin(), placed.end(),
+                            [&](const QRectF& r) { return r.intersects(at); }))
+                continue;
+            placed.push_back(at);
+            text->setPos(at.topLeft());
+            text->setVisible(true);
+            break;
+        }
     }
 }
 
@@ -439,6 +454,14 @@ std::vector<QLineF> TimelineChart::markerLines() const {
     for (auto* line : m_markerLines)
         if (line->isVisible())
             out.push_back(line->line());
+    return out;
+}
+
+std::vector<QRectF> TimelineChart::markerLabelRects() const {
+    std::vector<QRectF> out;
+    for (auto* text : m_markerTexts)
+        if (text->isVisible())
+            out.push_back(text->sceneBoundingRect());
     return out;
 }
 

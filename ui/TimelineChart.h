@@ -79,6 +79,7 @@ class TimelineChart : public QWidget {
     // The markers drawn now (inside the time range): their lines and notes.
     std::vector<QLineF> markerLines() const;
     QStringList markerLabels() const;
+    std::vector<QRectF> markerLabelRects() const;
     bool seriesVisible(int index) const;
     QChart* chart() const { return m_chart; }
     LinePlotItem* plotItem() const { return m_plot; } // null unless Renderer::Painter
