@@ -1,3 +1,4 @@
+#include "core/RequestRecord.h"
 #include "core/Store.h"
 #include "core/StoreWriter.h"
 #include "ui/BottleneckBand.h"
@@ -283,6 +284,51 @@ class TestMainWindow : public QObject {
         QVERIFY(window.timeline()->rangeEnd() > 45 && window.timeline()->rangeEnd() <= 46);
         window.showLive();
         QVERIFY(window.timeline()->spans().empty());
+    }
+
+    // A load session shows its requests: TTFT per request at its send and at its scheduled
+    // send (a fixed rate), and output tokens/s; first among the charts, and kept on a zoom.
+    void aLoadSessionShowsItsRequests() {
+        const QString db = m_dir.filePath("load.db");
+        const auto id = writeSession(db.toStdString());
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            const auto run = store.createRun(id, "load", "{}", kStart, "", "", 0);
+            std::vector<RequestRecord> requests;
+            for (int i = 0; i < 100; ++i) {
+                RequestRecord r;
+                r.index = i;
+                r.scheduledNs = kStart + i * kSecond / 2;
+                r.sendNs = r.scheduledNs + (i >= 50 ? kSecond / 10 : 0); // the client fell behind
+                r.ttftS = 0.2;
+                r.e2eS = 1.0;
+                r.outputTokens = 32;
+                r.httpStatus = 200;
+                requests.push_back(r);
+            }
+            store.addRequests(run, requests);
+            store.finishRun(run, kStart + 51 * kSecond, "completed", "{}");
+        }
+        MainWindow window({db, id, false, 60});
+        QVERIFY(showSession(window));
+        TimelineChart* ttft = window.timeline()->chart("load-ttft");
+        QVERIFY(ttft && !ttft->isAbsent());
+        QCOMPARE(window.timeline()->charts().front(), ttft);
+        QCOMPARE(ttft->legendNames(),
+                 (QStringList{"TTFT from the actual send", "TTFT from the scheduled send"}));
+        QCOMPARE(ttft->pointCount(), 200); // one point per request and series
+        ttft->setCrosshair(40.0);          // request 80: sent 0.1 s late
+        QCOMPARE(
+            ttft->crosshairText(),
+            QString("TTFT from the actual send: 200 ms\nTTFT from the scheduled send: 300 ms"));
+        TimelineChart* tokens = window.timeline()->chart("load-throughput");
+        QVERIFY(tokens && !tokens->isAbsent());
+        tokens->setCrosshair(20.5); // two requests finish each second: 64 tokens
+        QCOMPARE(tokens->crosshairText(), QString("output tokens/s (completed): 64.0 tok/s"));
+        window.timeline()->setTimeRange(10, 20, "s");
+        emit window.timeline()->rangeChanged(10, 20);
+        QTest::qWait(500);
+        QVERIFY(ttft->pointCount() > 0); // the range reload keeps them
     }
 
     // A session opened at start-up is read before the window is laid out; once it is, the data

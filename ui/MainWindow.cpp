@@ -106,8 +106,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_reader, &StoreReader::sessionOpened, this, &MainWindow::onSessionOpened);
     connect(m_reader, &StoreReader::rangeLoaded, this,
             [this](quint64 request, const SeriesMap& data) {
-                if (request == m_rangeRequest && !isLive())
-                    m_timeline->setData(data, m_shownOrigin);
+                if (request != m_rangeRequest || isLive())
+                    return;
+                SeriesMap all = data;
+                all.insert(m_requestData.begin(), m_requestData.end());
+                m_timeline->setData(all, m_shownOrigin);
             });
     connect(m_reader, &StoreReader::failed, this, [this](const QString& message) {
         m_listing = false;
@@ -563,6 +566,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     if (view.info.id != m_shownSession)
         return; // the user went on to another session or back to live
     m_shownOrigin = view.t0Ns;
+    m_requestData = view.requestData;
     m_sessionDrawn = true;
     m_timeline->tiles()->hide(); // "now" is the live view's
     m_timeline->setCharts(view.charts);

@@ -126,6 +126,7 @@ class MainWindow : public QMainWindow {
     qint64 m_liveSession = 0;
     qint64 m_shownSession = 0;
     std::int64_t m_shownOrigin = 0;
+    SeriesMap m_requestData; // the shown session's request series: not in a range reload
     std::uint64_t m_drawnVersion = 0;
     std::int64_t m_bandAt = 0;       // when the live band was last classified
     std::size_t m_chartedSeries = 0; // live series the charts were built for; 0: rebuild

@@ -7,6 +7,7 @@
 
 #include <QFileInfo>
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace tierscope {
@@ -60,8 +61,13 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
             if (const QString text = markerText(events.columnText(1), events.columnText(2));
                 !text.isEmpty())
                 view.markers.push_back({events.columnInt(0), text});
-        for (const auto& run : store.runsOfSession(sessionId))
+        std::vector<StoredRequest> requests;
+        for (const auto& run : store.runsOfSession(sessionId)) {
             view.spans.push_back(spanOf(run));
+            auto r = store.requests(run.id);
+            requests.insert(requests.end(), r.begin(), r.end());
+        }
+        addRequestCharts(requests, view);
         // About two hundred windows across the session, none shorter than a second.
         view.bottlenecks = SessionAnalysis::analyzeRange(
             store, sessionId, view.t0Ns, view.t1Ns,
@@ -97,6 +103,55 @@ TimelineSpan StoreReader::spanOf(const RunInfo& run) {
                 span.detail += "\n" + QString::fromStdString(check.value("detail", ""));
             }
     return span;
+}
+
+void StoreReader::addRequestCharts(const std::vector<StoredRequest>& requests, SessionView& view) {
+    constexpr std::int64_t kSecond = 1000000000LL;
+    std::vector<Bucket> actual, scheduled;
+    std::map<std::int64_t, double> tokens; // by second of completion
+    for (const auto& r : requests) {
+        if (r.ok && r.ttftS) {
+            actual.push_back({r.sendNs, 0, *r.ttftS, *r.ttftS, *r.ttftS, 1});
+            if (r.scheduledNs && *r.scheduledNs > 0) {
+                const double s = r.ttftFromScheduleS().value_or(*r.ttftS);
+                scheduled.push_back({*r.scheduledNs, 0, s, s, s, 1});
+            }
+        }
+        if (r.ok && r.e2eS && r.outputTokens)
+            tokens[(r.sendNs + static_cast<std::int64_t>(*r.e2eS * 1e9)) / kSecond] +=
+                *r.outputTokens;
+    }
+    if (actual.empty() && tokens.empty())
+        return;
+    auto byTime = [](const Bucket& a, const Bucket& b) { return a.tNs < b.tNs; };
+    std::sort(actual.begin(), actual.end(), byTime);
+    std::sort(scheduled.begin(), scheduled.end(), byTime);
+    ChartCatalog::Chart ttft{"load-ttft",
+                             "Client TTFT per request",
+                             ChartCatalog::Unit::Seconds,
+                             {{kRequestTtft, "TTFT from the actual send", false}},
+                             {}};
+    if (!scheduled.empty())
+        ttft.series.push_back({kRequestTtftScheduled, "TTFT from the scheduled send", false});
+    std::vector<Bucket> rate;
+    if (!tokens.empty()) // every second from the first completion to the last: idle is 0 here
+        for (auto s = tokens.begin()->first; s <= tokens.rbegin()->first; ++s) {
+            const auto it = tokens.find(s);
+            const double v = it == tokens.end() ? 0.0 : it->second;
+            rate.push_back({s * kSecond, kSecond, v, v, v, 1});
+        }
+    ChartCatalog::Chart throughput{"load-throughput",
+                                   "Client output tokens/s",
+                                   ChartCatalog::Unit::TokensPerSecond,
+                                   {{kRequestTokens, "output tokens/s (completed)", false}},
+                                   {}};
+    view.requestData[kRequestTtft] = std::move(actual);
+    if (!scheduled.empty())
+        view.requestData[kRequestTtftScheduled] = std::move(scheduled);
+    view.requestData[kRequestTokens] = std::move(rate);
+    view.charts.insert(view.charts.begin(), {ttft, throughput});
+    for (const auto& [id, buckets] : view.requestData)
+        view.data[id] = buckets;
 }
 
 QString StoreReader::markerText(const std::string& kind, const std::string& text) {

@@ -121,9 +121,9 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
 }
 
 int TimelineView::storyRank(const std::string& chartId) {
-    static const char* const story[] = {"engine-ttft", "engine-tokens", "requests",
-                                        "gpu-busy",    "storage",       "kv-cache",
-                                        "gpu-vram",    "host-cpu",      "host-memory"};
+    static const char* const story[] = {
+        "load-ttft", "load-throughput", "engine-ttft", "engine-tokens", "requests",   "gpu-busy",
+        "storage",   "kv-cache",        "gpu-vram",    "host-cpu",      "host-memory"};
     for (std::size_t i = 0; i < std::size(story); ++i)
         if (chartId == story[i])
             return static_cast<int>(i);
