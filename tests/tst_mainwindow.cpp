@@ -331,6 +331,29 @@ class TestMainWindow : public QObject {
         QVERIFY(ttft->pointCount() > 0); // the range reload keeps them
     }
 
+    // A closed loop stamps each request's schedule with its send: no second TTFT series.
+    void aClosedLoopSessionHasOneTtftSeries() {
+        const QString db = m_dir.filePath("closed.db");
+        const auto id = writeSession(db.toStdString());
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            const auto run = store.createRun(id, "load", "{}", kStart, "", "", 0);
+            std::vector<RequestRecord> requests(10);
+            for (int i = 0; i < 10; ++i) {
+                requests[i].scheduledNs = requests[i].sendNs = kStart + i * kSecond;
+                requests[i].ttftS = 0.2;
+                requests[i].httpStatus = 200;
+            }
+            store.addRequests(run, requests);
+            store.finishRun(run, kStart + 11 * kSecond, "completed", "{}");
+        }
+        MainWindow window({db, id, false, 60});
+        QVERIFY(showSession(window));
+        TimelineChart* ttft = window.timeline()->chart("load-ttft");
+        QVERIFY(ttft);
+        QCOMPARE(ttft->legendNames(), QStringList{"TTFT from the actual send"});
+    }
+
     // A session opened at start-up is read before the window is laid out; once it is, the data
     // is read again for the real plot width (a bucket or more per column), not the guess.
     void aSessionOpenedAtStartUpIsReadForTheLaidOutWidth() {

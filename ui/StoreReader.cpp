@@ -108,11 +108,16 @@ TimelineSpan StoreReader::spanOf(const RunInfo& run) {
 void StoreReader::addRequestCharts(const std::vector<StoredRequest>& requests, SessionView& view) {
     constexpr std::int64_t kSecond = 1000000000LL;
     std::vector<Bucket> actual, scheduled;
+    // A closed loop stamps its schedule with the send: a second series only under a rate,
+    // where some request left later than planned.
+    const bool paced = std::any_of(requests.begin(), requests.end(), [](const StoredRequest& r) {
+        return r.scheduledNs && *r.scheduledNs > 0 && r.sendNs - *r.scheduledNs > 1000000;
+    });
     std::map<std::int64_t, double> tokens; // by second of completion
     for (const auto& r : requests) {
         if (r.ok && r.ttftS) {
             actual.push_back({r.sendNs, 0, *r.ttftS, *r.ttftS, *r.ttftS, 1});
-            if (r.scheduledNs && *r.scheduledNs > 0) {
+            if (paced && r.scheduledNs && *r.scheduledNs > 0) {
                 const double s = r.ttftFromScheduleS().value_or(*r.ttftS);
                 scheduled.push_back({*r.scheduledNs, 0, s, s, s, 1});
             }
