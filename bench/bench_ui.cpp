@@ -4,7 +4,8 @@
 //     view. Baselines in the same run: the same frame drawn by QtCharts' own line series, and
 //     the tierscope frame with every raw sample plotted (no decimation).
 //     BENCH_OPENGL=1 (under xvfb, QT_QPA_PLATFORM=xcb) adds QtCharts' OpenGL series.
-//  2. Opening a recorded 1-hour session of 100 metrics at 10 Hz until the overview is drawn.
+//  2. Opening a recorded 1-hour session of 100 metrics at 10 Hz until the overview is drawn,
+//     with its annotations: 120 runs of two arms (warm-ups among them) and 60 events.
 //     Baseline in the same run: reading those samples raw from the store, without drawing.
 #include "BenchSupport.h"
 #include "core/store/LiveBuffer.h"
@@ -134,6 +135,17 @@ std::int64_t writeHour(const std::string& db) {
         info.startNs = start;
         id = store.createSession(info);
         store.finishSession(id, start + 3600 * kSecond);
+        // An experiment's worth of annotations: a run every 30 s, A and B interleaved, each
+        // fourth a warm-up; a marker or clock step every minute.
+        for (int r = 0; r < 120; ++r) {
+            const auto run = store.createRun(id, "kv-restore", "{}", start + r * 30 * kSecond,
+                                             "bench", r % 2 ? "B" : "A", r / 2);
+            store.finishRun(run, start + (r * 30 + 25) * kSecond,
+                            r % 4 == 0 ? "warmup" : "completed", "{}");
+        }
+        for (int e = 0; e < 60; ++e)
+            store.addEvent(id, start + (e * 60 + 7) * kSecond, e % 2 ? "marker" : "clock-step",
+                           "note " + std::to_string(e));
     }
     StoreWriter writer(db, {});
     std::vector<int> handles;
@@ -184,7 +196,8 @@ void openHour() {
         window.grab(); // drawn
         opens.push_back(bench::seconds(start) * 1e3);
     }
-    std::printf("open a 1-hour session, %zu metrics at 10 Hz (%zu samples), until drawn:\n"
+    std::printf("open a 1-hour session, %zu metrics at 10 Hz (%zu samples), 120 runs and 60 "
+                "events, until drawn:\n"
                 "  %.0f ms (median of 3, window creation included); raw read of every sample "
                 "%.0f ms; ratio %.2f\n",
                 metrics, samples, bench::median(opens), raw, bench::median(opens) / raw);

@@ -2,10 +2,11 @@
 # Writes the README's screenshots to docs/images/: the live view of this machine while the
 # engine simulator serves a load and a KV-restore workload reads the disk, then that same
 # session opened from the browser. Runs under Xvfb; needs the release build (scripts/run.sh
-# builds it) and about a minute.
+# builds it) and about five minutes. SHOTS=views makes only the first-screen, load-session and
+# experiment-session pictures (at 1280x720 and 1920x1080, light and dark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=build/release/app/tierscope
+bin=${TIERSCOPE_BIN:-build/release/app/tierscope} # TIERSCOPE_BIN: another build
 [ -x "$bin" ] || { echo "screenshots: build first (cmake --preset release && cmake --build --preset release)" >&2; exit 1; }
 work=$(mktemp -d /var/tmp/tierscope-shots.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -13,6 +14,7 @@ db="$work/demo.db"
 mkdir -p "$work/kv" "$work/chunks" docs/images
 export QT_QPA_PLATFORM=xcb XDG_RUNTIME_DIR="$work"
 
+if [ "${SHOTS:-all}" = all ]; then
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$bin" sim-engine --port "$port" --kv-dir "$work/kv" --decode-tokens-per-s 40 --max-concurrency 16 >/dev/null &
 "$bin" --db "$db" storage prepare kv-restore --path "$work/chunks" --geometry Llama-3.1-8B \
@@ -48,3 +50,53 @@ xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --db "$work/plan.db" gui --no-rec
 "$bin" --db "$work/plan.db" export chart arm:disk-vs-shm/kv-restore@c8/disk \
   arm:disk-vs-shm/kv-restore@c8/shm --chart timelines --size 1200x520 --out docs/images/timelines.png
 echo "wrote docs/images/compare.png and docs/images/timelines.png"
+fi
+
+# The views of issue 22, at two screen sizes in light and dark: the first screen (stat tiles
+# and the charts while a load and a KV-restore workload run), a load session opened from the
+# browser, and an experiment session with its runs shaded by arm.
+theme_dir() { # a scratch QSettings home with the theme set
+  local dir="$work/config-$1"
+  mkdir -p "$dir/tierscope"
+  printf '[General]\ntheme=%s\n' "$1" > "$dir/tierscope/tierscope.conf"
+  echo "$dir"
+}
+vport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mkdir -p "$work/vkv" "$work/vchunks"
+"$bin" sim-engine --port "$vport" --kv-dir "$work/vkv" --decode-tokens-per-s 40 --max-concurrency 16 >/dev/null &
+"$bin" --db "$work/views.db" storage prepare kv-restore --path "$work/vchunks" --geometry Llama-3.1-8B \
+  --tokens 2048 --prefixes 8 --quiet
+vplan="$work/vplan.toml"
+sed -e 's|warmup = 1|warmup = 1|' -e 's|repetitions = 4|repetitions = 2|' \
+  -e "s|/var/tmp/tierscope-plan/disk|$work/vplan-disk|" -e "s|/dev/shm/tierscope-plan/shm|/dev/shm/tierscope-views-$$|" \
+  -e 's|concurrency = \[4, 8\]|concurrency = [8]|' resources/plans/disk-vs-shm.toml > "$vplan"
+"$bin" --db "$work/vplan.db" run "$vplan" >/dev/null 2>&1 || true
+rm -rf "/dev/shm/tierscope-views-$$"
+for size in 1280x720 1920x1080; do
+  for theme in light dark; do
+    cfg=$(theme_dir "$theme")
+    (
+      sleep 3
+      "$bin" --db "$work/vload.db" load --url "http://127.0.0.1:$vport" --model tierscope-sim \
+        --concurrency 12 --duration 20s --dataset shared-prefix --users 12 --system-tokens 1000 \
+        --rounds 8 --output-len 32 >/dev/null 2>&1
+    ) &
+    (
+      sleep 8
+      "$bin" --db "$work/vload.db" storage run kv-restore --path "$work/vchunks" --concurrency 4 \
+        --quiet >/dev/null 2>&1
+    ) &
+    XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/views.db" gui \
+      --window 1m --engine "http://127.0.0.1:$vport/metrics" \
+      --screenshot "docs/images/first-screen-$size-$theme.png" --after 22s
+    wait_for_load=$(jobs -p | tail -2)
+    wait $wait_for_load 2>/dev/null || true
+    load=$(sqlite3 "$work/vload.db" "SELECT min(id) FROM session")
+    XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vload.db" gui \
+      --session "$load" --screenshot "docs/images/load-session-$size-$theme.png" --after 4s
+    exp=$(sqlite3 "$work/vplan.db" "SELECT max(id) FROM session")
+    XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
+      --session "$exp" --screenshot "docs/images/experiment-session-$size-$theme.png" --after 4s
+  done
+done
+echo "wrote docs/images/{first-screen,load-session,experiment-session}-{1280x720,1920x1080}-{light,dark}.png"

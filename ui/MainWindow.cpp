@@ -1,6 +1,7 @@
 #include "ui/MainWindow.h"
 
 #include "core/report/ChartCatalog.h"
+#include "core/report/StatTiles.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "ui/timeline/BottleneckBand.h"
@@ -14,6 +15,7 @@
 #include "ui/RemoteFeed.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
+#include "ui/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
@@ -27,6 +29,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScreen>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
@@ -54,7 +57,12 @@ MainWindow::MainWindow(Options options, QWidget* parent)
       m_buffer(3600 * kSecond) {
     m_db = m_options.db.isEmpty() ? m_settings.databaseOrDefault() : m_options.db;
     setWindowTitle(tr("tierscope"));
-    resize(1600, 1000);
+    // 1600x1000 where there is room; on a small screen, or at QT_SCALE_FACTOR=2 (a 1280x720
+    // screen is 640x360 then), no larger than the screen.
+    if (const QScreen* s = screen())
+        resize(QSize(1600, 1000).boundedTo(s->availableGeometry().size()));
+    else
+        resize(1600, 1000);
 
     m_reader = new StoreReader;
     m_reader->moveToThread(&m_readerThread);
@@ -100,8 +108,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_reader, &StoreReader::sessionOpened, this, &MainWindow::onSessionOpened);
     connect(m_reader, &StoreReader::rangeLoaded, this,
             [this](quint64 request, const SeriesMap& data) {
-                if (request == m_rangeRequest && !isLive())
-                    m_timeline->setData(data, m_shownOrigin);
+                if (request != m_rangeRequest || isLive())
+                    return;
+                SeriesMap all = data;
+                all.insert(m_requestData.begin(), m_requestData.end());
+                m_timeline->setData(all, m_shownOrigin);
             });
     connect(m_reader, &StoreReader::ceilingsRead, this,
             [this](qint64 sessionId, const SessionAnalysis::Ceilings& ceilings) {
@@ -189,6 +200,12 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_pendingX1 = x1;
         m_rangeTimer->start();
     });
+    connect(m_timeline, &TimelineView::plotWidthChanged, this, &MainWindow::refetchForWidth);
+    connect(m_timeline, &TimelineView::runSelected, this, [this](qint64 runId) {
+        for (const auto& s : m_timeline->spans())
+            if (s.runId == runId)
+                statusBar()->showMessage(s.label + " - " + s.detail, 15000);
+    });
 
     // CLI commands write sessions into the same workspace: poll for them, off the GUI thread.
     m_sessionsTimer = new QTimer(this);
@@ -270,6 +287,7 @@ void MainWindow::buildToolbar() {
     m_liveAction = bar->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("Live"));
     m_liveAction->setToolTip(tr("Back to the live view of this machine"));
     connect(m_liveAction, &QAction::triggered, this, &MainWindow::showLive);
+    bar->addAction(m_timeline->resetZoomAction());
     bar->addSeparator();
     auto* compare =
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("Compare"));
@@ -489,8 +507,13 @@ void MainWindow::refreshLive() {
             EngineAbsence::explain(charts, m_liveEngines, true, scrape);
         m_timeline->setCharts(charts);
     }
+    // A recording's first seconds fill the plot instead of a sliver at its right edge: the
+    // window grows in 10 s steps (one rescale per step, not per frame) up to the length set.
+    const std::int64_t held = m_buffer.oldestNs() > 0 ? t1 - m_buffer.oldestNs() : 0;
+    const std::int64_t grown =
+        std::max<std::int64_t>(1, (held + 10 * kSecond - 1) / (10 * kSecond)) * 10 * kSecond;
     const std::int64_t t0 =
-        windowNs() > 0 ? t1 - windowNs() : std::min(m_buffer.oldestNs(), t1 - kSecond);
+        t1 - (windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown);
     const int columns = m_timeline->plotWidth();
     SeriesMap data;
     for (auto* chart : m_timeline->charts())
@@ -537,6 +560,12 @@ void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
         },
         start, t1, window, m_liveCeilings);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(analysis, t1));
+    m_timeline->tiles()->setTiles(StatTiles::compute(
+        m_buffer.metrics(), m_timeline->specs(),
+        [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+            return m_buffer.decimated(id, from, to, points);
+        },
+        t0, t1, 60, &analysis));
 }
 
 // Asked again for new devices, a new session, or once a minute (history may have a new best).
@@ -563,9 +592,10 @@ void MainWindow::requestLiveCeilings(std::int64_t nowNs) {
 
 void MainWindow::openSession(qint64 sessionId) {
     m_shownSession = sessionId;
+    m_sessionDrawn = false;
     m_timeline->setInteractive(true);
     statusBar()->showMessage(tr("Opening session %1 ...").arg(sessionId));
-    const int columns = m_timeline->plotWidth();
+    const int columns = m_fetchedColumns = m_timeline->plotWidth();
     QMetaObject::invokeMethod(m_reader, [reader = m_reader, db = m_db, sessionId, columns] {
         reader->openSession(db, sessionId, columns);
     });
@@ -575,18 +605,37 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     if (view.info.id != m_shownSession)
         return; // the user went on to another session or back to live
     m_shownOrigin = view.t0Ns;
+    m_requestData = view.requestData;
+    m_sessionDrawn = true;
+    m_timeline->tiles()->hide(); // "now" is the live view's
     m_timeline->setCharts(view.charts);
+    m_timeline->setBounds(0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9);
     m_timeline->setTimeRange(
         0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9,
         tr("seconds since %1").arg(QString::fromStdString(UnitFormat::utcTime(view.t0Ns))));
     m_timeline->setData(view.data, view.t0Ns);
     m_timeline->setMarkers(view.markers);
+    m_timeline->setSpans(view.spans);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
     m_devices->setDevices(view.devices);
     m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
     statusBar()->clearMessage();
     setStatus();
+    refetchForWidth();
     emit sessionShown(view.info.id);
+}
+
+// A session opened before the window was laid out (at start-up) was read for a guessed width;
+// too few buckets on a wide plot draw their min/max strokes as a false sawtooth.
+void MainWindow::refetchForWidth() {
+    if (isLive() || !m_sessionDrawn)
+        return;
+    const int width = m_timeline->plotWidth();
+    if (std::abs(width - m_fetchedColumns) * 10 <= width)
+        return;
+    m_pendingX0 = m_timeline->rangeStart();
+    m_pendingX1 = m_timeline->rangeEnd();
+    m_rangeTimer->start();
 }
 
 void MainWindow::requestRange(double x0, double x1) {
@@ -594,7 +643,7 @@ void MainWindow::requestRange(double x0, double x1) {
         return;
     const qint64 t0 = m_shownOrigin + static_cast<qint64>(x0 * 1e9);
     const qint64 t1 = m_shownOrigin + static_cast<qint64>(x1 * 1e9);
-    const int columns = m_timeline->plotWidth();
+    const int columns = m_fetchedColumns = m_timeline->plotWidth();
     const quint64 request = ++m_rangeRequest;
     QMetaObject::invokeMethod(m_reader,
                               [reader = m_reader, db = m_db, id = m_shownSession, t0, t1, columns,
@@ -607,8 +656,10 @@ void MainWindow::showLive() {
     m_bandAt = 0;
     m_chartedSeries = 0; // the session view replaced the charts
     m_timeline->setInteractive(false);
+    m_timeline->tiles()->show();
     m_devices->setDevices(m_liveDevices);
     m_timeline->setMarkers(m_liveMarkers);
+    m_timeline->setSpans({});
     m_sessionTree->clearSelection();
     setStatus();
     refreshLive();

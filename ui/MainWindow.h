@@ -95,6 +95,7 @@ class MainWindow : public QMainWindow {
     void refreshLive();
     void applySettings();
     void requestRange(double x0, double x1);
+    void refetchForWidth();
     void setStatus();
     void refreshLiveBand(std::int64_t t0Ns, std::int64_t t1Ns);
     void requestLiveCeilings(std::int64_t nowNs);
@@ -136,6 +137,7 @@ class MainWindow : public QMainWindow {
     qint64 m_liveSession = 0;
     qint64 m_shownSession = 0;
     std::int64_t m_shownOrigin = 0;
+    SeriesMap m_requestData; // the shown session's request series: not in a range reload
     std::uint64_t m_drawnVersion = 0;
     std::int64_t m_bandAt = 0; // when the live band was last classified
     // The live band judges storage on the same ceilings as `analyze`, read off the GUI thread.
@@ -151,6 +153,8 @@ class MainWindow : public QMainWindow {
     quint64 m_rangeRequest = 0;
     double m_pendingX0 = 0;
     double m_pendingX1 = 0;
+    int m_fetchedColumns = 0;    // the plot width the shown session's data was read for
+    bool m_sessionDrawn = false; // the shown session's reply has arrived
 };
 
 } // namespace tierscope

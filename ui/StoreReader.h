@@ -3,9 +3,11 @@
 #include "core/model/Bucket.h"
 #include "core/report/ChartCatalog.h"
 #include "core/model/DeviceRecord.h"
+#include "core/model/RunInfo.h"
 #include "core/analysis/SessionAnalysis.h"
 #include "core/model/SessionInfo.h"
 #include "ui/timeline/TimelineMarker.h"
+#include "ui/timeline/TimelineSpan.h"
 
 #include <QMetaType>
 #include <QObject>
@@ -25,7 +27,9 @@ struct SessionView {
     std::vector<ChartCatalog::Chart> charts;
     SeriesMap data;
     SessionAnalysis::Result bottlenecks; // the band above the charts
-    std::vector<TimelineMarker> markers;
+    std::vector<TimelineMarker> markers; // every stored event but the session's own bounds
+    std::vector<TimelineSpan> spans;     // its runs
+    SeriesMap requestData; // series made of its requests (negative ids), also in `data`
     std::int64_t t0Ns = 0;
     std::int64_t t1Ns = 0;
 };
@@ -37,6 +41,20 @@ class StoreReader : public QObject {
     Q_OBJECT
   public:
     explicit StoreReader(QObject* parent = nullptr);
+
+    // The span a run draws: its arm (or workload) and repetition, warm-up, INVALID when a
+    // validity check of its summary failed.
+    static TimelineSpan spanOf(const RunInfo& run);
+    // The line an event draws: a marker's note, else "<kind>: <text>"; none (empty) for the
+    // events that only bound the session or hold a whole file (the experiment plan).
+    static QString markerText(const std::string& kind, const std::string& text);
+    // A load session's requests as charts: TTFT per request at its send (and at its scheduled
+    // send under a fixed rate), and output tokens/s per second of completion. Their series
+    // take negative ids, which no stored metric has.
+    static constexpr std::int64_t kRequestTtft = -1;
+    static constexpr std::int64_t kRequestTtftScheduled = -2;
+    static constexpr std::int64_t kRequestTokens = -3;
+    static void addRequestCharts(const std::vector<StoredRequest>& requests, SessionView& view);
 
     void listSessions(const QString& db);
     // Decimated to about `columns` buckets per series over the whole session.

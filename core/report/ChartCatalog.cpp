@@ -32,7 +32,9 @@ std::string gpuName(const MetricInfo& m, const std::string& index) {
     return "GPU " + index + (model.empty() ? "" : " (" + model + ")");
 }
 
-std::string transportName(const std::string& transport) {
+} // namespace
+
+std::string ChartCatalog::transportName(const std::string& transport) {
     static const std::map<std::string, std::string> names = {{"pcie", "PCIe"},
                                                              {"tcp", "NVMe/TCP"},
                                                              {"rdma", "NVMe/RDMA"},
@@ -41,6 +43,8 @@ std::string transportName(const std::string& transport) {
     const auto it = names.find(transport);
     return it == names.end() ? transport : it->second;
 }
+
+namespace {
 
 // The series one metric contributes, and to which chart; false when it has no chart.
 bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series) {
@@ -61,8 +65,9 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
         (p[2] == "read_bytes_per_s" || p[2] == "write_bytes_per_s")) {
         const std::string transport = label(m, "transport");
         chart = "storage";
-        series.name = p[1] + (p[2][0] == 'r' ? " read" : " write") +
-                      (transport.empty() ? "" : " (" + transportName(transport) + ")");
+        series.name =
+            p[1] + (p[2][0] == 'r' ? " read" : " write") +
+            (transport.empty() ? "" : " (" + ChartCatalog::transportName(transport) + ")");
         return true;
     }
     if (p.size() == 2 && p[0] == "workload") {

@@ -28,6 +28,9 @@ class ChartCatalog {
         std::string absentReason; // set when series is empty
     };
 
+    // "NVMe/RDMA" for the transport label "rdma"; unknown labels as they are.
+    static std::string transportName(const std::string& transport);
+
     static std::vector<Chart> build(const std::vector<MetricInfo>& metrics,
                                     const std::vector<DeviceRecord>& devices);
 };

@@ -1,18 +1,23 @@
-#include "collectors/storage/BlockDeviceNames.h"
+#include "core/model/RequestRecord.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
-#include "core/util/WallClock.h"
 #include "ui/timeline/BottleneckBand.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
 #include "ui/SessionListModel.h"
+#include "ui/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
+#include <QAction>
 #include <QChart>
+#include <QChartView>
 #include <QComboBox>
+#include <QGraphicsScene>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -120,6 +125,7 @@ class TestMainWindow : public QObject {
         TimelineChart* cpu = window.timeline()->chart("host-cpu");
         QVERIFY(cpu && !cpu->isAbsent());
         QCOMPARE(cpu->legendNames(), QStringList{"CPU busy"});
+        QVERIFY(!window.timeline()->tiles()->isVisible()); // "now" is the live view's
         QVERIFY(cpu->pointCount() > 100);
         // decimated: never more than two points per pixel column
         QVERIFY(cpu->pointCount() <= 2 * cpu->plotWidth() + 2);
@@ -166,6 +172,237 @@ class TestMainWindow : public QObject {
         QVERIFY(!cpu->seriesVisible(0));
         emit marker->clicked();
         QVERIFY(cpu->seriesVisible(0));
+    }
+
+    // Zoom out stops at the whole session, a drag stops at its ends, and the reset (Ctrl+0 or a
+    // double-click) returns to the whole session.
+    void zoomAndPanStayInsideTheSessionAndReset() {
+        MainWindow window({m_db, m_session, false, 300});
+        QVERIFY(showSession(window));
+        TimelineView* timeline = window.timeline();
+        TimelineChart* cpu = timeline->chart("host-cpu");
+        QVERIFY(timeline->resetZoomAction()->isEnabled());
+        emit cpu->zoomed(4.0, 30); // out, far past the session
+        QCOMPARE(timeline->rangeStart(), 0.0);
+        QCOMPARE(timeline->rangeEnd(), 60.0);
+        emit cpu->zoomed(0.25, 30); // in: 22.5 .. 37.5
+        QCOMPARE(timeline->rangeEnd() - timeline->rangeStart(), 15.0);
+        emit cpu->panned(-100); // drag far left: stops at the start
+        QCOMPARE(timeline->rangeStart(), 0.0);
+        QCOMPARE(timeline->rangeEnd(), 15.0);
+        emit cpu->panned(1000);
+        QCOMPARE(timeline->rangeStart(), 45.0);
+        QCOMPARE(timeline->rangeEnd(), 60.0);
+        for (int i = 0; i < 40; ++i)
+            emit cpu->zoomed(0.5, 50);
+        QVERIFY(timeline->rangeEnd() - timeline->rangeStart() >= 1.0 - 1e-9);
+        QSignalSpy changed(timeline, &TimelineView::rangeChanged);
+        emit cpu->resetRequested();
+        QCOMPARE(timeline->rangeStart(), 0.0);
+        QCOMPARE(timeline->rangeEnd(), 60.0);
+        QCOMPARE(changed.count(), 1); // the whole session is read again
+        QCOMPARE(TimelineView::clampRange(-5, 5, 0, 60, 1), std::make_pair(0.0, 10.0));
+        QCOMPARE(TimelineView::clampRange(10, 10.2, 0, 60, 1), std::make_pair(9.6, 10.6));
+        window.showLive(); // the live view has no session to reset to
+        QVERIFY(!timeline->resetZoomAction()->isEnabled());
+    }
+
+    // The charts tell the story in order (TTFT, then storage, then host) and three fit on a
+    // 1280x720 screen without scrolling.
+    void chartsInTheStorysOrderThreeToA720pScreen() {
+        MainWindow window({m_db, m_session, false, 300});
+        window.resize(1280, 720);
+        QVERIFY(showSession(window));
+        const auto& charts = window.timeline()->charts();
+        QStringList ids;
+        for (const auto* c : charts)
+            if (!c->isAbsent())
+                ids << QString::fromStdString(c->spec().id);
+        QCOMPARE(ids, (QStringList{"engine-ttft", "storage", "host-cpu"}));
+        auto* scroll = window.timeline()->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QTRY_VERIFY_WITH_TIMEOUT(charts.at(2)->geometry().bottom() <= scroll->viewport()->height(),
+                                 5000);
+        QVERIFY(charts.at(2)->height() >= 150);
+    }
+
+    // An experiment session: its runs shaded on every chart, coloured by arm, a warm-up and an
+    // INVALID run labelled as such, every stored event drawn (a clock step too); a click on a
+    // run selects it and zooms to it.
+    void runsAndEventsAreDrawnOnEveryChartAndAClickSelectsARun() {
+        const QString db = m_dir.filePath("arms.db");
+        const auto id = writeSession(db.toStdString());
+        std::int64_t second = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            const auto warm =
+                store.createRun(id, "kv-restore", "{}", kStart + 1 * kSecond, "exp", "disk", 0);
+            store.finishRun(warm, kStart + 5 * kSecond, "warmup", "{}");
+            const auto a =
+                store.createRun(id, "kv-restore", "{}", kStart + 10 * kSecond, "exp", "disk", 1);
+            store.finishRun(a, kStart + 25 * kSecond, "completed", "{}");
+            second =
+                store.createRun(id, "kv-restore", "{}", kStart + 30 * kSecond, "exp", "shm", 1);
+            store.finishRun(
+                second, kStart + 45 * kSecond, "completed",
+                "{\"validity\":[{\"status\":\"fail\",\"detail\":\"B is served by A\"}]}");
+            store.addEvent(id, kStart + 28 * kSecond, "clock-step", "wall clock stepped -0.8 s");
+            store.addEvent(id, kStart + 2 * kSecond, "experiment-plan", "name = \"exp\"\n...");
+        }
+        MainWindow window({db, id, false, 60});
+        window.resize(1400, 900);
+        QVERIFY(showSession(window));
+        const auto& spans = window.timeline()->spans();
+        QCOMPARE(spans.size(), std::size_t(3));
+        QCOMPARE(spans[0].kind, TimelineSpan::Kind::Warmup);
+        QCOMPARE(spans[1].label, QString("disk r1"));
+        QCOMPARE(spans[2].kind, TimelineSpan::Kind::Invalid);
+        QCOMPARE(spans[2].label, QString("INVALID shm r1"));
+        QVERIFY(spans[2].detail.contains("B is served by A"));
+        QCOMPARE(window.timeline()->markers().size(), std::size_t(1)); // not the plan's TOML
+        QCOMPARE(window.timeline()->markers().front().text,
+                 QString("clock-step: wall clock stepped -0.8 s"));
+        int drawn = 0;
+        for (auto* c : window.timeline()->charts()) {
+            if (c->isAbsent())
+                continue;
+            QTRY_COMPARE_WITH_TIMEOUT(c->spanRects().size(), std::size_t(3), 5000);
+            QVERIFY(c->spanLabels().contains("disk r1"));
+            QVERIFY(c->markerLabels().contains("clock-step: wall clock stepped -0.8 s"));
+            ++drawn;
+        }
+        QCOMPARE(drawn, 3);
+
+        TimelineChart* cpu = window.timeline()->chart("host-cpu");
+        QSignalSpy selected(window.timeline(), &TimelineView::runSelected);
+        const QRectF rect = cpu->spanRects().at(2);
+        auto* view = cpu->chart()->scene()->views().front();
+        const QPoint at = view->mapFromScene(rect.center());
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.first().first().toLongLong(), second);
+        QCOMPARE(window.timeline()->selectedRun(), second);
+        QVERIFY(window.timeline()->rangeStart() >= 29 && window.timeline()->rangeStart() < 30);
+        QVERIFY(window.timeline()->rangeEnd() > 45 && window.timeline()->rangeEnd() <= 46);
+        window.showLive();
+        QVERIFY(window.timeline()->spans().empty());
+    }
+
+    // A load session shows its requests: TTFT per request at its send and at its scheduled
+    // send (a fixed rate), and output tokens/s; first among the charts, and kept on a zoom.
+    void aLoadSessionShowsItsRequests() {
+        const QString db = m_dir.filePath("load.db");
+        const auto id = writeSession(db.toStdString());
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            const auto run = store.createRun(id, "load", "{}", kStart, "", "", 0);
+            std::vector<RequestRecord> requests;
+            for (int i = 0; i < 100; ++i) {
+                RequestRecord r;
+                r.index = i;
+                r.scheduledNs = kStart + i * kSecond / 2;
+                r.sendNs = r.scheduledNs + (i >= 50 ? kSecond / 10 : 0); // the client fell behind
+                r.ttftS = 0.2;
+                r.e2eS = 1.0;
+                r.outputTokens = 32;
+                r.httpStatus = 200;
+                requests.push_back(r);
+            }
+            store.addRequests(run, requests);
+            store.finishRun(run, kStart + 51 * kSecond, "completed", "{}");
+        }
+        MainWindow window({db, id, false, 60});
+        QVERIFY(showSession(window));
+        TimelineChart* ttft = window.timeline()->chart("load-ttft");
+        QVERIFY(ttft && !ttft->isAbsent());
+        QCOMPARE(window.timeline()->charts().front(), ttft);
+        QCOMPARE(ttft->legendNames(),
+                 (QStringList{"TTFT from the actual send", "TTFT from the scheduled send"}));
+        QCOMPARE(ttft->pointCount(), 200); // one point per request and series
+        ttft->setCrosshair(40.0);          // request 80: sent 0.1 s late
+        QCOMPARE(
+            ttft->crosshairText(),
+            QString("TTFT from the actual send: 200 ms\nTTFT from the scheduled send: 300 ms"));
+        TimelineChart* tokens = window.timeline()->chart("load-throughput");
+        QVERIFY(tokens && !tokens->isAbsent());
+        tokens->setCrosshair(20.5); // two requests finish each second: 64 tokens
+        QCOMPARE(tokens->crosshairText(), QString("output tokens/s (completed): 64.0 tok/s"));
+        window.timeline()->setTimeRange(10, 20, "s");
+        emit window.timeline()->rangeChanged(10, 20);
+        QTest::qWait(500);
+        QVERIFY(ttft->pointCount() > 0); // the range reload keeps them
+    }
+
+    // A closed loop stamps each request's schedule with its send: no second TTFT series.
+    void aClosedLoopSessionHasOneTtftSeries() {
+        const QString db = m_dir.filePath("closed.db");
+        const auto id = writeSession(db.toStdString());
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            const auto run = store.createRun(id, "load", "{}", kStart, "", "", 0);
+            std::vector<RequestRecord> requests(10);
+            for (int i = 0; i < 10; ++i) {
+                requests[i].scheduledNs = requests[i].sendNs = kStart + i * kSecond;
+                requests[i].ttftS = 0.2;
+                requests[i].httpStatus = 200;
+            }
+            store.addRequests(run, requests);
+            store.finishRun(run, kStart + 11 * kSecond, "completed", "{}");
+        }
+        MainWindow window({db, id, false, 60});
+        QVERIFY(showSession(window));
+        TimelineChart* ttft = window.timeline()->chart("load-ttft");
+        QVERIFY(ttft);
+        QCOMPARE(ttft->legendNames(), QStringList{"TTFT from the actual send"});
+    }
+
+    // A session opened at start-up is read before the window is laid out; once it is, the data
+    // is read again for the real plot width (a bucket or more per column), not the guess.
+    void aSessionOpenedAtStartUpIsReadForTheLaidOutWidth() {
+        const QString db = m_dir.filePath("wide.db");
+        std::int64_t id = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.label = "ten minutes";
+            info.startNs = kStart;
+            id = store.createSession(info);
+            store.finishSession(id, kStart + 600 * kSecond);
+        }
+        {
+            StoreWriter writer(db.toStdString(), {});
+            const int ttft = writer.defineMetric(id, {"engine/e/ttft_p50_s", "s", "gauge", "{}"});
+            for (int i = 0; i < 6000; ++i) // flat: one point per bucket
+                writer.append(ttft, kStart + i * kSecond / 10, 0.25);
+            writer.stop();
+        }
+        MainWindow window({db, id, false, 300});
+        window.resize(1800, 1000);
+        QSignalSpy shown(&window, &MainWindow::sessionShown);
+        window.show();
+        QVERIFY(shown.wait(10000));
+        TimelineChart* chart = window.timeline()->chart("engine-ttft");
+        QVERIFY(chart);
+        QTRY_VERIFY_WITH_TIMEOUT(chart->plotWidth() > 1000, 5000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            chart->pointCount() >= 9 * chart->plotWidth() / 10,
+            qPrintable(
+                QString("%1 points on %2 px").arg(chart->pointCount()).arg(chart->plotWidth())),
+            5000);
+    }
+
+    // At QT_SCALE_FACTOR=2 a 1280x720 screen is 640x360: the window must still fit on it.
+    void theWindowFitsTheScreen() {
+        MainWindow window({m_db, 0, false, 300});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QSize screen = window.screen()->availableGeometry().size();
+        QVERIFY2(window.width() <= screen.width() && window.height() <= screen.height(),
+                 qPrintable(QString("%1x%2 on %3x%4")
+                                .arg(window.width())
+                                .arg(window.height())
+                                .arg(screen.width())
+                                .arg(screen.height())));
     }
 
     void bottleneckBandsOverARecordedSession() {
@@ -452,6 +689,18 @@ class TestMainWindow : public QObject {
                                  10000);
         QVERIFY(refreshed.count() > 0);
         QVERIFY(window.isLive());
+        // The first seconds fill the plot: a window of 10 s, not a sliver of the minute.
+        QVERIFY2(window.timeline()->rangeStart() >= -20,
+                 qPrintable(QString::number(window.timeline()->rangeStart())));
+        QCOMPARE(window.timeline()->rangeEnd(), 0.0);
+        // The stat tiles: each has a value now or says why not; no engine here, so no TTFT.
+        StatTileRow* tiles = window.timeline()->tiles();
+        QVERIFY(tiles->isVisible());
+        QTRY_COMPARE_WITH_TIMEOUT(tiles->tiles().size(), std::size_t(7), 10000);
+        for (const auto& t : tiles->tiles())
+            QVERIFY2(t.value || !t.text.empty() || !t.absentReason.empty(), t.id.c_str());
+        QCOMPARE(tiles->valueText("ttft"), QString("-"));
+        QVERIFY(!tiles->detailText("ttft").isEmpty());
         // The live band classifies what the buffer holds; x is seconds ago.
         QTRY_VERIFY_WITH_TIMEOUT(!window.timeline()->bottleneckBand()->spans().empty(), 10000);
         QVERIFY(window.timeline()->bottleneckBand()->spans().back().x1 <= 2.0);

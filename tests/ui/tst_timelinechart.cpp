@@ -9,6 +9,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QValueAxis>
 #include <QtTest>
 
 using namespace tierscope;
@@ -152,6 +153,82 @@ class TimelineChartTest : public QObject {
         chart.setTimeRange(40.0 - span / 2, 40.0 + span / 2, "s");
         chart.setCrosshair(40.0); // ten seconds into the gap: absent, not a neighbour's value
         QVERIFY2(chart.crosshairText().isEmpty(), qPrintable(chart.crosshairText()));
+    }
+
+    // Time ticks fall on a 1-2-5 step from zero with enough decimals to tell them apart, and a
+    // live range sliding by a fraction of a second keeps the same labels; the value axis tops
+    // out at a round number.
+    void ticksAreRoundAndStayPutWhileScrolling() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        auto isOneTwoFive = [](double step) {
+            const double m = step / std::pow(10.0, std::floor(std::log10(step)));
+            return std::abs(m - 1) < 1e-9 || std::abs(m - 2) < 1e-9 || std::abs(m - 5) < 1e-9;
+        };
+        chart.setTimeRange(0, 87, "s");
+        QVERIFY2(isOneTwoFive(chart.timeTickStep()),
+                 qPrintable(QString::number(chart.timeTickStep())));
+        QVERIFY(87 / chart.timeTickStep() <= 12);
+        QCOMPARE(chart.timeLabelFormat(), QString("%.0f"));
+        chart.setTimeRange(0, 2, "s");
+        QVERIFY(isOneTwoFive(chart.timeTickStep()));
+        QVERIFY(chart.timeTickStep() < 1);
+        QCOMPARE(chart.timeLabelFormat(), QString("%.1f"));
+        chart.setTimeRange(-60.37, 0, "seconds ago");
+        const double step = chart.timeTickStep();
+        chart.setTimeRange(-60.27, 0, "seconds ago");
+        QCOMPARE(chart.timeTickStep(), step);
+        auto* axis = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).front());
+        QCOMPARE(axis->tickType(), QValueAxis::TicksDynamic);
+        QCOMPARE(axis->tickAnchor(), 0.0);
+        QVERIFY(!axis->isTitleVisible()); // the view shows it once, above the charts
+
+        ChartCatalog::Chart bytes{
+            "read", "Read", ChartCatalog::Unit::BytesPerSecond, {{1, "nvme0n1", false}}, {}};
+        TimelineChart rate(bytes, TimelineChart::Renderer::Painter, false);
+        rate.setData({flat(10, 87e6)}, 0); // 87 MB/s: an axis to 100 in steps of 20
+        QCOMPARE(rate.valueTop(), 100.0);
+        QCOMPARE(rate.valueTickStep(), 20.0);
+    }
+
+    // A series keeps its colour in the dark theme: the theme changes the panel, not the data.
+    void seriesColoursStayTheSameInTheDarkTheme() {
+        ChartCatalog::Chart spec{"read",
+                                 "Read",
+                                 ChartCatalog::Unit::BytesPerSecond,
+                                 {{1, "a", false}, {2, "b", false}, {3, "c", false}},
+                                 {}};
+        TimelineChart light(spec, TimelineChart::Renderer::Painter, false);
+        TimelineChart dark(spec, TimelineChart::Renderer::Painter, true);
+        QSet<QRgb> distinct;
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(penOf(dark, i), penOf(light, i));
+            distinct.insert(penOf(light, i).rgb());
+        }
+        QCOMPARE(distinct.size(), 3);
+    }
+
+    // Crowded notes are stacked, then left out (their lines stay), never printed over another.
+    void crowdedMarkerNotesDoNotOverlap() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setData({flat(61, 50), {}}, 0);
+        chart.setTimeRange(0, 60, "s");
+        std::vector<std::pair<double, QString>> many;
+        for (int i = 0; i < 20; ++i)
+            many.emplace_back(10 + i * 0.5, QString("engine-start: arm %1").arg(i));
+        chart.setMarkers(many);
+        QCOMPARE(chart.markerLines().size(), std::size_t(20));
+        const QStringList labels = chart.markerLabels();
+        QVERIFY(!labels.isEmpty() && labels.size() < 20);
+        const auto rects = chart.markerLabelRects();
+        for (std::size_t a = 0; a < rects.size(); ++a)
+            for (std::size_t b = a + 1; b < rects.size(); ++b)
+                QVERIFY2(!rects[a].intersects(rects[b]), qPrintable(labels.join(" | ")));
     }
 
     // A marker is a vertical line at its moment with its note beside it; outside the time

@@ -19,17 +19,6 @@ QList<QPointF> ChartPoints::fromBuckets(const std::vector<Bucket>& buckets, std:
     return points;
 }
 
-double ChartPoints::niceTop(double value) {
-    if (!(value > 0))
-        return 1.0;
-    const double step = value / 4;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(step)));
-    for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-        if (m * magnitude >= step)
-            return 4 * m * magnitude;
-    return 40 * magnitude;
-}
-
 double ChartPoints::peak(const std::vector<Bucket>& buckets) {
     double top = 0.0;
     for (const auto& b : buckets)

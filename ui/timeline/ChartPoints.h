@@ -15,9 +15,6 @@ class ChartPoints {
   public:
     static QList<QPointF> fromBuckets(const std::vector<Bucket>& buckets, std::int64_t originNs,
                                       double scale);
-    // The smallest "round" axis top (1, 2, 2.5, 5 x 10^k, times 4 ticks) at or above `value`,
-    // so five ticks fall on readable numbers; 1 for an empty chart.
-    static double niceTop(double value);
     // Largest max over the buckets (0 when empty).
     static double peak(const std::vector<Bucket>& buckets);
     // The value at x (seconds from origin): the mean of the bucket nearest to x, if it lies

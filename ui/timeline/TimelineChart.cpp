@@ -1,5 +1,6 @@
 #include "ui/timeline/TimelineChart.h"
 
+#include "ui/timeline/AxisTicks.h"
 #include "ui/timeline/ChartPoints.h"
 #include "ui/timeline/LinePlotItem.h"
 
@@ -7,6 +8,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QGraphicsLineItem>
+#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -18,6 +20,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 
 namespace tierscope {
@@ -27,6 +30,18 @@ namespace {
 constexpr int kChartHeight = 230;
 constexpr int kAbsentHeight = 70;
 constexpr int kMargin = 6;
+constexpr int kYTicks = 5;          // intervals up the value axis, at most
+constexpr int kPixelsPerXTick = 90; // room for a label such as "-120" and a gap
+
+// Series colours of their own rather than the chart theme's: QtCharts' dark theme has another
+// palette, so nvme0n1 would change colour with the theme. Mid-tone (Tableau 10), readable on a
+// light and on a dark background alike.
+QColor seriesColor(std::size_t index) {
+    static const QColor colors[] = {
+        {78, 121, 167}, {242, 142, 43},  {225, 87, 89},   {118, 183, 178}, {89, 161, 79},
+        {237, 201, 72}, {176, 122, 161}, {255, 157, 167}, {156, 117, 95},  {186, 176, 172}};
+    return colors[index % std::size(colors)];
+}
 
 } // namespace
 
@@ -45,11 +60,22 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     // Before any other receiver: TimelineView aligns the charts on this signal.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { m_laidOutInset = m_leftInset; });
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutMarkers);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyTimeTicks);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutSpans);
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x = new QValueAxis;
     m_y = new QValueAxis;
+    // Ticks at multiples of a round step from zero, not at fifths of the range: the range of a
+    // live view moves every frame, and fifths of 87 s read 0/22/43/65/87.
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(0);
+    m_y->setTickType(QValueAxis::TicksDynamic);
+    m_y->setTickAnchor(0);
     m_x->setLabelFormat("%.0f");
+    // The time axis' title is the view's, shown once above the charts: on each chart it took
+    // the height a compact chart needs for its tick labels.
+    m_x->setTitleVisible(false);
     m_y->setLabelFormat("%.4g");
     m_y->setMin(0);
     m_chart->addAxis(m_x, Qt::AlignBottom);
@@ -64,6 +90,7 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
         // One-pixel cosmetic pens: the themes' 2 px pens are stroked as polygons, which costs
         // several times more per point in the raster engine.
         QPen pen = series->pen();
+        pen.setColor(seriesColor(m_series.size()));
         pen.setWidth(1);
         pen.setCosmetic(true);
         if (s.reference)
@@ -119,9 +146,14 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
         layout->insertLayout(0, row);
         connect(m_node, &QComboBox::currentIndexChanged, this,
                 [this] { selectNode(m_node->currentData().toString()); });
-        height += m_node->sizeHint().height() + 2;
+        m_extraHeight = m_node->sizeHint().height() + 2;
     }
-    setFixedHeight(height);
+    setFixedHeight(height + m_extraHeight);
+}
+
+void TimelineChart::setChartHeight(int px) {
+    if (!isAbsent() && height() != px + m_extraHeight)
+        setFixedHeight(px + m_extraHeight);
 }
 
 QStringList TimelineChart::nodes() const {
@@ -170,16 +202,17 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::i
     const UnitScale scale = UnitScale::choose(m_spec.unit, peak);
     const bool percent =
         m_spec.unit == ChartCatalog::Unit::Percent || m_spec.unit == ChartCatalog::Unit::Ratio;
-    const double top = percent ? std::max(100.0, peak / scale.divisor)
-                               : ChartPoints::niceTop(peak / scale.divisor);
+    const double top = percent && peak / scale.divisor <= 100
+                           ? 100.0
+                           : AxisTicks::top(peak / scale.divisor, kYTicks);
     // Axes first, and only when they change: every range change re-maps every point of every
     // series, so setting them after the data would do the work twice.
-    if (m_y->max() != top || m_y->min() != 0)
+    if (m_y->max() != top || m_y->min() != 0) {
         m_y->setRange(0, top);
-    if (scale.suffix != m_scale.suffix) {
-        m_y->setTitleText(scale.suffix.trimmed());
-        m_y->setTickCount(5);
+        m_y->setTickInterval(AxisTicks::step(top, kYTicks));
     }
+    if (scale.suffix != m_scale.suffix)
+        m_y->setTitleText(scale.suffix.trimmed());
     m_scale = scale;
     for (std::size_t i = 0; i < m_series.size() && i < data.size(); ++i) {
         auto points = ChartPoints::fromBuckets(data[i], originNs, m_scale.divisor);
@@ -193,12 +226,43 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::i
 void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle) {
     if (m_x->min() != x0 || m_x->max() != x1) {
         m_x->setRange(x0, x1);
+        applyTimeTicks();
         if (m_plot)
             m_plot->update();
         layoutMarkers();
+        layoutSpans();
     }
     if (m_x->titleText() != axisTitle)
         m_x->setTitleText(axisTitle);
+}
+
+// As many round steps as the plot has room for labels; the step only changes when the span or
+// the width does, so the labels of a scrolling live axis keep their values.
+void TimelineChart::applyTimeTicks() {
+    const int width = plotWidth();
+    const double step =
+        AxisTicks::step(m_x->max() - m_x->min(), std::clamp(width / kPixelsPerXTick, 2, 12));
+    if (m_x->tickInterval() != step)
+        m_x->setTickInterval(step);
+    const QString format = QString("%.%1f").arg(AxisTicks::decimals(step));
+    if (m_x->labelFormat() != format)
+        m_x->setLabelFormat(format);
+}
+
+double TimelineChart::timeTickStep() const {
+    return m_x->tickInterval();
+}
+
+QString TimelineChart::timeLabelFormat() const {
+    return m_x->labelFormat();
+}
+
+double TimelineChart::valueTickStep() const {
+    return m_y->tickInterval();
+}
+
+double TimelineChart::valueTop() const {
+    return m_y->max();
 }
 
 QRect TimelineChart::plotRectIn(const QWidget* ancestor) const {
@@ -280,23 +344,109 @@ void TimelineChart::layoutMarkers() {
     if (m_markerLines.empty())
         return;
     const QRectF plot = m_chart->plotArea();
+    constexpr int kRows = 3; // of notes, up from the foot of the plot
+    std::vector<QRectF> placed;
     for (std::size_t i = 0; i < m_markerLines.size(); ++i) {
         auto* line = m_markerLines[i];
         auto* text = m_markerTexts[i];
         const bool shown = i < m_markers.size() && m_markers[i].first >= m_x->min() &&
                            m_markers[i].first <= m_x->max() && plot.width() > 10;
         line->setVisible(shown);
-        text->setVisible(shown);
+        text->setVisible(false);
         if (!shown)
             continue;
         const double x =
             m_chart->mapToPosition(QPointF(m_markers[i].first, 0), m_series.front()).x();
         line->setLine(x, plot.top(), x, plot.bottom());
-        // The note beside its line, at the foot of the plot, flipped left at the right edge.
+        // The note beside its line, at the foot of the plot, flipped left at the right edge;
+        // stacked when notes crowd, and left out (the line stays, zoom in to read it) rather
+        // than printed over another.
         const double w = text->boundingRect().width();
         const double h = text->boundingRect().height();
-        text->setPos(x + 3 + w > plot.right() ? x - 3 - w : x + 3, plot.bottom() - h - 2);
+        const double left = x + 3 + w > plot.right() ? x - 3 - w : x + 3;
+        for (int row = 0; row < kRows; ++row) {
+            const QRectF at(left, plot.bottom() - (row + 1) * (h + 1) - 1, w, h);
+            if (at.top() < plot.top() ||
+                std::any_of(placed.begin(), placed.end(),
+                            [&](const QRectF& r) { return r.intersects(at); }))
+                continue;
+            placed.push_back(at);
+            text->setPos(at.topLeft());
+            text->setVisible(true);
+            break;
+        }
     }
+}
+
+void TimelineChart::setSpans(const std::vector<Span>& spans) {
+    if (isAbsent())
+        return;
+    m_spans = spans;
+    while (m_spanRects.size() < m_spans.size()) {
+        auto* rect = new QGraphicsRectItem(m_chart);
+        rect->setZValue(5); // over the plot background, under the data
+        auto* text = new QGraphicsSimpleTextItem(m_chart);
+        QFont font = text->font();
+        font.setPointSizeF(font.pointSizeF() * 0.85);
+        text->setFont(font);
+        text->setZValue(6);
+        m_spanRects.push_back(rect);
+        m_spanTexts.push_back(text);
+    }
+    for (std::size_t i = 0; i < m_spans.size(); ++i) {
+        const Span& s = m_spans[i];
+        QColor fill = s.color;
+        fill.setAlpha(s.selected ? 70 : 38);
+        m_spanRects[i]->setBrush(fill);
+        m_spanRects[i]->setPen(s.selected ? QPen(s.color, 2) : QPen(Qt::NoPen));
+        m_spanRects[i]->setToolTip(s.tooltip);
+        m_spanTexts[i]->setText(s.label);
+        m_spanTexts[i]->setBrush(
+            s.color.darker(m_chart->theme() == QChart::ChartThemeDark ? 60 : 150));
+    }
+    layoutSpans();
+}
+
+void TimelineChart::layoutSpans() {
+    const QRectF plot = m_chart->plotArea();
+    for (std::size_t i = 0; i < m_spanRects.size(); ++i) {
+        auto* rect = m_spanRects[i];
+        auto* text = m_spanTexts[i];
+        const bool shown = i < m_spans.size() && m_spans[i].x1 >= m_x->min() &&
+                           m_spans[i].x0 <= m_x->max() && plot.width() > 10;
+        rect->setVisible(shown);
+        text->setVisible(false);
+        if (!shown)
+            continue;
+        auto xOf = [&](double x) {
+            return m_chart
+                ->mapToPosition(QPointF(std::clamp(x, m_x->min(), m_x->max()), 0), m_series.front())
+                .x();
+        };
+        const double left = xOf(m_spans[i].x0), right = std::max(left + 1, xOf(m_spans[i].x1));
+        rect->setRect(left, plot.top(), right - left, plot.height());
+        // The label only where it fits: a row of clipped names is noise.
+        if (text->boundingRect().width() + 4 <= right - left) {
+            text->setPos(left + 2, plot.top() + 1);
+            text->setVisible(true);
+        }
+    }
+}
+
+std::vector<QRectF> TimelineChart::spanRects() const {
+    std::vector<QRectF> out;
+    for (auto* r : m_spanRects)
+        if (r->isVisible())
+            out.push_back(r->rect());
+    return out;
+}
+
+QStringList TimelineChart::spanLabels() const {
+    QStringList out;
+    for (auto* t : m_spanTexts)
+        if (t->isVisible())
+            out << t->text();
+    return out;
 }
 
 std::vector<QLineF> TimelineChart::markerLines() const {
@@ -304,6 +454,14 @@ std::vector<QLineF> TimelineChart::markerLines() const {
     for (auto* line : m_markerLines)
         if (line->isVisible())
             out.push_back(line->line());
+    return out;
+}
+
+std::vector<QRectF> TimelineChart::markerLabelRects() const {
+    std::vector<QRectF> out;
+    for (auto* text : m_markerTexts)
+        if (text->isVisible())
+            out.push_back(text->sceneBoundingRect());
     return out;
 }
 
@@ -366,6 +524,7 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
         break;
     case QEvent::MouseButtonPress: {
         auto* e = static_cast<QMouseEvent*>(event);
+        m_pressAt = e->position();
         if (m_interactive && e->button() == Qt::LeftButton) {
             m_dragging = true;
             m_dragX = xAt(e->position());
@@ -373,8 +532,26 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
         }
         break;
     }
-    case QEvent::MouseButtonRelease:
+    case QEvent::MouseButtonRelease: {
         m_dragging = false;
+        auto* e = static_cast<QMouseEvent*>(event);
+        // A click, not the end of a drag: the run under it.
+        if (e->button() == Qt::LeftButton && (e->position() - m_pressAt).manhattanLength() < 4) {
+            const double x = xAt(e->position());
+            for (std::size_t i = 0; i < m_spans.size(); ++i)
+                if (x >= m_spans[i].x0 && x <= m_spans[i].x1) {
+                    emit spanClicked(static_cast<int>(i));
+                    break;
+                }
+        }
+        break;
+    }
+    case QEvent::MouseButtonDblClick:
+        if (m_interactive) {
+            m_dragging = false;
+            emit resetRequested();
+            return true;
+        }
         break;
     case QEvent::Wheel: {
         if (!m_interactive)

@@ -14,6 +14,7 @@ class QLabel;
 class QLineSeries;
 class QValueAxis;
 class QGraphicsLineItem;
+class QGraphicsRectItem;
 class QGraphicsSimpleTextItem;
 class QComboBox;
 class QStackedWidget;
@@ -40,9 +41,18 @@ class TimelineChart : public QWidget {
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setCrosshair(double x); // NaN hides it
     int plotWidth() const;
+    // The axes' tick steps (1, 2 or 5 times a power of ten, from zero), the time labels'
+    // printf format and the value axis' top.
+    double timeTickStep() const;
+    QString timeLabelFormat() const;
+    double valueTickStep() const;
+    double valueTop() const;
     // Extra room left of the plot, so that charts whose y labels are narrower line up with
     // the widest; naturalPlotLeft() is where the plot would start without it.
     void setLeftInset(int px);
+    // The height of a chart with data (the node picker comes on top); an absent chart keeps
+    // its one-line height.
+    void setChartHeight(int px);
     double naturalPlotLeft() const;
     // The plot area in `ancestor`'s coordinates.
     QRect plotRectIn(const QWidget* ancestor) const;
@@ -51,11 +61,25 @@ class TimelineChart : public QWidget {
     int pointCount() const; // points now plotted, over all series
     QString absentText() const;
     QString crosshairText() const; // what the crosshair shows now; empty when hidden
+    // Stretches of time shaded behind the data (runs), x in seconds from the origin.
+    struct Span {
+        double x0 = 0;
+        double x1 = 0;
+        QString label;
+        QString tooltip;
+        QColor color;
+        bool selected = false;
+    };
+    void setSpans(const std::vector<Span>& spans);
+    // The spans drawn now: their rectangles (chart coordinates) and the labels that fit.
+    std::vector<QRectF> spanRects() const;
+    QStringList spanLabels() const;
     // Markers at x (seconds from the origin, as the time range), each a line and its note.
     void setMarkers(const std::vector<std::pair<double, QString>>& markers);
     // The markers drawn now (inside the time range): their lines and notes.
     std::vector<QLineF> markerLines() const;
     QStringList markerLabels() const;
+    std::vector<QRectF> markerLabelRects() const;
     bool seriesVisible(int index) const;
     QChart* chart() const { return m_chart; }
     LinePlotItem* plotItem() const { return m_plot; } // null unless Renderer::Painter
@@ -71,6 +95,8 @@ class TimelineChart : public QWidget {
     void hovered(double x); // NaN when the pointer leaves
     void zoomed(double factor, double anchorX);
     void panned(double dx);
+    void resetRequested();       // a double-click on an interactive chart
+    void spanClicked(int index); // a click (not a drag) inside a span
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -78,6 +104,8 @@ class TimelineChart : public QWidget {
   private:
     void toggle(QLineSeries* series);
     void layoutMarkers();
+    void applyTimeTicks();
+    void layoutSpans();
 
     ChartCatalog::Chart m_spec;
     QStackedWidget* m_stack = nullptr;
@@ -94,10 +122,15 @@ class TimelineChart : public QWidget {
     UnitScale m_scale;
     QGraphicsLineItem* m_crossLine = nullptr;
     QGraphicsSimpleTextItem* m_crossText = nullptr;
+    std::vector<Span> m_spans;
+    std::vector<QGraphicsRectItem*> m_spanRects;
+    std::vector<QGraphicsSimpleTextItem*> m_spanTexts;
+    QPointF m_pressAt;
     std::vector<std::pair<double, QString>> m_markers;
     std::vector<QGraphicsLineItem*> m_markerLines;
     std::vector<QGraphicsSimpleTextItem*> m_markerTexts;
     int m_leftInset = 0;
+    int m_extraHeight = 0;  // the node picker's row
     int m_laidOutInset = 0; // the inset the current plot area was laid out with
     double m_dragX = 0;
     bool m_dragging = false;

@@ -1,9 +1,12 @@
 #include "ui/timeline/TimelineView.h"
 
 #include "ui/timeline/BottleneckBand.h"
+#include "ui/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 
+#include <QAction>
 #include <QChart>
+#include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QVBoxLayout>
@@ -13,6 +16,8 @@
 namespace tierscope {
 
 namespace {
+
+constexpr double kMinSpanS = 1.0; // zoomed in no closer than one second across
 
 bool sameLayout(const std::vector<ChartCatalog::Chart>& a,
                 const std::vector<ChartCatalog::Chart>& b) {
@@ -36,8 +41,15 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->setSpacing(0);
+    m_tiles = new StatTileRow(this);
+    outer->addWidget(m_tiles);
     m_band = new BottleneckBand(this);
     outer->addWidget(m_band);
+    m_axisLabel = new QLabel(this);
+    m_axisLabel->setAlignment(Qt::AlignRight);
+    m_axisLabel->setContentsMargins(4, 0, 8, 0);
+    m_axisLabel->setForegroundRole(QPalette::PlaceholderText);
+    outer->addWidget(m_axisLabel);
     auto* scroll = m_scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
@@ -50,6 +62,11 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     outer->addWidget(scroll);
     connect(scroll->verticalScrollBar(), &QScrollBar::valueChanged, this,
             &TimelineView::applyToVisible);
+    m_reset = new QAction(tr("Reset zoom"), this);
+    m_reset->setShortcut(QKeySequence("Ctrl+0"));
+    m_reset->setToolTip(tr("Show the whole session again (Ctrl+0, or double-click a chart)"));
+    m_reset->setEnabled(false);
+    connect(m_reset, &QAction::triggered, this, &TimelineView::resetZoom);
 }
 
 void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
@@ -60,14 +77,16 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         c->deleteLater();
     m_charts.clear();
     m_stale.clear();
-    // Charts with data first, then the ones that explain why they are empty.
+    // Charts with data first, in the story's order, then the ones that explain why they are
+    // empty.
     std::vector<const ChartCatalog::Chart*> order;
     for (const auto& c : charts)
-        if (!c.series.empty())
-            order.push_back(&c);
-    for (const auto& c : charts)
-        if (c.series.empty())
-            order.push_back(&c);
+        order.push_back(&c);
+    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+        if (a->series.empty() != b->series.empty())
+            return b->series.empty();
+        return storyRank(a->id) < storyRank(b->id);
+    });
     for (const auto* spec : order) {
         auto* chart = new TimelineChart(*spec, m_renderer, m_dark, this);
         chart->setInteractive(m_interactive);
@@ -79,10 +98,44 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         connect(chart, &TimelineChart::zoomed, this, &TimelineView::zoom);
         connect(chart->chart(), &QChart::plotAreaChanged, this, &TimelineView::alignBand);
         connect(chart, &TimelineChart::panned, this, &TimelineView::pan);
+        connect(chart, &TimelineChart::resetRequested, this, &TimelineView::resetZoom);
         chart->setTimeRange(m_x0, m_x1, m_axisTitle);
         applyMarkers(chart);
+        connect(chart, &TimelineChart::spanClicked, this, [this](int index) {
+            if (index < 0 || index >= static_cast<int>(m_spans.size()))
+                return;
+            const TimelineSpan& span = m_spans[static_cast<std::size_t>(index)];
+            selectRun(span.runId);
+            // Zoomed to the run with a little of either side, which the range reload reads.
+            const double x0 = static_cast<double>(span.t0Ns - m_origin) / 1e9;
+            const double x1 = static_cast<double>(span.t1Ns - m_origin) / 1e9;
+            const double pad = std::max(0.5, (x1 - x0) * 0.05);
+            const auto [a, b] = clampRange(x0 - pad, x1 + pad, m_bound0, m_bound1, kMinSpanS);
+            moveTo(a, b);
+            emit runSelected(span.runId);
+        });
         m_charts.push_back(chart);
+        applySpans(chart);
     }
+    fitChartHeights();
+}
+
+int TimelineView::storyRank(const std::string& chartId) {
+    static const char* const story[] = {
+        "load-ttft", "load-throughput", "engine-ttft", "engine-tokens", "requests",   "gpu-busy",
+        "storage",   "kv-cache",        "gpu-vram",    "host-cpu",      "host-memory"};
+    for (std::size_t i = 0; i < std::size(story); ++i)
+        if (chartId == story[i])
+            return static_cast<int>(i);
+    return static_cast<int>(std::size(story));
+}
+
+// Three charts to a screen, so at 1280x720 the first look shows TTFT, throughput and GPU
+// without scrolling; no lower than a plot stays legible, no higher than the full size.
+void TimelineView::fitChartHeights() {
+    const int h = std::clamp((m_scroll->viewport()->height() - 16) / 3, 150, 230);
+    for (auto* c : m_charts)
+        c->setChartHeight(h);
 }
 
 void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& data,
@@ -94,6 +147,8 @@ void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& da
         m_stale[chart] = true;
         if (moved && !m_markers.empty()) // the live origin is "now": every frame moves them
             applyMarkers(chart);
+        if (moved && !m_spans.empty())
+            applySpans(chart);
     }
     applyToVisible();
     alignBand();
@@ -116,6 +171,7 @@ void TimelineView::applyToVisible() {
 
 void TimelineView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    fitChartHeights();
     applyToVisible();
     alignBand();
 }
@@ -136,6 +192,8 @@ void TimelineView::setTimeRange(double x0, double x1, const QString& axisTitle) 
     m_x0 = x0;
     m_x1 = x1;
     m_axisTitle = axisTitle;
+    if (const QString text = tr("time axis: %1").arg(axisTitle); m_axisLabel->text() != text)
+        m_axisLabel->setText(text);
     for (auto* c : m_charts)
         c->setTimeRange(x0, x1, axisTitle);
     m_band->setTimeRange(x0, x1);
@@ -159,6 +217,10 @@ void TimelineView::alignBand() {
         chart->setLeftInset(static_cast<int>(std::lround(widest - chart->naturalPlotLeft())));
     const QRect plot = laidOut.front()->plotRectIn(this);
     m_band->setPlotArea(plot.left(), plot.width());
+    if (const int w = laidOut.front()->plotWidth(); w != m_plotWidth) {
+        m_plotWidth = w;
+        emit plotWidthChanged(w);
+    }
 }
 
 void TimelineView::setDark(bool dark) {
@@ -176,6 +238,43 @@ void TimelineView::setMarkers(const std::vector<TimelineMarker>& markers) {
         applyMarkers(c);
 }
 
+void TimelineView::setSpans(const std::vector<TimelineSpan>& spans) {
+    m_spans = spans;
+    m_selectedRun = 0;
+    for (auto* c : m_charts)
+        applySpans(c);
+}
+
+void TimelineView::selectRun(qint64 runId) {
+    m_selectedRun = runId;
+    for (auto* c : m_charts)
+        applySpans(c);
+}
+
+// One colour per arm, in the order the arms first ran; warm-ups grey, invalid runs red.
+void TimelineView::applySpans(TimelineChart* chart) {
+    static const QColor arms[] = {{31, 119, 180}, {148, 103, 189}, {23, 190, 207},
+                                  {188, 189, 34}, {140, 86, 75},   {227, 119, 194}};
+    QStringList groups;
+    std::vector<TimelineChart::Span> out;
+    out.reserve(m_spans.size());
+    for (const auto& s : m_spans) {
+        if (!groups.contains(s.group))
+            groups << s.group;
+        TimelineChart::Span span;
+        span.x0 = static_cast<double>(s.t0Ns - m_origin) / 1e9;
+        span.x1 = static_cast<double>(s.t1Ns - m_origin) / 1e9;
+        span.label = s.label;
+        span.tooltip = s.detail;
+        span.selected = s.runId != 0 && s.runId == m_selectedRun;
+        span.color = s.kind == TimelineSpan::Kind::Invalid  ? QColor(214, 39, 40)
+                     : s.kind == TimelineSpan::Kind::Warmup ? QColor(127, 127, 127)
+                                                            : arms[(groups.indexOf(s.group)) % 6];
+        out.push_back(span);
+    }
+    chart->setSpans(out);
+}
+
 void TimelineView::applyMarkers(TimelineChart* chart) {
     std::vector<std::pair<double, QString>> xs;
     xs.reserve(m_markers.size());
@@ -188,6 +287,38 @@ void TimelineView::setInteractive(bool on) {
     m_interactive = on;
     for (auto* c : m_charts)
         c->setInteractive(on);
+    m_reset->setEnabled(on && m_bound1 > m_bound0);
+}
+
+void TimelineView::setBounds(double x0, double x1) {
+    m_bound0 = x0;
+    m_bound1 = std::max(x0, x1);
+    m_reset->setEnabled(m_interactive && m_bound1 > m_bound0);
+}
+
+void TimelineView::resetZoom() {
+    if (!m_interactive || m_bound1 <= m_bound0)
+        return;
+    setTimeRange(m_bound0, m_bound1, m_axisTitle);
+    emit rangeChanged(m_x0, m_x1);
+}
+
+std::pair<double, double> TimelineView::clampRange(double x0, double x1, double b0, double b1,
+                                                   double minSpan) {
+    if (x1 - x0 < minSpan) {
+        const double mid = (x0 + x1) / 2;
+        x0 = mid - minSpan / 2;
+        x1 = mid + minSpan / 2;
+    }
+    if (b1 <= b0)
+        return {x0, x1};
+    if (x1 - x0 >= b1 - b0)
+        return {b0, b1};
+    if (x0 < b0)
+        return {b0, b0 + (x1 - x0)};
+    if (x1 > b1)
+        return {b1 - (x1 - x0), b1};
+    return {x0, x1};
 }
 
 int TimelineView::plotWidth() const {
@@ -205,16 +336,25 @@ TimelineChart* TimelineView::chart(const std::string& id) const {
 }
 
 void TimelineView::zoom(double factor, double anchor) {
-    const double x0 = anchor - (anchor - m_x0) * factor;
-    const double x1 = anchor + (m_x1 - anchor) * factor;
-    if (x1 - x0 < 1.0) // no closer than one second across
-        return;
-    setTimeRange(x0, x1, m_axisTitle);
-    emit rangeChanged(x0, x1);
+    if (factor < 1 && m_x1 - m_x0 <= kMinSpanS)
+        return; // as close as it goes
+    const auto [x0, x1] =
+        clampRange(anchor - (anchor - m_x0) * factor, anchor + (m_x1 - anchor) * factor, m_bound0,
+                   m_bound1, std::min(kMinSpanS, m_x1 - m_x0));
+    moveTo(x0, x1);
 }
 
+// A drag stops at the session's ends: past them there is nothing to see, and it is easy to
+// lose the data off the edge.
 void TimelineView::pan(double dx) {
-    setTimeRange(m_x0 + dx, m_x1 + dx, m_axisTitle);
+    const auto [x0, x1] = clampRange(m_x0 + dx, m_x1 + dx, m_bound0, m_bound1, 0);
+    moveTo(x0, x1);
+}
+
+void TimelineView::moveTo(double x0, double x1) {
+    if (x0 == m_x0 && x1 == m_x1)
+        return;
+    setTimeRange(x0, x1, m_axisTitle);
     emit rangeChanged(m_x0, m_x1);
 }
 

@@ -4,17 +4,22 @@
 #include "core/report/ChartCatalog.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineMarker.h"
+#include "ui/timeline/TimelineSpan.h"
 
 #include <QWidget>
 #include <map>
+#include <utility>
 #include <vector>
 
+class QAction;
+class QLabel;
 class QScrollArea;
 class QVBoxLayout;
 
 namespace tierscope {
 
 class BottleneckBand;
+class StatTileRow;
 
 // The stack of charts that share one time axis: they scroll together, show one crosshair,
 // and zoom and pan together when a recorded session is open.
@@ -31,9 +36,23 @@ class TimelineView : public QWidget {
     void setData(const std::map<std::int64_t, std::vector<Bucket>>& data, std::int64_t originNs);
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setInteractive(bool on);
+    // The extent a recorded session's zoom and pan stay inside, and where a reset returns.
+    void setBounds(double x0, double x1);
+    // Back to the whole session (double-click on a chart, or Ctrl+0).
+    void resetZoom();
+    QAction* resetZoomAction() const { return m_reset; }
+    // [x0, x1] moved inside [b0, b1] (a range wider than that becomes it) and no narrower
+    // than minSpan.
+    static std::pair<double, double> clampRange(double x0, double x1, double b0, double b1,
+                                                double minSpan);
     // Drawn on every chart, placed by the origin of the latest data.
     void setMarkers(const std::vector<TimelineMarker>& markers);
     const std::vector<TimelineMarker>& markers() const { return m_markers; }
+    // Runs shaded on every chart, coloured by arm; a click on one selects it (and zooms to it).
+    void setSpans(const std::vector<TimelineSpan>& spans);
+    const std::vector<TimelineSpan>& spans() const { return m_spans; }
+    void selectRun(qint64 runId);
+    qint64 selectedRun() const { return m_selectedRun; }
     double rangeStart() const { return m_x0; }
     double rangeEnd() const { return m_x1; }
     // Pixel width of the plots: decimation targets about one bucket per pixel.
@@ -41,9 +60,17 @@ class TimelineView : public QWidget {
     const std::vector<TimelineChart*>& charts() const { return m_charts; }
     TimelineChart* chart(const std::string& id) const;
     BottleneckBand* bottleneckBand() const { return m_band; }
+    QString axisTitle() const { return m_axisTitle; }
+    StatTileRow* tiles() const { return m_tiles; } // the live view's stat tiles
+    const std::vector<ChartCatalog::Chart>& specs() const { return m_specs; }
+    // The order the charts tell the story in: TTFT, throughput, GPU, storage, host; a chart
+    // with data before one that explains why it is empty.
+    static int storyRank(const std::string& chartId);
 
   signals:
     void rangeChanged(double x0, double x1); // after a zoom or pan by the user
+    void plotWidthChanged(int px);           // the charts were laid out anew
+    void runSelected(qint64 runId);          // by a click on its span
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -53,23 +80,34 @@ class TimelineView : public QWidget {
     void applyToVisible();
     void zoom(double factor, double anchor);
     void pan(double dx);
+    void moveTo(double x0, double x1);
     void alignBand();
     void applyMarkers(TimelineChart* chart);
+    void applySpans(TimelineChart* chart);
+    void fitChartHeights();
 
     QVBoxLayout* m_layout = nullptr;
     std::vector<TimelineChart*> m_charts;
     std::vector<ChartCatalog::Chart> m_specs;
     double m_x0 = 0;
     double m_x1 = 1;
+    double m_bound0 = 0;
+    double m_bound1 = 0; // equal to m_bound0: no bounds
+    QAction* m_reset = nullptr;
+    int m_plotWidth = 0; // as last laid out
     QString m_axisTitle;
     TimelineChart::Renderer m_renderer = TimelineChart::Renderer::Painter;
     bool m_dark = false;
     bool m_interactive = false;
     QScrollArea* m_scroll = nullptr;
     BottleneckBand* m_band = nullptr;
+    StatTileRow* m_tiles = nullptr;
+    QLabel* m_axisLabel = nullptr;                      // the shared time axis' title
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
     std::vector<TimelineMarker> m_markers;
+    std::vector<TimelineSpan> m_spans;
+    qint64 m_selectedRun = 0;
     std::map<TimelineChart*, bool> m_stale;
 };
 

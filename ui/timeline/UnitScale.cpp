@@ -43,8 +43,10 @@ UnitScale UnitScale::choose(ChartCatalog::Unit unit, double maxValue) {
 QString UnitScale::format(double raw) const {
     const double v = raw / divisor;
     const int decimals = std::abs(v) >= 100 ? 0 : std::abs(v) >= 10 ? 1 : 2;
-    return QString::number(v, 'f', decimals) +
-           (suffix.startsWith(' ') || suffix == "%" ? "" : " ") + suffix.trimmed();
+    // "%" sits on the number, " tok/s" brings its own space, "GB/s" gets one.
+    if (suffix.isEmpty() || suffix == "%" || suffix.startsWith(' '))
+        return QString::number(v, 'f', decimals) + suffix;
+    return QString::number(v, 'f', decimals) + " " + suffix;
 }
 
 } // namespace tierscope

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/report/StatTiles.h"
+
+#include <QWidget>
+#include <vector>
+
+namespace tierscope {
+
+// The row of stat tiles above the live charts: a title, the value now (or why there is none),
+// a detail line and a sparkline per tile. Painted as one widget: it repaints with the live
+// view, and a dozen child widgets per tile would cost more than the charts.
+class StatTileRow : public QWidget {
+    Q_OBJECT
+  public:
+    explicit StatTileRow(QWidget* parent = nullptr);
+
+    void setTiles(std::vector<StatTiles::Tile> tiles);
+    const std::vector<StatTiles::Tile>& tiles() const { return m_tiles; }
+    // What the tile shows as its value ("350 ms / 1.40 s", "storage-bound"), or "-" when
+    // absent; its second line (the detail, or the absent reason).
+    QString valueText(const std::string& id) const;
+    QString detailText(const std::string& id) const;
+    QRect tileRect(int index) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+  protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+
+  private:
+    const StatTiles::Tile* find(const std::string& id) const;
+    static QString valueOf(const StatTiles::Tile& tile);
+    static QString detailOf(const StatTiles::Tile& tile);
+
+    std::vector<StatTiles::Tile> m_tiles;
+};
+
+} // namespace tierscope
