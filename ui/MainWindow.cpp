@@ -355,6 +355,10 @@ void MainWindow::openPlan(const QString& path) {
                     });
             connect(dialog, &ExperimentDialog::compareRequested, this,
                     [this](const QString& a, const QString& b) { openCompare(a, b); });
+            connect(dialog, &ExperimentDialog::compareExperimentRequested, this,
+                    [this](qint64 session, const QString& plan) {
+                        openCompare()->compareExperiment(session, plan);
+                    });
             dialog->show();
             emit planOpened(dialog);
         });
