@@ -129,6 +129,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
             });
     connect(m_feed, &PrometheusFeed::started, this, [this](qint64 id) {
         m_feedSession = id;
+        m_disconnect->setEnabled(true);
         statusBar()->showMessage(
             tr("Live from Prometheus %1, recorded as session %2").arg(m_feedUrl).arg(id));
         refreshSessions();
@@ -279,6 +280,10 @@ void MainWindow::buildToolbar() {
         if (dialog.exec() == QDialog::Accepted)
             connectPrometheus(dialog.url(), dialog.nodes(), dialog.stepS());
     });
+    m_disconnect = bar->addAction(style()->standardIcon(QStyle::SP_BrowserStop), tr("Disconnect"));
+    m_disconnect->setToolTip(tr("Stop watching the Prometheus server; its session is kept"));
+    m_disconnect->setEnabled(false);
+    connect(m_disconnect, &QAction::triggered, this, &MainWindow::disconnectPrometheus);
     auto* settings =
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Settings"));
     connect(settings, &QAction::triggered, this, [this] {
@@ -289,15 +294,38 @@ void MainWindow::buildToolbar() {
 }
 
 void MainWindow::connectPrometheus(const QString& url, const QString& nodes, double stepS) {
-    if (m_liveSession != 0)
-        stopRecording();
     PrometheusFeed::Request r;
     r.db = m_db;
     r.url = url;
     r.nodes = nodes;
     r.stepS = stepS;
     r.label = m_label->text().trimmed();
-    m_feedUrl = url;
+    statusBar()->showMessage(tr("Connecting to Prometheus %1…").arg(url));
+    // The live view and the recording switch only once the server answers: a dead server
+    // leaves both as they were, and no empty session behind.
+    connect(
+        m_feed, &PrometheusFeed::probed, this,
+        [this, r](const QString& probedUrl, const QString& error) {
+            if (probedUrl != r.url)
+                return;
+            if (!error.isEmpty()) {
+                statusBar()->showMessage(
+                    tr("Cannot reach Prometheus %1: %2. The live view is unchanged.")
+                        .arg(r.url, error),
+                    15000);
+                emit prometheusRefused(error);
+                return;
+            }
+            switchToPrometheus(r);
+        },
+        Qt::SingleShotConnection);
+    QMetaObject::invokeMethod(m_feed, [feed = m_feed, url] { feed->probe(url); });
+}
+
+void MainWindow::switchToPrometheus(const PrometheusFeed::Request& r) {
+    if (m_liveSession != 0)
+        stopRecording();
+    m_feedUrl = r.url;
     m_liveDevices.clear();
     m_liveMarkers.clear();
     m_chartedSeries = std::numeric_limits<std::size_t>::max(); // rebuild the charts
@@ -308,7 +336,11 @@ void MainWindow::connectPrometheus(const QString& url, const QString& nodes, dou
 void MainWindow::disconnectPrometheus() {
     if (m_feedSession == 0)
         return;
+    statusBar()->showMessage(
+        tr("Disconnected from Prometheus %1; session %2 is kept").arg(m_feedUrl).arg(m_feedSession),
+        10000);
     m_feedSession = 0;
+    m_disconnect->setEnabled(false);
     QMetaObject::invokeMethod(m_feed, [feed = m_feed] { feed->stop(); });
 }
 

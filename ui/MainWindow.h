@@ -3,6 +3,7 @@
 #include "core/DeviceRecord.h"
 #include "core/LiveBuffer.h"
 #include "ui/EngineAbsence.h"
+#include "ui/PrometheusFeed.h"
 #include "ui/Settings.h"
 #include "ui/StoreReader.h"
 
@@ -23,7 +24,6 @@ class CompareDialog;
 class DevicesView;
 class ExperimentDialog;
 class LiveRecording;
-class PrometheusFeed;
 class SessionListModel;
 class TimelineView;
 
@@ -79,9 +79,11 @@ class MainWindow : public QMainWindow {
     void sessionsRefreshed();
     void planOpened(tierscope::ExperimentDialog* dialog);
     void prometheusConnected(qint64 sessionId);
+    void prometheusRefused(const QString& error); // the server did not answer; nothing changed
 
   private:
     void buildToolbar();
+    void switchToPrometheus(const PrometheusFeed::Request& r);
     void buildDocks();
     void refreshLive();
     void applySettings();
@@ -103,6 +105,7 @@ class MainWindow : public QMainWindow {
     PrometheusFeed* m_feed = nullptr;
     qint64 m_feedSession = 0;
     QString m_feedUrl;
+    QAction* m_disconnect = nullptr;
 
     TimelineView* m_timeline = nullptr;
     SessionListModel* m_sessions = nullptr;
