@@ -11,6 +11,7 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -258,6 +259,15 @@ files = 2
                                                   "engine_identity fail: same engine as arm A"),
                  qPrintable(compare->statusText()));
         QCOMPARE(compare->result().gates.at(0).second.verdict, Gate::Verdict::Inconclusive);
+        QVERIFY2(compare->verdictText().startsWith("INVALID, gates not judged: B: run 4"),
+                 qPrintable(compare->verdictText()));
+        // Everything, buttons included, fits a 1280x720 screen at scale factor 2 (640x360
+        // logical pixels): the tables scroll in their pane instead.
+        compare->show();
+        const QSize least = compare->minimumSizeHint();
+        QVERIFY2(least.width() <= 640 && least.height() <= 360,
+                 qPrintable(QString("%1x%2").arg(least.width()).arg(least.height())));
+        QVERIFY(compare->screen()->availableGeometry().contains(compare->frameGeometry()));
         delete compare;
     }
 
