@@ -3,6 +3,7 @@
 #include "ui/BottleneckBand.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
+#include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/TimelineChart.h"
 #include "ui/TimelineView.h"
@@ -284,9 +285,8 @@ class TestMainWindow : public QObject {
         QSignalSpy shown(&window, &MainWindow::sessionShown);
         window.show();
         QVERIFY(shown.wait(10000));
-        auto* tree = window.findChild<QTreeView*>("sessionTree");
-        QVERIFY(tree);
-        QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
+        QVERIFY(window.findChild<QTreeView*>("sessionTree"));
+        QCOMPARE(window.sessionBrowser()->currentSession(), first);
 
         std::int64_t second = 0;
         {
@@ -298,7 +298,7 @@ class TestMainWindow : public QObject {
             second = store.createSession(info);
         }
         QTRY_VERIFY_WITH_TIMEOUT(window.sessionModel()->indexOfSession(second).isValid(), 20000);
-        QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
+        QCOMPARE(window.sessionBrowser()->currentSession(), first);
     }
 
     // An engine URL entered in Settings reaches the running recording (which restarts with it),

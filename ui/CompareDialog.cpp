@@ -127,7 +127,7 @@ QComboBox* sideBox(QWidget* parent) {
     auto* box = new QComboBox(parent);
     box->setEditable(true); // a spec can be typed: run:12, session:3, arm:EXP/ARM
     box->setInsertPolicy(QComboBox::NoInsert);
-    box->setMinimumContentsLength(24);
+    box->setMinimumContentsLength(16);
     box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     return box;
 }
@@ -158,6 +158,8 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     m_gateText = new QLineEdit(this);
     m_gateText->setPlaceholderText(tr("ttft_p50 <= -25%; output_throughput >= +29%"));
     m_preset = new QComboBox(this);
+    m_preset->setMinimumContentsLength(10);
+    m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_preset->addItem(tr("no preset"), QString());
     for (const auto& [name, gates] : GatePresets::builtin())
         m_preset->addItem(QString::fromStdString(name), QString::fromStdString(name));
@@ -190,7 +192,7 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     m_shares = new QLabel(this);
     m_shares->setWordWrap(true);
     m_tabs = new QTabWidget(this);
-    m_tabs->setMinimumHeight(120); // the dialog fits a 1280x720 screen at scale factor 2
+    m_tabs->setMinimumHeight(100); // the dialog fits a 1280x720 screen at scale factor 2
     m_verdict = new QLabel(tr("Pick A and B, then Compare."), this);
     m_verdict->setObjectName("verdict");
     m_verdict->setWordWrap(true);
@@ -223,6 +225,8 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     split->setSizes({340, 520});
 
     m_status = new QLabel(tr("Pick A and B."), this);
+    m_status->setWordWrap(true);
+    m_status->setMinimumWidth(120);
     m_exportChart = new QPushButton(tr("Export chart…"), this);
     m_exportReport = new QPushButton(tr("Export report…"), this);
     m_exportChart->setEnabled(false);

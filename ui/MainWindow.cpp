@@ -11,6 +11,7 @@
 #include "ui/LiveRecording.h"
 #include "ui/PrometheusDialog.h"
 #include "ui/PrometheusFeed.h"
+#include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
 #include "ui/TimelineChart.h"
@@ -76,12 +77,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_reader, &StoreReader::sessionsListed, this,
             [this](const std::vector<SessionInfo>& sessions) {
                 m_listing = false;
-                const qint64 selected = m_sessions->sessionId(m_sessionTree->currentIndex());
-                if (m_sessions->setSessions(sessions)) {
-                    m_sessionTree->expandAll();
-                    if (selected != 0)
-                        m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(selected));
-                }
+                const qint64 selected = m_browser->currentSession();
+                if (m_sessions->setSessions(sessions) && selected != 0)
+                    m_browser->select(selected);
                 // The first item added to an empty combo box becomes its text: keep what the
                 // user typed (or nothing), or live sessions get filed under a past profile.
                 const QString typed = m_profile->currentText();
@@ -350,7 +348,7 @@ CompareDialog* MainWindow::openCompare(const QString& a, const QString& b) {
     if (!a.isEmpty())
         dialog->setSides(a, b);
     dialog->show();
-    if (!a.isEmpty())
+    if (!a.isEmpty() && !b.isEmpty())
         connect(
             dialog, &CompareDialog::choicesLoaded, dialog,
             [dialog, a, b] {
@@ -399,18 +397,23 @@ void MainWindow::openPlan(const QString& path) {
 
 void MainWindow::buildDocks() {
     m_sessions = new SessionListModel(this);
-    m_sessionTree = new QTreeView(this);
-    m_sessionTree->setObjectName("sessionTree");
-    m_sessionTree->setModel(m_sessions);
-    m_sessionTree->setUniformRowHeights(true);
-    m_sessionTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    connect(m_sessionTree, &QTreeView::activated, this, [this](const QModelIndex& index) {
-        if (const auto id = m_sessions->sessionId(index))
+    m_browser = new SessionBrowser(m_sessions, this);
+    m_browser->setDatabase(m_db);
+    m_browser->setBusy([this](qint64 id) { return id == m_liveSession || id == m_feedSession; });
+    connect(m_browser, &SessionBrowser::openRequested, this, [this](qint64 id) {
+        if (id != m_shownSession)
             openSession(id);
     });
+    connect(m_browser, &SessionBrowser::compareRequested, this,
+            [this](const QString& a, const QString& b) { openCompare(a, b); });
+    connect(m_browser, &SessionBrowser::changed, this, &MainWindow::refreshSessions);
+    connect(m_browser, &SessionBrowser::done, this,
+            [this](const QString& message, const QString& error) {
+                statusBar()->showMessage(error.isEmpty() ? message : error, 10000);
+            });
     auto* sessionsDock = new QDockWidget(tr("Sessions"), this);
     sessionsDock->setObjectName("sessions");
-    sessionsDock->setWidget(m_sessionTree);
+    sessionsDock->setWidget(m_browser);
     addDockWidget(Qt::LeftDockWidgetArea, sessionsDock);
 
     m_devices = new DevicesView(this);
@@ -580,7 +583,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     m_timeline->setMarkers(view.markers);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
     m_devices->setDevices(view.devices);
-    m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
+    m_browser->select(view.info.id);
     statusBar()->clearMessage();
     setStatus();
     emit sessionShown(view.info.id);
@@ -606,7 +609,7 @@ void MainWindow::showLive() {
     m_timeline->setInteractive(false);
     m_devices->setDevices(m_liveDevices);
     m_timeline->setMarkers(m_liveMarkers);
-    m_sessionTree->clearSelection();
+    m_browser->clearSelection();
     setStatus();
     refreshLive();
 }

@@ -24,6 +24,7 @@ class CompareDialog;
 class DevicesView;
 class ExperimentDialog;
 class LiveRecording;
+class SessionBrowser;
 class SessionListModel;
 class TimelineView;
 
@@ -45,6 +46,7 @@ class MainWindow : public QMainWindow {
 
     TimelineView* timeline() const { return m_timeline; }
     SessionListModel* sessionModel() const { return m_sessions; }
+    SessionBrowser* sessionBrowser() const { return m_browser; }
     DevicesView* devicesView() const { return m_devices; }
     QString database() const { return m_db; }
     qint64 liveSessionId() const { return m_liveSession; }
@@ -109,7 +111,7 @@ class MainWindow : public QMainWindow {
 
     TimelineView* m_timeline = nullptr;
     SessionListModel* m_sessions = nullptr;
-    QTreeView* m_sessionTree = nullptr;
+    SessionBrowser* m_browser = nullptr;
     DevicesView* m_devices = nullptr;
     QAction* m_record = nullptr;
     QAction* m_pause = nullptr;
