@@ -10,8 +10,13 @@
 
 #include <QChart>
 #include <QComboBox>
+#include <QImage>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QMenu>
+#include <QMenuBar>
+#include <QScreen>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -105,7 +110,8 @@ class TestMainWindow : public QObject {
 
   private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true); // QSettings in a scratch location
+        QStandardPaths::setTestModeEnabled(true);             // QSettings in a scratch location
+        QSettings("tierscope", "tierscope").remove("window"); // a size saved by a past run
         m_db = m_dir.filePath("ws.db");
         m_session = writeSession(m_db.toStdString());
     }
@@ -274,6 +280,50 @@ class TestMainWindow : public QObject {
         window.refreshSessions();
         QVERIFY(listed.wait(10000));
         QCOMPARE(profile->currentText(), QString("local-nvme"));
+    }
+
+    // File, View, Tools and Help with the standard shortcuts; the window comes back where it
+    // was; the view exports as PNG, SVG and PDF at the chosen size.
+    void desktopConventions() {
+        {
+            MainWindow window({m_db, m_session, false, 300});
+            QVERIFY(showSession(window));
+            QStringList menus;
+            for (auto* a : window.menuBar()->actions())
+                menus << a->text().remove('&');
+            QCOMPARE(menus, (QStringList{"File", "View", "Tools", "Help"}));
+            const QString keys = window.shortcutList();
+            for (const auto& expected :
+                 {QString("Ctrl+Q\tQuit"), QString("Ctrl+,\tSettings"), QString("Ctrl+K\tCompare"),
+                  QString("Ctrl+M\tMarker"), QString("Ctrl+R\tRecord")})
+                QVERIFY2(keys.contains(expected), qPrintable(keys));
+            QVERIFY(keys.contains("About") == false); // no shortcut, but in the Help menu
+            bool about = false;
+            for (auto* menu : window.menuBar()->findChildren<QMenu*>())
+                for (auto* a : menu->actions())
+                    about = about || a->text().remove('&') == "About tierscope";
+            QVERIFY(about);
+
+            QSignalSpy exported(&window, &MainWindow::viewExported);
+            window.exportView(m_dir.filePath("view.png"), QSize(1280, 720));
+            QVERIFY(exported.wait(30000));
+            QCOMPARE(exported.last().at(1).toString(), QString());
+            QCOMPARE(QImage(m_dir.filePath("view.png")).size(), QSize(1280, 720));
+            window.exportView(m_dir.filePath("view.svg"), QSize(1280, 720));
+            QVERIFY(exported.wait(30000));
+            QVERIFY(QFile(m_dir.filePath("view.svg")).size() > 1000);
+            window.exportView(m_dir.filePath("view.pdf"), QSize(1280, 720));
+            QVERIFY(exported.wait(30000));
+            QVERIFY(QFile(m_dir.filePath("view.pdf")).size() > 500);
+
+            window.resize(760, 560);
+            QTRY_COMPARE_WITH_TIMEOUT(window.size(), QSize(760, 560), 5000);
+        }
+        {
+            MainWindow again({m_db, m_session, false, 300});
+            QCOMPARE(again.size(), QSize(760, 560));
+        }
+        QSettings("tierscope", "tierscope").remove("window"); // the other tests' default size
     }
 
     // A CLI command records into the workspace while the window is open: the list shows the

@@ -3,7 +3,9 @@
 #include "core/ChartCatalog.h"
 #include "core/UnitFormat.h"
 #include "core/WallClock.h"
+#include "core/Version.h"
 #include "ui/BottleneckBand.h"
+#include "ui/ChartRenderer.h"
 #include "ui/CompareDialog.h"
 #include "ui/DevicesView.h"
 #include "ui/EngineAbsence.h"
@@ -27,6 +29,13 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPointer>
+#include <QScreen>
+#include <QSettings>
+#include <QThreadPool>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
@@ -54,7 +63,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
       m_buffer(3600 * kSecond) {
     m_db = m_options.db.isEmpty() ? m_settings.databaseOrDefault() : m_options.db;
     setWindowTitle(tr("tierscope"));
-    resize(1600, 1000);
+    // Never larger than the screen, whatever the scale factor.
+    const QRect screenRect = screen()->availableGeometry();
+    resize(std::min(1600, screenRect.width() * 9 / 10),
+           std::min(1000, screenRect.height() * 9 / 10));
 
     m_reader = new StoreReader;
     m_reader->moveToThread(&m_readerThread);
@@ -68,10 +80,17 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
     m_timeline = new TimelineView(this);
     setCentralWidget(m_timeline);
-    buildToolbar();
     buildDocks();
+    buildToolbar(); // its menus list the docks
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
+    {
+        QSettings saved("tierscope", "tierscope");
+        restoreGeometry(saved.value("window/geometry").toByteArray());
+        restoreState(saved.value("window/state").toByteArray());
+        // Saved on a larger screen, or at a smaller scale factor: fit this one.
+        resize(std::min(width(), screenRect.width()), std::min(height(), screenRect.height()));
+    }
     applySettings();
 
     connect(m_reader, &StoreReader::sessionsListed, this,
@@ -199,6 +218,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+    QSettings saved("tierscope", "tierscope");
+    saved.setValue("window/geometry", saveGeometry());
+    saved.setValue("window/state", saveState());
     // The recording stops on its own thread: stopping joins collector threads and writes.
     QMetaObject::invokeMethod(
         m_live, [this] { m_live->stop(); }, Qt::BlockingQueuedConnection);
@@ -214,6 +236,7 @@ MainWindow::~MainWindow() {
 
 void MainWindow::buildToolbar() {
     auto* bar = addToolBar(tr("Recording"));
+    bar->setObjectName("recording"); // saveState needs it
     bar->setMovable(false);
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_record = bar->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("Record"));
@@ -288,6 +311,100 @@ void MainWindow::buildToolbar() {
         SettingsDialog dialog(m_settings, this);
         if (dialog.exec() == QDialog::Accepted)
             setSettings(dialog.settings());
+    });
+    settings->setShortcut(QKeySequence("Ctrl+,"));
+    plan->setShortcut(QKeySequence::Open);
+    buildMenus({m_record, m_marker, compare, prometheus, m_disconnect}, plan, settings);
+}
+
+void MainWindow::buildMenus(const QList<QAction*>& tools, QAction* plan, QAction* settings) {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(plan);
+    auto* exportView = file->addAction(tr("&Export view…"));
+    exportView->setShortcut(QKeySequence("Ctrl+E"));
+    connect(exportView, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export view"), "tierscope.png", tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        if (path.isEmpty())
+            return;
+        bool ok = false;
+        const QString size = QInputDialog::getText(
+            this, tr("Export view"), tr("Size in pixels (width x height)"), QLineEdit::Normal,
+            QString("%1x%2").arg(m_timeline->width()).arg(m_timeline->height()), &ok);
+        const QStringList wh = size.split('x');
+        if (ok && wh.size() == 2)
+            this->exportView(path, QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt()));
+    });
+    file->addSeparator();
+    file->addAction(settings);
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"));
+    quit->setShortcut(QKeySequence("Ctrl+Q")); // QKeySequence::Quit is empty on some platforms
+    quit->setMenuRole(QAction::QuitRole);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_liveAction);
+    view->addAction(m_pause);
+    view->addSeparator();
+    for (auto* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+    auto* full = view->addAction(tr("&Full screen"));
+    full->setShortcut(QKeySequence::FullScreen);
+    full->setCheckable(true);
+    connect(full, &QAction::toggled, this,
+            [this](bool on) { on ? showFullScreen() : showNormal(); });
+
+    auto* toolMenu = menuBar()->addMenu(tr("&Tools"));
+    toolMenu->addActions(tools);
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    auto* keys = help->addAction(tr("&Keyboard shortcuts"));
+    keys->setShortcut(QKeySequence::HelpContents);
+    connect(keys, &QAction::triggered, this, [this] {
+        QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutList());
+    });
+    auto* about = help->addAction(tr("&About tierscope"));
+    about->setMenuRole(QAction::AboutRole);
+    connect(about, &QAction::triggered, this, [this] {
+        QMessageBox::about(
+            this, tr("About tierscope"),
+            tr("<b>tierscope %1</b><p>Is storage what holds the GPUs back, and by how much does "
+               "B beat A? GPU, storage and engine TTFT on one timeline, with A/B experiments "
+               "whose every figure carries a 95 % interval over runs.</p><p>Workspace: %2</p>")
+                .arg(QString::fromUtf8(kToolVersion), m_db.toHtmlEscaped()));
+    });
+}
+
+QString MainWindow::shortcutList() const {
+    QStringList lines;
+    for (auto* menu : menuBar()->findChildren<QMenu*>())
+        for (auto* a : menu->actions())
+            if (!a->shortcut().isEmpty())
+                lines << QString("%1\t%2").arg(a->shortcut().toString(QKeySequence::NativeText),
+                                               a->text().remove('&'));
+    lines.removeDuplicates();
+    return lines.join('\n');
+}
+
+void MainWindow::exportView(const QString& path, QSize size) {
+    const auto format = ChartRenderer::formatOf(path);
+    if (!format || size.isEmpty()) {
+        emit viewExported(path, tr("%1: views export as .png, .svg or .pdf at a size such as "
+                                   "1920x1080")
+                                    .arg(path));
+        return;
+    }
+    const QByteArray svg = ChartRenderer::svgOf(m_timeline); // painting: the GUI thread's job
+    QPointer<MainWindow> self(this);
+    QThreadPool::globalInstance()->start([self, svg, path, format, size] {
+        const QString error = ChartRenderer::write(svg, path, *format, size);
+        if (self)
+            QMetaObject::invokeMethod(self, [self, path, error] {
+                self->statusBar()->showMessage(error.isEmpty() ? tr("Wrote %1").arg(path) : error,
+                                               10000);
+                emit self->viewExported(path, error);
+            });
     });
 }
 

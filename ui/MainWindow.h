@@ -70,6 +70,11 @@ class MainWindow : public QMainWindow {
     // machine; local recording stops.
     void connectPrometheus(const QString& url, const QString& nodes, double stepS);
     void disconnectPrometheus();
+    // The live or session view as PNG, SVG or PDF (by the suffix) at `size` pixels; the file
+    // is written off the GUI thread (viewExported).
+    void exportView(const QString& path, QSize size);
+    // Every action with a shortcut, one "Ctrl+Q  Quit" line each, for Help > Shortcuts.
+    QString shortcutList() const;
     qint64 prometheusSessionId() const { return m_feedSession; }
     PrometheusFeed* prometheusFeed() const { return m_feed; }
 
@@ -81,10 +86,12 @@ class MainWindow : public QMainWindow {
     void sessionsRefreshed();
     void planOpened(tierscope::ExperimentDialog* dialog);
     void prometheusConnected(qint64 sessionId);
+    void viewExported(const QString& path, const QString& error);
     void prometheusRefused(const QString& error); // the server did not answer; nothing changed
 
   private:
     void buildToolbar();
+    void buildMenus(const QList<QAction*>& tools, QAction* plan, QAction* settings);
     void switchToPrometheus(const PrometheusFeed::Request& r);
     void buildDocks();
     void refreshLive();
