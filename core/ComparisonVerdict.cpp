@@ -93,6 +93,8 @@ std::string ComparisonVerdict::displayName(const std::string& kpi) {
         {"request_throughput", "request rate"},
         {"read_gb_per_s", "read GB/s"},
         {"write_gb_per_s", "write GB/s"},
+        {"read_gb_per_s_peak", "peak read GB/s"},
+        {"write_gb_per_s_peak", "peak write GB/s"},
         {"model_load_time", "model load time"},
         {"checkpoint_time", "checkpoint time"},
         {"kv_restore_p50", "KV restore p50"},
