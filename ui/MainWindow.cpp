@@ -65,8 +65,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     setWindowTitle(tr("tierscope"));
     // Never larger than the screen, whatever the scale factor.
     const QRect screenRect = screen()->availableGeometry();
-    resize(std::min(1600, screenRect.width() * 9 / 10),
-           std::min(1000, screenRect.height() * 9 / 10));
+    resize(std::min(1600, screenRect.width()), std::min(1000, screenRect.height()));
 
     m_reader = new StoreReader;
     m_reader->moveToThread(&m_readerThread);
