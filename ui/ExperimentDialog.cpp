@@ -3,14 +3,17 @@
 #include "ui/ExperimentWorker.h"
 #include "experiments/ExperimentRunner.h"
 
+#include <QCloseEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <utility>
 
 namespace tierscope {
 
@@ -80,10 +83,8 @@ ExperimentDialog::ExperimentDialog(QString db, QString planName, QString planTex
     connect(m_start, &QPushButton::clicked, this, &ExperimentDialog::start);
     connect(m_cancel, &QPushButton::clicked, this, &ExperimentDialog::cancel);
     connect(close, &QPushButton::clicked, this, &QDialog::close);
-    connect(m_compare, &QPushButton::clicked, this, [this] {
-        const auto [a, b] = firstComparison();
-        emit compareRequested(a, b);
-    });
+    connect(m_compare, &QPushButton::clicked, this,
+            [this] { emit compareExperimentRequested(m_sessionId, m_planText); });
     connect(m_worker, &ExperimentWorker::stepStarted, this, [this](int index) {
         auto* item = new QTableWidgetItem(tr("running"));
         item->setForeground(statusColor("running"));
@@ -208,9 +209,42 @@ void ExperimentDialog::cancel() {
     m_status->setText(tr("Cancelling: the run in progress stops, completed runs stay…"));
 }
 
+void ExperimentDialog::closeEvent(QCloseEvent* event) {
+    if (!m_running && !m_closeWhenDone) {
+        QDialog::closeEvent(event);
+        return;
+    }
+    // Deleting the dialog now would wait for the run in progress to stop.
+    event->ignore();
+    if (!m_closeWhenDone)
+        reject();
+}
+
+void ExperimentDialog::reject() {
+    if (!m_running) {
+        QDialog::reject();
+        return;
+    }
+    if (m_closeWhenDone)
+        return;
+    QMessageBox ask(QMessageBox::Question, tr("Experiment running"),
+                    tr("Cancel the experiment? The run in progress stops; completed runs stay "
+                       "and the experiment is marked incomplete."),
+                    QMessageBox::Yes | QMessageBox::No, this);
+    ask.setDefaultButton(QMessageBox::No);
+    ask.button(QMessageBox::Yes)->setText(tr("Cancel experiment"));
+    ask.button(QMessageBox::No)->setText(tr("Keep running"));
+    if (ask.exec() != QMessageBox::Yes)
+        return;
+    cancel();
+    m_closeWhenDone = true;
+    hide();
+}
+
 void ExperimentDialog::onFinished(qint64 sessionId, int failed, bool incomplete,
                                   const QString& error) {
     m_running = false;
+    m_sessionId = sessionId;
     m_cancel->setEnabled(false);
     m_start->setEnabled(true);
     m_compare->setEnabled(error.isEmpty() && m_plan.arms.size() >= 2);
@@ -223,6 +257,8 @@ void ExperimentDialog::onFinished(qint64 sessionId, int failed, bool incomplete,
                               .arg(failed)
                               .arg(incomplete ? tr(", INCOMPLETE") : QString()));
     emit experimentFinished(sessionId, incomplete || !error.isEmpty());
+    if (std::exchange(m_closeWhenDone, false))
+        close(); // with WA_DeleteOnClose the dialog goes now; its worker is idle
 }
 
 } // namespace tierscope

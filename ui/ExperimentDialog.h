@@ -37,11 +37,19 @@ class ExperimentDialog : public QDialog {
   public slots:
     void start();
     void cancel();
+    // Mid-run, asks whether to cancel; yes: the run in progress stops, the dialog hides at once
+    // and closes when the worker is done, so the window never waits on the experiment.
+    void reject() override;
 
   signals:
     void aboutToRun();
     void experimentFinished(qint64 sessionId, bool incomplete);
     void compareRequested(const QString& a, const QString& b);
+    // "Compare results": this session's completed runs, every workload, the plan's gates.
+    void compareExperimentRequested(qint64 sessionId, const QString& planText);
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
 
   private:
     void describe();
@@ -53,6 +61,8 @@ class ExperimentDialog : public QDialog {
     std::vector<ScheduledRun> m_schedule;
     bool m_valid = false;
     bool m_running = false;
+    bool m_closeWhenDone = false;
+    qint64 m_sessionId = 0;
     QThread m_thread;
     ExperimentWorker* m_worker = nullptr;
 

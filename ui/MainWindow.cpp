@@ -1,10 +1,11 @@
 #include "ui/MainWindow.h"
 
 #include "core/report/ChartCatalog.h"
-#include "core/report/StatTiles.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
+#include "core/util/Version.h"
 #include "ui/timeline/BottleneckBand.h"
+#include "ui/timeline/ChartRenderer.h"
 #include "ui/compare/CompareDialog.h"
 #include "ui/DevicesView.h"
 #include "ui/EngineAbsence.h"
@@ -12,7 +13,7 @@
 #include "ui/LiveRecording.h"
 #include "ui/PrometheusDialog.h"
 #include "ui/PrometheusFeed.h"
-#include "ui/RemoteFeed.h"
+#include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
 #include "ui/StatTileRow.h"
@@ -29,7 +30,13 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPointer>
 #include <QScreen>
+#include <QSettings>
+#include <QThreadPool>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTimer>
@@ -77,21 +84,25 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
     m_timeline = new TimelineView(this);
     setCentralWidget(m_timeline);
-    buildToolbar();
     buildDocks();
+    buildToolbar(); // its menus list the docks
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
+    {
+        QSettings saved("tierscope", "tierscope");
+        restoreGeometry(saved.value("window/geometry").toByteArray());
+        restoreState(saved.value("window/state").toByteArray());
+        // Saved on a larger screen, or at a smaller scale factor: fit this one.
+        resize(std::min(width(), screenRect.width()), std::min(height(), screenRect.height()));
+    }
     applySettings();
 
     connect(m_reader, &StoreReader::sessionsListed, this,
             [this](const std::vector<SessionInfo>& sessions) {
                 m_listing = false;
-                const qint64 selected = m_sessions->sessionId(m_sessionTree->currentIndex());
-                if (m_sessions->setSessions(sessions)) {
-                    m_sessionTree->expandAll();
-                    if (selected != 0)
-                        m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(selected));
-                }
+                const qint64 selected = m_browser->currentSession();
+                if (m_sessions->setSessions(sessions) && selected != 0)
+                    m_browser->select(selected);
                 // The first item added to an empty combo box becomes its text: keep what the
                 // user typed (or nothing), or live sessions get filed under a past profile.
                 const QString typed = m_profile->currentText();
@@ -149,6 +160,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
             });
     connect(m_feed, &PrometheusFeed::started, this, [this](qint64 id) {
         m_feedSession = id;
+        m_disconnect->setEnabled(true);
         statusBar()->showMessage(
             tr("Live from Prometheus %1, recorded as session %2").arg(m_feedUrl).arg(id));
         refreshSessions();
@@ -229,6 +241,9 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+    QSettings saved("tierscope", "tierscope");
+    saved.setValue("window/geometry", saveGeometry());
+    saved.setValue("window/state", saveState());
     delete m_remote; // it writes into m_buffer until its thread ends
     // The recording stops on its own thread: stopping joins collector threads and writes.
     QMetaObject::invokeMethod(
@@ -245,6 +260,7 @@ MainWindow::~MainWindow() {
 
 void MainWindow::buildToolbar() {
     auto* bar = addToolBar(tr("Recording"));
+    bar->setObjectName("recording"); // saveState needs it
     bar->setMovable(false);
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     m_record = bar->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("Record"));
@@ -313,6 +329,10 @@ void MainWindow::buildToolbar() {
     connect(bar->addAction(style()->standardIcon(QStyle::SP_ComputerIcon),
                            tr("Connect to server...")),
             &QAction::triggered, this, &MainWindow::askServer);
+    m_disconnect = bar->addAction(style()->standardIcon(QStyle::SP_BrowserStop), tr("Disconnect"));
+    m_disconnect->setToolTip(tr("Stop watching the Prometheus server; its session is kept"));
+    m_disconnect->setEnabled(false);
+    connect(m_disconnect, &QAction::triggered, this, &MainWindow::disconnectPrometheus);
     auto* settings =
         bar->addAction(style()->standardIcon(QStyle::SP_FileDialogDetailedView), tr("Settings"));
     connect(settings, &QAction::triggered, this, [this] {
@@ -320,18 +340,135 @@ void MainWindow::buildToolbar() {
         if (dialog.exec() == QDialog::Accepted)
             setSettings(dialog.settings());
     });
+    settings->setShortcut(QKeySequence("Ctrl+,"));
+    plan->setShortcut(QKeySequence::Open);
+    buildMenus({m_record, m_marker, compare, prometheus, m_disconnect}, plan, settings);
+}
+
+void MainWindow::buildMenus(const QList<QAction*>& tools, QAction* plan, QAction* settings) {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(plan);
+    auto* exportView = file->addAction(tr("&Export view…"));
+    exportView->setShortcut(QKeySequence("Ctrl+E"));
+    connect(exportView, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export view"), "tierscope.png", tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        if (path.isEmpty())
+            return;
+        bool ok = false;
+        const QString size = QInputDialog::getText(
+            this, tr("Export view"), tr("Size in pixels (width x height)"), QLineEdit::Normal,
+            QString("%1x%2").arg(m_timeline->width()).arg(m_timeline->height()), &ok);
+        const QStringList wh = size.split('x');
+        if (ok && wh.size() == 2)
+            this->exportView(path, QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt()));
+    });
+    file->addSeparator();
+    file->addAction(settings);
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"));
+    quit->setShortcut(QKeySequence("Ctrl+Q")); // QKeySequence::Quit is empty on some platforms
+    quit->setMenuRole(QAction::QuitRole);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_liveAction);
+    view->addAction(m_pause);
+    view->addSeparator();
+    for (auto* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+    auto* full = view->addAction(tr("&Full screen"));
+    full->setShortcut(QKeySequence::FullScreen);
+    full->setCheckable(true);
+    connect(full, &QAction::toggled, this,
+            [this](bool on) { on ? showFullScreen() : showNormal(); });
+
+    auto* toolMenu = menuBar()->addMenu(tr("&Tools"));
+    toolMenu->addActions(tools);
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    auto* keys = help->addAction(tr("&Keyboard shortcuts"));
+    keys->setShortcut(QKeySequence::HelpContents);
+    connect(keys, &QAction::triggered, this, [this] {
+        QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutList());
+    });
+    auto* about = help->addAction(tr("&About tierscope"));
+    about->setMenuRole(QAction::AboutRole);
+    connect(about, &QAction::triggered, this, [this] {
+        QMessageBox::about(
+            this, tr("About tierscope"),
+            tr("<b>tierscope %1</b><p>Is storage what holds the GPUs back, and by how much does "
+               "B beat A? GPU, storage and engine TTFT on one timeline, with A/B experiments "
+               "whose every figure carries a 95 % interval over runs.</p><p>Workspace: %2</p>")
+                .arg(QString::fromUtf8(kToolVersion), m_db.toHtmlEscaped()));
+    });
+}
+
+QString MainWindow::shortcutList() const {
+    QStringList lines;
+    for (auto* menu : menuBar()->findChildren<QMenu*>())
+        for (auto* a : menu->actions())
+            if (!a->shortcut().isEmpty())
+                lines << QString("%1\t%2").arg(a->shortcut().toString(QKeySequence::NativeText),
+                                               a->text().remove('&'));
+    lines.removeDuplicates();
+    return lines.join('\n');
+}
+
+void MainWindow::exportView(const QString& path, QSize size) {
+    const auto format = ChartRenderer::formatOf(path);
+    if (!format || size.isEmpty()) {
+        emit viewExported(path, tr("%1: views export as .png, .svg or .pdf at a size such as "
+                                   "1920x1080")
+                                    .arg(path));
+        return;
+    }
+    const QByteArray svg = ChartRenderer::svgOf(m_timeline); // painting: the GUI thread's job
+    QPointer<MainWindow> self(this);
+    QThreadPool::globalInstance()->start([self, svg, path, format, size] {
+        const QString error = ChartRenderer::write(svg, path, *format, size);
+        if (self)
+            QMetaObject::invokeMethod(self, [self, path, error] {
+                self->statusBar()->showMessage(error.isEmpty() ? tr("Wrote %1").arg(path) : error,
+                                               10000);
+                emit self->viewExported(path, error);
+            });
+    });
 }
 
 void MainWindow::connectPrometheus(const QString& url, const QString& nodes, double stepS) {
-    if (m_liveSession != 0)
-        stopRecording();
     PrometheusFeed::Request r;
     r.db = m_db;
     r.url = url;
     r.nodes = nodes;
     r.stepS = stepS;
     r.label = m_label->text().trimmed();
-    m_feedUrl = url;
+    statusBar()->showMessage(tr("Connecting to Prometheus %1…").arg(url));
+    // The live view and the recording switch only once the server answers: a dead server
+    // leaves both as they were, and no empty session behind.
+    connect(
+        m_feed, &PrometheusFeed::probed, this,
+        [this, r](const QString& probedUrl, const QString& error) {
+            if (probedUrl != r.url)
+                return;
+            if (!error.isEmpty()) {
+                statusBar()->showMessage(
+                    tr("Cannot reach Prometheus %1: %2. The live view is unchanged.")
+                        .arg(r.url, error),
+                    15000);
+                emit prometheusRefused(error);
+                return;
+            }
+            switchToPrometheus(r);
+        },
+        Qt::SingleShotConnection);
+    QMetaObject::invokeMethod(m_feed, [feed = m_feed, url] { feed->probe(url); });
+}
+
+void MainWindow::switchToPrometheus(const PrometheusFeed::Request& r) {
+    if (m_liveSession != 0)
+        stopRecording();
+    m_feedUrl = r.url;
     m_liveDevices.clear();
     m_liveMarkers.clear();
     m_chartedSeries = std::numeric_limits<std::size_t>::max(); // rebuild the charts
@@ -342,7 +479,11 @@ void MainWindow::connectPrometheus(const QString& url, const QString& nodes, dou
 void MainWindow::disconnectPrometheus() {
     if (m_feedSession == 0)
         return;
+    statusBar()->showMessage(
+        tr("Disconnected from Prometheus %1; session %2 is kept").arg(m_feedUrl).arg(m_feedSession),
+        10000);
     m_feedSession = 0;
+    m_disconnect->setEnabled(false);
     QMetaObject::invokeMethod(m_feed, [feed = m_feed] { feed->stop(); });
 }
 
@@ -352,7 +493,7 @@ CompareDialog* MainWindow::openCompare(const QString& a, const QString& b) {
     if (!a.isEmpty())
         dialog->setSides(a, b);
     dialog->show();
-    if (!a.isEmpty())
+    if (!a.isEmpty() && !b.isEmpty())
         connect(
             dialog, &CompareDialog::choicesLoaded, dialog,
             [dialog, a, b] {
@@ -389,6 +530,10 @@ void MainWindow::openPlan(const QString& path) {
                     });
             connect(dialog, &ExperimentDialog::compareRequested, this,
                     [this](const QString& a, const QString& b) { openCompare(a, b); });
+            connect(dialog, &ExperimentDialog::compareExperimentRequested, this,
+                    [this](qint64 session, const QString& plan) {
+                        openCompare()->compareExperiment(session, plan);
+                    });
             dialog->show();
             emit planOpened(dialog);
         });
@@ -397,18 +542,23 @@ void MainWindow::openPlan(const QString& path) {
 
 void MainWindow::buildDocks() {
     m_sessions = new SessionListModel(this);
-    m_sessionTree = new QTreeView(this);
-    m_sessionTree->setObjectName("sessionTree");
-    m_sessionTree->setModel(m_sessions);
-    m_sessionTree->setUniformRowHeights(true);
-    m_sessionTree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    connect(m_sessionTree, &QTreeView::activated, this, [this](const QModelIndex& index) {
-        if (const auto id = m_sessions->sessionId(index))
+    m_browser = new SessionBrowser(m_sessions, this);
+    m_browser->setDatabase(m_db);
+    m_browser->setBusy([this](qint64 id) { return id == m_liveSession || id == m_feedSession; });
+    connect(m_browser, &SessionBrowser::openRequested, this, [this](qint64 id) {
+        if (id != m_shownSession)
             openSession(id);
     });
+    connect(m_browser, &SessionBrowser::compareRequested, this,
+            [this](const QString& a, const QString& b) { openCompare(a, b); });
+    connect(m_browser, &SessionBrowser::changed, this, &MainWindow::refreshSessions);
+    connect(m_browser, &SessionBrowser::done, this,
+            [this](const QString& message, const QString& error) {
+                statusBar()->showMessage(error.isEmpty() ? message : error, 10000);
+            });
     auto* sessionsDock = new QDockWidget(tr("Sessions"), this);
     sessionsDock->setObjectName("sessions");
-    sessionsDock->setWidget(m_sessionTree);
+    sessionsDock->setWidget(m_browser);
     addDockWidget(Qt::LeftDockWidgetArea, sessionsDock);
 
     m_devices = new DevicesView(this);
@@ -618,7 +768,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     m_timeline->setSpans(view.spans);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
     m_devices->setDevices(view.devices);
-    m_sessionTree->setCurrentIndex(m_sessions->indexOfSession(view.info.id));
+    m_browser->select(view.info.id);
     statusBar()->clearMessage();
     setStatus();
     refetchForWidth();
@@ -660,7 +810,7 @@ void MainWindow::showLive() {
     m_devices->setDevices(m_liveDevices);
     m_timeline->setMarkers(m_liveMarkers);
     m_timeline->setSpans({});
-    m_sessionTree->clearSelection();
+    m_browser->clearSelection();
     setStatus();
     refreshLive();
 }

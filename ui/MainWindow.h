@@ -3,6 +3,7 @@
 #include "core/model/DeviceRecord.h"
 #include "core/store/LiveBuffer.h"
 #include "ui/EngineAbsence.h"
+#include "ui/PrometheusFeed.h"
 #include "ui/Settings.h"
 #include "ui/StoreReader.h"
 
@@ -25,6 +26,7 @@ class ExperimentDialog;
 class LiveRecording;
 class PrometheusFeed;
 class RemoteFeed;
+class SessionBrowser;
 class SessionListModel;
 class TimelineView;
 
@@ -47,6 +49,7 @@ class MainWindow : public QMainWindow {
 
     TimelineView* timeline() const { return m_timeline; }
     SessionListModel* sessionModel() const { return m_sessions; }
+    SessionBrowser* sessionBrowser() const { return m_browser; }
     DevicesView* devicesView() const { return m_devices; }
     QString database() const { return m_db; }
     qint64 liveSessionId() const { return m_liveSession; }
@@ -70,6 +73,11 @@ class MainWindow : public QMainWindow {
     // machine; local recording stops.
     void connectPrometheus(const QString& url, const QString& nodes, double stepS);
     void disconnectPrometheus();
+    // The live or session view as PNG, SVG or PDF (by the suffix) at `size` pixels; the file
+    // is written off the GUI thread (viewExported).
+    void exportView(const QString& path, QSize size);
+    // Every action with a shortcut, one "Ctrl+Q  Quit" line each, for Help > Shortcuts.
+    QString shortcutList() const;
     qint64 prometheusSessionId() const { return m_feedSession; }
     PrometheusFeed* prometheusFeed() const { return m_feed; }
     // The live view from a server over SSH (`tierscope stream` there, which records into the
@@ -86,11 +94,15 @@ class MainWindow : public QMainWindow {
     void planOpened(tierscope::ExperimentDialog* dialog);
     void prometheusConnected(qint64 sessionId);
     void serverConnected(qint64 sessionId, const QString& host);
+    void viewExported(const QString& path, const QString& error);
+    void prometheusRefused(const QString& error); // the server did not answer; nothing changed
 
   private:
     void buildToolbar();
     void wireRemoteFeed(); // MainWindowRemote.cpp
     void askServer();
+    void buildMenus(const QList<QAction*>& tools, QAction* plan, QAction* settings);
+    void switchToPrometheus(const PrometheusFeed::Request& r);
     void buildDocks();
     void refreshLive();
     void applySettings();
@@ -115,10 +127,11 @@ class MainWindow : public QMainWindow {
     RemoteFeed* m_remote = nullptr;
     qint64 m_feedSession = 0;
     QString m_feedUrl;
+    QAction* m_disconnect = nullptr;
 
     TimelineView* m_timeline = nullptr;
     SessionListModel* m_sessions = nullptr;
-    QTreeView* m_sessionTree = nullptr;
+    SessionBrowser* m_browser = nullptr;
     DevicesView* m_devices = nullptr;
     QAction* m_record = nullptr;
     QAction* m_pause = nullptr;

@@ -54,6 +54,12 @@ void PrometheusFeed::listNodes(const QString& url, const QString& nodes) {
     emit nodesListed(out, QString::fromStdString(r.error));
 }
 
+void PrometheusFeed::probe(const QString& url) {
+    const PrometheusApi api(url.toStdString(), std::chrono::seconds(10));
+    const auto r = api.query("up");
+    emit probed(url, QString::fromStdString(r.error));
+}
+
 void PrometheusFeed::start(const Request& request) {
     stop();
     try {

@@ -37,12 +37,15 @@ class PrometheusFeed : public QObject {
     void stop();
     // The nodes (instance labels) the server scrapes that match the regex, with up/down.
     void listNodes(const QString& url, const QString& nodes);
+    // Whether the server answers a query at all: the GUI switches the live view only then.
+    void probe(const QString& url);
 
   signals:
     void started(qint64 sessionId);
     void stopped(qint64 sessionId);
     void failed(const QString& message); // the feed goes on; the next period retries
     void nodesListed(const QStringList& nodes, const QString& error);
+    void probed(const QString& url, const QString& error); // error empty: it answers
 
   private:
     void poll();

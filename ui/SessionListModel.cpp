@@ -14,7 +14,7 @@ constexpr quintptr kGroupRow = 0;
 
 bool same(const SessionInfo& a, const SessionInfo& b) {
     return a.id == b.id && a.label == b.label && a.storageProfile == b.storageProfile &&
-           a.host == b.host && a.startNs == b.startNs && a.endNs == b.endNs;
+           a.host == b.host && a.startNs == b.startNs && a.endNs == b.endNs && a.notes == b.notes;
 }
 
 } // namespace
@@ -53,6 +53,13 @@ QModelIndex SessionListModel::indexOfSession(std::int64_t sessionId) const {
     return {};
 }
 
+std::optional<SessionInfo> SessionListModel::session(std::int64_t sessionId) const {
+    for (const auto& s : m_sessions)
+        if (s.id == sessionId)
+            return s;
+    return std::nullopt;
+}
+
 QModelIndex SessionListModel::index(int row, int column, const QModelIndex& parent) const {
     if (row < 0 || column < 0 || column >= ColumnCount || row >= rowCount(parent))
         return {};
@@ -84,7 +91,7 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
         return {};
     if (index.internalId() == kGroupRow) {
         const auto& g = m_groups[static_cast<std::size_t>(index.row())];
-        if (role == Qt::DisplayRole && index.column() == Label)
+        if ((role == Qt::DisplayRole || role == SearchRole) && index.column() == Label)
             return g.profile.isEmpty() ? tr("(no storage profile)") : g.profile;
         if (role == Qt::DisplayRole && index.column() == Duration)
             return tr("%n session(s)", "", static_cast<int>(g.sessions.size()));
@@ -95,7 +102,16 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
     if (role == SessionIdRole)
         return QVariant::fromValue<qint64>(s.id);
     if (role == Qt::ToolTipRole)
-        return tr("Session %1 on %2").arg(s.id).arg(QString::fromStdString(s.host));
+        return tr("Session %1 on %2").arg(s.id).arg(QString::fromStdString(s.host)) +
+               (s.notes.empty() ? QString() : "\n" + QString::fromStdString(s.notes));
+    if (role == SearchRole)
+        return QStringList{QString::fromStdString(s.label),
+                           QString::fromStdString(s.storageProfile),
+                           QString::fromStdString(s.host),
+                           QString::fromStdString(s.notes),
+                           QString::fromStdString(UnitFormat::utcTime(s.startNs)),
+                           QString("session %1").arg(s.id)}
+            .join('\n');
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {

@@ -3,6 +3,7 @@
 #include "core/model/SessionInfo.h"
 
 #include <QAbstractItemModel>
+#include <optional>
 #include <vector>
 
 namespace tierscope {
@@ -14,6 +15,8 @@ class SessionListModel : public QAbstractItemModel {
   public:
     enum Column { Label, Start, Duration, ColumnCount };
     static constexpr int SessionIdRole = Qt::UserRole + 1;
+    // What the browser's search matches: label, profile, host, notes and start (UTC).
+    static constexpr int SearchRole = Qt::UserRole + 2;
 
     explicit SessionListModel(QObject* parent = nullptr);
     // False, and no reset (the view keeps its selection and scroll), when nothing changed.
@@ -21,6 +24,7 @@ class SessionListModel : public QAbstractItemModel {
     // 0 for a profile row or an invalid index.
     std::int64_t sessionId(const QModelIndex& index) const;
     QModelIndex indexOfSession(std::int64_t sessionId) const;
+    std::optional<SessionInfo> session(std::int64_t sessionId) const;
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

@@ -77,6 +77,7 @@ std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const Co
         if (share && allZero(va) && allZero(vb))
             continue; // neither side spent time there: a row of zeros says nothing
         auto k = make(d, std::move(va), std::move(vb));
+        k.directional = !share;
         if (k.gateOnLevel)
             for (const auto& run : runsB)
                 if (run.count(RunKpis::kIssued) && run.count(d.name)) {

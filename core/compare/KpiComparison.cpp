@@ -13,6 +13,8 @@ KpiComparison::Verdict KpiComparison::verdict() const {
     const double noise = 1e-9 * std::max(std::abs(a), std::abs(b));
     if (interval->lo <= noise && interval->hi >= -noise)
         return Verdict::NoSignificantDifference;
+    if (!directional)
+        return Verdict::Changed;
     const bool bLower = interval->hi < 0;
     return bLower == lowerIsBetter ? Verdict::BetterB : Verdict::BetterA;
 }
@@ -23,6 +25,8 @@ const char* KpiComparison::verdictText(Verdict v) {
         return "B";
     case Verdict::BetterA:
         return "A";
+    case Verdict::Changed:
+        return "changed";
     case Verdict::NoSignificantDifference:
         return "no significant difference";
     case Verdict::NoInterval:

@@ -13,11 +13,17 @@ namespace tierscope {
 // means over each side's measured runs of that run's KPI (its p50 TTFT, its throughput), and
 // the intervals are Welch t-intervals over those runs.
 struct KpiComparison {
-    enum class Verdict { BetterB, BetterA, NoSignificantDifference, NoInterval };
+    // Changed: the interval excludes zero on a KPI with no better direction (a time share).
+    enum class Verdict { BetterB, BetterA, Changed, NoSignificantDifference, NoInterval };
 
     std::string name; // e.g. "ttft_p50"
     std::string unit; // SI: "s", "tok/s", "GB/s", "req/s", "%"
     bool lowerIsBetter = true;
+    // false: a shift is a fact, not a gain or a loss. A bottleneck's share of the time moves
+    // both ways when an arm gets faster (it finishes its storage-bound phase sooner, or idles
+    // more), so the view colours it as a change, never as better or worse. Gates still use
+    // lowerIsBetter.
+    bool directional = true;
     bool gateOnLevel = false; // failure_rate: a % gate bounds B's level
     // For level KPIs: B's requests issued and failed, pooled over its runs, so a level gate
     // never claims more than the number of requests allows (0 of 200 failed is not 0 %).
@@ -36,7 +42,8 @@ struct KpiComparison {
     double difference() const { return b - a; }
     double relative() const { return a != 0.0 ? (b - a) / a : 0.0; }
     double ratio() const { return a != 0.0 ? b / a : 0.0; }
-    // A side is better only when the interval of B - A excludes zero.
+    // A side is better only when the interval of B - A excludes zero (and the KPI has a
+    // direction).
     Verdict verdict() const;
     static const char* verdictText(Verdict v);
 };

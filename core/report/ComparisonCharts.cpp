@@ -133,6 +133,7 @@ std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const C
             SvgChart::Bar bar{k.name, k.relative() * 100, std::nullopt,
                               verdict == KpiComparison::Verdict::BetterB   ? "#2ca02c"
                               : verdict == KpiComparison::Verdict::BetterA ? "#d62728"
+                              : verdict == KpiComparison::Verdict::Changed ? "#1f77b4"
                                                                            : "#999999"};
             if (k.ratioCi)
                 bar.error = {(k.ratioCi->interval.lo - 1) * 100,

@@ -117,6 +117,37 @@ void Store::finishSession(std::int64_t sessionId, std::int64_t endNs) {
         .run();
 }
 
+void Store::describeSession(std::int64_t sessionId, const std::string& label,
+                            const std::string& notes) {
+    m_db.prepare("UPDATE session SET label = ?, notes = ? WHERE id = ?")
+        .bind(1, label)
+        .bind(2, notes)
+        .bind(3, sessionId)
+        .run();
+    if (sqlite3_changes(m_db.handle()) == 0)
+        throw StoreError(StoreError::Code::NotFound, "no session " + std::to_string(sessionId));
+}
+
+void Store::deleteSession(std::int64_t sessionId) {
+    m_db.exec("BEGIN IMMEDIATE");
+    try {
+        // Samples and rollups name their metric, not the session, and carry no foreign key.
+        for (const char* table : {"sample_recent", "sample_chunk", "rollup"})
+            m_db.prepare(std::string("DELETE FROM ") + table +
+                         " WHERE metric_id IN (SELECT id FROM metric WHERE session_id = ?)")
+                .bind(1, sessionId)
+                .run();
+        m_db.prepare("DELETE FROM session WHERE id = ?").bind(1, sessionId).run();
+        if (sqlite3_changes(m_db.handle()) == 0)
+            throw StoreError(StoreError::Code::NotFound,
+                             "no session " + std::to_string(sessionId));
+        m_db.exec("COMMIT"); // metric, device, run, request, event: ON DELETE CASCADE
+    } catch (...) {
+        m_db.exec("ROLLBACK");
+        throw;
+    }
+}
+
 std::vector<SessionInfo> Store::sessions() {
     auto q = m_db.prepare(std::string(kSessionColumns) + "ORDER BY start_ns, id");
     std::vector<SessionInfo> out;

@@ -36,6 +36,15 @@ class Store {
     void finishSession(std::int64_t sessionId, std::int64_t endNs);
     std::vector<SessionInfo> sessions();
     std::optional<SessionInfo> session(std::int64_t sessionId);
+    // The user's words about a session. Throws StoreError (NotFound) for an unknown id.
+    void describeSession(std::int64_t sessionId, const std::string& label,
+                         const std::string& notes);
+    // The session and everything recorded in it (metrics, samples, rollups, devices, runs,
+    // requests, events), in one transaction: other sessions' rows are untouched, and a
+    // concurrent writer waits (busy timeout) instead of seeing half a deletion. Deleting a
+    // session that another process still records into leaves that process writing orphans:
+    // the caller refuses open sessions it owns. Throws StoreError (NotFound).
+    void deleteSession(std::int64_t sessionId);
 
     std::int64_t defineMetric(std::int64_t sessionId, const MetricDescriptor& metric);
     std::vector<MetricInfo> metrics(std::int64_t sessionId);

@@ -108,6 +108,47 @@ class TestStore : public QObject {
         QCOMPARE(part.front().value, valueAt(0, 10));
     }
 
+    // Deleting a session takes every row recorded in it and nothing of any other session.
+    void deleteSessionTakesOnlyItsRows() {
+        const auto db = path("delete.db");
+        const auto keep = record(db, 2, 20, true);
+        const auto gone = record(db, 3, 20, false); // some rows still staged
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            const auto run = store.createRun(gone, "load", "{}", kT0);
+            RequestRecord r;
+            r.httpStatus = 200;
+            store.addRequests(run, {r});
+            store.addEvent(gone, kT0, "marker", "x");
+            store.addDevices(gone, {{"gpu", "gpu0", "{}"}});
+        }
+        Store store(db, Store::Mode::ReadWrite);
+        QVERIFY(store.db().queryInt("SELECT count(*) FROM sample_recent") > 0);
+        const auto before = store.sampleCount(keep);
+        const auto rollups = store.db().queryInt("SELECT count(*) FROM rollup");
+        store.describeSession(keep, "baseline", "NVMe firmware 2.1");
+        QCOMPARE(store.session(keep)->label, std::string("baseline"));
+        QCOMPARE(store.session(keep)->notes, std::string("NVMe firmware 2.1"));
+        store.deleteSession(gone);
+        QVERIFY(!store.session(gone));
+        QCOMPARE(store.sampleCount(keep), before);
+        QCOMPARE(store.metrics(keep).size(), std::size_t(2));
+        for (const char* sql :
+             {"SELECT count(*) FROM metric WHERE session_id NOT IN (SELECT id FROM session)",
+              "SELECT count(*) FROM run", "SELECT count(*) FROM request",
+              "SELECT count(*) FROM event", "SELECT count(*) FROM device",
+              "SELECT count(*) FROM sample_recent WHERE metric_id NOT IN (SELECT id FROM metric)",
+              "SELECT count(*) FROM sample_chunk WHERE metric_id NOT IN (SELECT id FROM metric)",
+              "SELECT count(*) FROM rollup WHERE metric_id NOT IN (SELECT id FROM metric)"})
+            QVERIFY2(store.db().queryInt(sql) == 0, sql);
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM rollup"), rollups); // all keep's
+        QVERIFY(rollups > 0);
+        QVERIFY_THROWS_EXCEPTION(StoreError, store.deleteSession(gone));
+        QVERIFY_THROWS_EXCEPTION(StoreError, store.describeSession(gone, "x", ""));
+        m_unsealed.reset(); // its staged rows went with the session: sealing finds none of them
+        QCOMPARE(store.sampleCount(keep), before);
+    }
+
     void roundTripWhileStillStaged() {
         const auto db = path("staged.db");
         const auto session = record(db, 2, 20, false); // flushed, not sealed

@@ -5,8 +5,13 @@
 #include "ui/MainWindow.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QImage>
+#include <QMessageBox>
+#include <QPointer>
 #include <QProgressBar>
+#include <QPushButton>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -24,7 +29,8 @@ class TestExperimentGui : public QObject {
     QTemporaryDir m_dir;
     QString m_shm;
 
-    QString writePlan(const QString& name, int repetitions, const QString& size) {
+    QString writePlan(const QString& name, int repetitions, const QString& size,
+                      const QString& extra = {}) {
         const QString plan = QString(R"(name = "%1"
 repetitions = %2
 gates = ["model_load_time <= 0.9x"]
@@ -48,7 +54,8 @@ files = 2
 )")
                                  .arg(name)
                                  .arg(repetitions)
-                                 .arg(m_dir.path(), m_shm, size);
+                                 .arg(m_dir.path(), m_shm, size) +
+                             extra;
         const QString path = m_dir.filePath(name + ".toml");
         test::writeFile(path, plan.toUtf8());
         return path;
@@ -68,7 +75,30 @@ files = 2
     }
 
   private slots:
+    // Clicks the button with `text` of the message box the dialog is about to open.
+    static void answer(const QString& text) {
+        auto* timer = new QTimer;
+        QObject::connect(timer, &QTimer::timeout, timer, [timer, text] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box)
+                return;
+            for (auto* button : box->buttons())
+                if (button->text() == text)
+                    button->click();
+            timer->deleteLater();
+        });
+        timer->start(10);
+    }
+
+    static QPushButton* button(QWidget* w, const QString& text) {
+        for (auto* b : w->findChildren<QPushButton*>())
+            if (b->text() == text)
+                return b;
+        return nullptr;
+    }
+
     void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // the remembered compare pair
         QVERIFY(m_dir.isValid());
         m_shm = "/dev/shm/tierscope-gui-" + QString::number(QCoreApplication::applicationPid());
         qRegisterMetaType<tierscope::ExperimentDialog*>();
@@ -229,6 +259,15 @@ files = 2
                                                   "engine_identity fail: same engine as arm A"),
                  qPrintable(compare->statusText()));
         QCOMPARE(compare->result().gates.at(0).second.verdict, Gate::Verdict::Inconclusive);
+        QVERIFY2(compare->verdictText().startsWith("INVALID, gates not judged: B: run 4"),
+                 qPrintable(compare->verdictText()));
+        // Everything, buttons included, fits a 1280x720 screen at scale factor 2 (640x360
+        // logical pixels): the tables scroll in their pane instead.
+        compare->show();
+        const QSize least = compare->minimumSizeHint();
+        QVERIFY2(least.width() <= 640 && least.height() <= 360,
+                 qPrintable(QString("%1x%2").arg(least.width()).arg(least.height())));
+        QVERIFY(compare->screen()->availableGeometry().contains(compare->frameGeometry()));
         delete compare;
     }
 
@@ -257,6 +296,97 @@ files = 2
         }
         QVERIFY(completed >= 2);
         QCOMPARE(cancelled, 1);
+        QVERIFY(store.eventText(finished.at(0).at(0).toLongLong(), "experiment-incomplete"));
+    }
+
+    // "Compare results" compares this session's completed runs only (not an earlier experiment
+    // of the same name), with the plan's gates, and offers every workload.
+    void compareResultsUsesThisSessionEveryWorkloadAndThePlanGates() {
+        MainWindow::Options o;
+        o.db = m_dir.filePath("results.db");
+        o.record = false;
+        MainWindow w(o);
+        {
+            // An earlier experiment of the same name, ten times slower: it must not be pooled.
+            Store store(o.db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = 1;
+            const auto session = store.createSession(s);
+            for (int i = 0; i < 4; ++i) {
+                const auto id = store.createRun(session, "storage/model-load", "{}", 1,
+                                                "both/model-load", i % 2 ? "shm" : "disk", i / 2);
+                store.finishRun(id, 2, "completed", R"({"seconds": 100})");
+            }
+        }
+        auto* d = open(w, writePlan("both", 2, "16MiB", R"(
+[[workload]]
+kind = "checkpoint-save"
+size = "16MiB"
+)"));
+        QVERIFY(d);
+        QSignalSpy finished(d, &ExperimentDialog::experimentFinished);
+        d->start();
+        QVERIFY(finished.wait(180000));
+        QCOMPARE(finished.at(0).at(1).toBool(), false);
+        QPushButton* results = button(d, "Compare results");
+        QVERIFY(results && results->isEnabled());
+        results->click();
+        CompareDialog* compare = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((compare = w.findChild<CompareDialog*>()) != nullptr, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!compare->result().kpis.empty(), 60000);
+        QCOMPARE(compare->workloadBox()->count(), 2);
+        QVERIFY(compare->sideSpec(true).startsWith("run:"));
+        const auto* kpis = compare->kpiTable();
+        auto row = [&](const QString& name) {
+            for (int r = 0; r < kpis->rowCount(); ++r)
+                if (kpis->item(r, 0)->text() == name)
+                    return r;
+            return -1;
+        };
+        QVERIFY(row("model_load_time") >= 0);
+        QCOMPARE(kpis->item(row("model_load_time"), 7)->text(), QString("2 / 2 runs"));
+        for (const auto& k : compare->result().kpis)
+            if (k.name == "model_load_time")
+                QVERIFY(k.a < 50 && k.b < 50);         // not the 100 s of the old session
+        QCOMPARE(compare->gateTable()->rowCount(), 1); // the plan's gate
+        QCOMPARE(compare->gateTable()->item(0, 0)->text(), QString("model_load_time <= 0.9x"));
+        QVERIFY2(compare->verdictText().contains("; G1 "), qPrintable(compare->verdictText()));
+        QVERIFY(QString::fromStdString(compare->result().labelA).startsWith("disk [build-disk]"));
+
+        // The second workload is one pick away; the model-load gate does not apply to it.
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        emit compare->workloadBox()->activated(1);
+        QVERIFY(shown.wait(60000));
+        QVERIFY(row("checkpoint_time") >= 0);
+        QCOMPARE(row("model_load_time"), -1);
+        QCOMPARE(compare->gateTable()->item(0, 1)->text(), QString("n/a"));
+        QVERIFY2(compare->verdictText().endsWith("G1 n/a"), qPrintable(compare->verdictText()));
+    }
+
+    // Closing mid-run asks first; "keep running" keeps it, yes cancels and the dialog goes at
+    // once while the run in progress winds down on its thread.
+    void closingMidRunAsksAndDoesNotBlock() {
+        MainWindow::Options o;
+        o.db = m_dir.filePath("close.db");
+        o.record = false;
+        MainWindow w(o);
+        QPointer<ExperimentDialog> d = open(w, writePlan("close", 40, "96MiB"));
+        QVERIFY(d);
+        QSignalSpy finished(d.data(), &ExperimentDialog::experimentFinished);
+        d->start();
+        QTRY_VERIFY_WITH_TIMEOUT(d->progress()->value() >= 1, 120000);
+        answer("Keep running");
+        d->close();
+        QVERIFY(d && d->isVisible());
+        QCOMPARE(finished.count(), 0);
+        answer("Cancel experiment");
+        d->close();
+        QVERIFY(d);               // not destroyed while its worker runs: that would wait
+        QVERIFY(!d->isVisible()); // but out of the way at once
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.at(0).at(1).toBool(), true); // incomplete
+        QTRY_VERIFY_WITH_TIMEOUT(d.isNull(), 10000);   // WA_DeleteOnClose, once it is idle
+        Store store(o.db.toStdString(), Store::Mode::ReadOnly);
         QVERIFY(store.eventText(finished.at(0).at(0).toLongLong(), "experiment-incomplete"));
     }
 

@@ -4,6 +4,7 @@
 #include "ui/timeline/BottleneckBand.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
+#include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
@@ -13,11 +14,13 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
-#include <QGraphicsScene>
+#include <QImage>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QMenu>
+#include <QMenuBar>
 #include <QScreen>
-#include <QScrollArea>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -113,7 +116,8 @@ class TestMainWindow : public QObject {
 
   private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true); // QSettings in a scratch location
+        QStandardPaths::setTestModeEnabled(true);             // QSettings in a scratch location
+        QSettings("tierscope", "tierscope").remove("window"); // a size saved by a past run
         m_db = m_dir.filePath("ws.db");
         m_session = writeSession(m_db.toStdString());
     }
@@ -516,6 +520,50 @@ class TestMainWindow : public QObject {
         QCOMPARE(profile->currentText(), QString("local-nvme"));
     }
 
+    // File, View, Tools and Help with the standard shortcuts; the window comes back where it
+    // was; the view exports as PNG, SVG and PDF at the chosen size.
+    void desktopConventions() {
+        {
+            MainWindow window({m_db, m_session, false, 300});
+            QVERIFY(showSession(window));
+            QStringList menus;
+            for (auto* a : window.menuBar()->actions())
+                menus << a->text().remove('&');
+            QCOMPARE(menus, (QStringList{"File", "View", "Tools", "Help"}));
+            const QString keys = window.shortcutList();
+            for (const auto& expected :
+                 {QString("Ctrl+Q\tQuit"), QString("Ctrl+,\tSettings"), QString("Ctrl+K\tCompare"),
+                  QString("Ctrl+M\tMarker"), QString("Ctrl+R\tRecord")})
+                QVERIFY2(keys.contains(expected), qPrintable(keys));
+            QVERIFY(keys.contains("About") == false); // no shortcut, but in the Help menu
+            bool about = false;
+            for (auto* menu : window.menuBar()->findChildren<QMenu*>())
+                for (auto* a : menu->actions())
+                    about = about || a->text().remove('&') == "About tierscope";
+            QVERIFY(about);
+
+            QSignalSpy exported(&window, &MainWindow::viewExported);
+            window.exportView(m_dir.filePath("view.png"), QSize(1280, 720));
+            QVERIFY(exported.wait(30000));
+            QCOMPARE(exported.last().at(1).toString(), QString());
+            QCOMPARE(QImage(m_dir.filePath("view.png")).size(), QSize(1280, 720));
+            window.exportView(m_dir.filePath("view.svg"), QSize(1280, 720));
+            QVERIFY(exported.wait(30000));
+            QVERIFY(QFile(m_dir.filePath("view.svg")).size() > 1000);
+            window.exportView(m_dir.filePath("view.pdf"), QSize(1280, 720));
+            QVERIFY(exported.wait(30000));
+            QVERIFY(QFile(m_dir.filePath("view.pdf")).size() > 500);
+
+            window.resize(760, 560);
+            QTRY_COMPARE_WITH_TIMEOUT(window.size(), QSize(760, 560), 5000);
+        }
+        {
+            MainWindow again({m_db, m_session, false, 300});
+            QCOMPARE(again.size(), QSize(760, 560));
+        }
+        QSettings("tierscope", "tierscope").remove("window"); // the other tests' default size
+    }
+
     // A CLI command records into the workspace while the window is open: the list shows the
     // new session without a click, and the selected session stays selected.
     void theSessionListFollowsExternalWrites() {
@@ -525,9 +573,8 @@ class TestMainWindow : public QObject {
         QSignalSpy shown(&window, &MainWindow::sessionShown);
         window.show();
         QVERIFY(shown.wait(10000));
-        auto* tree = window.findChild<QTreeView*>("sessionTree");
-        QVERIFY(tree);
-        QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
+        QVERIFY(window.findChild<QTreeView*>("sessionTree"));
+        QCOMPARE(window.sessionBrowser()->currentSession(), first);
 
         std::int64_t second = 0;
         {
@@ -539,7 +586,7 @@ class TestMainWindow : public QObject {
             second = store.createSession(info);
         }
         QTRY_VERIFY_WITH_TIMEOUT(window.sessionModel()->indexOfSession(second).isValid(), 20000);
-        QCOMPARE(window.sessionModel()->sessionId(tree->currentIndex()), first);
+        QCOMPARE(window.sessionBrowser()->currentSession(), first);
     }
 
     // An engine URL entered in Settings reaches the running recording (which restarts with it),

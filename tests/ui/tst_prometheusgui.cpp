@@ -6,6 +6,7 @@
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
+#include <QAction>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -110,7 +111,14 @@ class TestPrometheusGui : public QObject {
             w.grab().save(qEnvironmentVariable("TIERSCOPE_SCREENSHOTS") + "/prometheus.png");
 
         // The same data went into a session the browser can open later.
-        w.disconnectPrometheus();
+        QAction* disconnect = nullptr;
+        for (auto* a : w.findChildren<QAction*>())
+            if (a->text() == "Disconnect")
+                disconnect = a;
+        QVERIFY(disconnect && disconnect->isEnabled());
+        disconnect->trigger();
+        QCOMPARE(w.prometheusSessionId(), 0);
+        QVERIFY(!disconnect->isEnabled());
         QTest::qWait(500);
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         QVERIFY(store.sampleCount(session) > 0);
@@ -119,6 +127,30 @@ class TestPrometheusGui : public QObject {
             grouped = grouped || m.descriptor.labels.find(
                                      "\"node\":\"" + m_nodes[0].toStdString()) != std::string::npos;
         QVERIFY(grouped);
+    }
+
+    // A server that does not answer changes nothing: the recording goes on, the live view
+    // keeps its charts, and no empty session is left in the workspace.
+    void aDeadServerLeavesTheLiveViewAlone() {
+        const QString db = m_dir.filePath("dead.db");
+        MainWindow w({db, 0, true, 60});
+        QSignalSpy started(&w, &MainWindow::recordingStarted);
+        QVERIFY(started.wait(20000));
+        const qint64 live = started.first().first().toLongLong();
+        QTRY_VERIFY_WITH_TIMEOUT(w.timeline()->chart("host-cpu") &&
+                                     w.timeline()->chart("host-cpu")->pointCount() > 0,
+                                 20000);
+        QSignalSpy refused(&w, &MainWindow::prometheusRefused);
+        QSignalSpy connected(&w, &MainWindow::prometheusConnected);
+        w.connectPrometheus(QString("http://127.0.0.1:%1").arg(test::freePort()), ".+", 1.0);
+        QVERIFY(refused.wait(30000));
+        QCOMPARE(connected.count(), 0);
+        QCOMPARE(w.liveSessionId(), live);
+        QCOMPARE(w.prometheusSessionId(), 0);
+        QVERIFY(w.timeline()->chart("host-cpu") &&
+                w.timeline()->chart("host-cpu")->pointCount() > 0);
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        QCOMPARE(store.sessions().size(), std::size_t(1));
     }
 };
 

@@ -1,5 +1,6 @@
 #include "ui/compare/CompareDialog.h"
 
+#include "core/report/ComparisonVerdict.h"
 #include "core/compare/GatePresets.h"
 #include "ui/compare/ComparisonWorker.h"
 
@@ -12,7 +13,9 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSplitter>
 #include <QSvgRenderer>
 #include <QSvgWidget>
@@ -35,6 +38,34 @@ QColor verdictColor(Gate::Verdict v) {
         break;
     }
     return QColor("#b26a00");
+}
+
+// Significance first: only a change whose interval excludes zero gets a colour, and a KPI
+// without a better direction (a time share) gets a neutral one.
+std::optional<QColor> toneColor(ComparisonVerdict::Tone tone) {
+    switch (tone) {
+    case ComparisonVerdict::Tone::Better:
+        return QColor("#2e7d32");
+    case ComparisonVerdict::Tone::Worse:
+    case ComparisonVerdict::Tone::Invalid:
+        return QColor("#c62828");
+    case ComparisonVerdict::Tone::Changed:
+        return QColor("#1565c0");
+    case ComparisonVerdict::Tone::NoDifference:
+    case ComparisonVerdict::Tone::NoInterval:
+        break;
+    }
+    return std::nullopt;
+}
+
+QString perRun(const std::vector<double>& values, const std::string& unit, const QString& side) {
+    QStringList out;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        out << QString("  run %1: %2")
+                   .arg(i + 1)
+                   .arg(QString::fromStdString(ComparisonReport::formatValue(values[i], unit)));
+    return QObject::tr("%1, one value per measured run (in run order):\n%2")
+        .arg(side, out.isEmpty() ? QObject::tr("  none") : out.join('\n'));
 }
 
 QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight) {
@@ -96,7 +127,7 @@ QComboBox* sideBox(QWidget* parent) {
     auto* box = new QComboBox(parent);
     box->setEditable(true); // a spec can be typed: run:12, session:3, arm:EXP/ARM
     box->setInsertPolicy(QComboBox::NoInsert);
-    box->setMinimumContentsLength(36);
+    box->setMinimumContentsLength(16);
     box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     return box;
 }
@@ -120,17 +151,22 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     m_thread.start();
 
+    m_workload = new QComboBox(this);
+    m_workload->setVisible(false);
     m_a = sideBox(this);
     m_b = sideBox(this);
     m_gateText = new QLineEdit(this);
     m_gateText->setPlaceholderText(tr("ttft_p50 <= -25%; output_throughput >= +29%"));
     m_preset = new QComboBox(this);
+    m_preset->setMinimumContentsLength(10);
+    m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_preset->addItem(tr("no preset"), QString());
     for (const auto& [name, gates] : GatePresets::builtin())
         m_preset->addItem(QString::fromStdString(name), QString::fromStdString(name));
     m_run = new QPushButton(tr("Compare"), this);
     m_run->setDefault(true);
     auto* form = new QFormLayout;
+    form->addRow(m_workload);
     form->addRow(tr("A (baseline)"), m_a);
     form->addRow(tr("B (candidate)"), m_b);
     auto* gateRow = new QHBoxLayout;
@@ -156,7 +192,16 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     m_shares = new QLabel(this);
     m_shares->setWordWrap(true);
     m_tabs = new QTabWidget(this);
-    m_tabs->setMinimumHeight(320);
+    m_tabs->setMinimumHeight(100); // the dialog fits a 1280x720 screen at scale factor 2
+    m_verdict = new QLabel(tr("Pick A and B, then Compare."), this);
+    m_verdict->setObjectName("verdict");
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->setMargin(6);
+    QFont big = m_verdict->font();
+    big.setPointSizeF(big.pointSizeF() * 1.25);
+    big.setBold(true);
+    m_verdict->setFont(big);
 
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
@@ -166,14 +211,22 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     topLayout->addWidget(m_gates);
     topLayout->addStretch(1);
     m_top = top;
+    // The tables scroll inside their pane when the screen is small, instead of pushing the
+    // dialog's buttons off it.
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(top);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
     auto* split = m_split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(top);
+    split->addWidget(scroll);
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     split->setSizes({340, 520});
 
     m_status = new QLabel(tr("Pick A and B."), this);
+    m_status->setWordWrap(true);
+    m_status->setMinimumWidth(120);
     m_exportChart = new QPushButton(tr("Export chart…"), this);
     m_exportReport = new QPushButton(tr("Export report…"), this);
     m_exportChart->setEnabled(false);
@@ -184,10 +237,33 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     buttons->addWidget(m_exportReport);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(m_verdict);
     layout->addWidget(split, 1);
     layout->addLayout(buttons);
 
     connect(m_run, &QPushButton::clicked, this, &CompareDialog::compare);
+    connect(m_workload, &QComboBox::activated, this, [this](int index) {
+        if (index < 0 || index >= m_pairs.size())
+            return;
+        setSides(m_pairs[index].a, m_pairs[index].b);
+        compare();
+    });
+    connect(m_worker, &ComparisonWorker::experimentListed, this,
+            [this](const QList<ComparisonPair>& pairs, const QStringList& gates) {
+                m_pairs = pairs;
+                m_workload->clear();
+                for (const auto& p : pairs)
+                    m_workload->addItem(p.title);
+                m_workload->setVisible(pairs.size() > 1);
+                setGates(gates.join("; "));
+                emit experimentLoaded();
+                if (pairs.isEmpty()) {
+                    m_status->setText(tr("The experiment has no two arms to compare."));
+                    return;
+                }
+                setSides(pairs.front().a, pairs.front().b);
+                compare();
+            });
     connect(m_exportReport, &QPushButton::clicked, this, &CompareDialog::askExportReport);
     connect(m_exportChart, &QPushButton::clicked, this, &CompareDialog::askExportChart);
     connect(m_worker, &ComparisonWorker::choicesListed, this,
@@ -224,7 +300,26 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
                 m_status->setText(error.isEmpty() ? tr("Wrote %1").arg(path) : error);
                 emit exported(path, error);
             });
+    // The pair compared last in this workspace, until the user picks another.
+    QSettings settings("tierscope", "tierscope");
+    if (settings.value("compare/db").toString() == m_db)
+        setSides(settings.value("compare/a").toString(), settings.value("compare/b").toString());
     QMetaObject::invokeMethod(m_worker, [w = m_worker, db = m_db] { w->listChoices(db); });
+}
+
+QString CompareDialog::verdictText() const {
+    return m_verdict->text();
+}
+
+QString CompareDialog::sideSpec(bool a) const {
+    return specOf(a ? m_a : m_b);
+}
+
+void CompareDialog::compareExperiment(qint64 sessionId, const QString& planText) {
+    m_status->setText(tr("Reading the runs of session %1…").arg(sessionId));
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, db = m_db, sessionId, planText] {
+        w->experimentPairs(db, sessionId, planText);
+    });
 }
 
 CompareDialog::~CompareDialog() {
@@ -248,10 +343,23 @@ void CompareDialog::setGates(const QString& gates, const QString& preset) {
 
 void CompareDialog::compare() {
     const QString a = specOf(m_a), b = specOf(m_b);
+    QString labelA, labelB;
+    for (const auto& p : m_pairs)
+        if (p.a == a && p.b == b) {
+            labelA = p.labelA;
+            labelB = p.labelB;
+        }
     if (a.isEmpty() || b.isEmpty()) {
-        m_status->setText(tr("Pick A and B."));
+        m_status->setText(m_workload->count() > 0
+                              ? tr("%1: an arm has no completed run in this session.")
+                                    .arg(m_workload->currentText())
+                              : tr("Pick A and B."));
         return;
     }
+    QSettings settings("tierscope", "tierscope");
+    settings.setValue("compare/db", m_db);
+    settings.setValue("compare/a", a);
+    settings.setValue("compare/b", b);
     m_run->setEnabled(false);
     m_status->setText(tr("Comparing %1 with %2…").arg(b, a));
     const QStringList gates = m_gateText->text().split(';', Qt::SkipEmptyParts);
@@ -259,13 +367,21 @@ void CompareDialog::compare() {
                                     ? QStringList()
                                     : QStringList{m_preset->currentData().toString()};
     const quint64 request = ++m_request;
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, db = m_db, a, b, gates, presets, request] {
-        w->compare(db, a, b, gates, presets, request);
-    });
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, db = m_db, a, b, gates, presets, request, labelA, labelB] {
+            w->compare(db, a, b, gates, presets, request, labelA, labelB);
+        });
 }
 
 void CompareDialog::showResult(const ComparisonReport::Input& in) {
     m_result = in;
+    const auto verdict =
+        ComparisonVerdict::of(in, std::set<int>(m_notApplicable.begin(), m_notApplicable.end()));
+    m_verdict->setText(QString::fromStdString(verdict.sentence));
+    const auto color = toneColor(verdict.tone);
+    m_verdict->setStyleSheet(
+        color ? QString("background: %1; color: white; border-radius: 4px").arg(color->name())
+              : QString("border: 1px solid palette(mid); border-radius: 4px"));
     fillKpis(in);
     fillGates(in);
     QStringList shares;
@@ -345,28 +461,34 @@ void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
             return QString::fromStdString(ComparisonReport::formatValue(v, k.unit));
         };
         m_kpis->setItem(row, 0, cell(QString::fromStdString(k.name), Qt::AlignLeft));
-        m_kpis->setItem(row, 1, cell(value(k.a)));
-        m_kpis->setItem(row, 2, cell(value(k.b)));
+        auto* a = cell(value(k.a));
+        a->setToolTip(perRun(k.runsA, k.unit, tr("A")));
+        m_kpis->setItem(row, 1, a);
+        auto* b = cell(value(k.b));
+        b->setToolTip(perRun(k.runsB, k.unit, tr("B")));
+        m_kpis->setItem(row, 2, b);
         m_kpis->setItem(row, 3, cell(value(k.difference())));
         auto* change = cell(k.a != 0 ? QString("%1%2 %")
                                            .arg(k.relative() >= 0 ? "+" : "")
                                            .arg(k.relative() * 100, 0, 'f', 1)
                                      : tr("n/a"));
-        // Coloured only where the interval names a side; otherwise the change may be noise.
-        if (k.verdict() == KpiComparison::Verdict::BetterB)
-            change->setForeground(QColor("#2e7d32"));
-        else if (k.verdict() == KpiComparison::Verdict::BetterA)
-            change->setForeground(QColor("#c62828"));
-        change->setToolTip(KpiComparison::verdictText(k.verdict()));
+        // Coloured only where the interval excludes zero; otherwise the change may be noise.
+        if (const auto color = toneColor(ComparisonVerdict::tone(k)))
+            change->setForeground(*color);
+        change->setToolTip(k.directional
+                               ? tr("better: %1").arg(KpiComparison::verdictText(k.verdict()))
+                               : tr("%1; a time share is neither better nor worse by itself")
+                                     .arg(KpiComparison::verdictText(k.verdict())));
         m_kpis->setItem(row, 4, change);
         m_kpis->setItem(row, 5,
                         cell(k.a != 0 ? QString("%1x").arg(k.ratio(), 0, 'f', 3) : tr("n/a")));
         m_kpis->setItem(row, 6, cell(interval(k), Qt::AlignCenter));
-        m_kpis->setItem(row, 7,
-                        cell(QString("%1 / %2 %3")
-                                 .arg(k.countA)
-                                 .arg(k.countB)
-                                 .arg(QString::fromStdString(k.sampleKind))));
+        auto* n = cell(QString("%1 / %2 %3")
+                           .arg(k.countA)
+                           .arg(k.countB)
+                           .arg(QString::fromStdString(k.sampleKind)));
+        n->setToolTip(perRun(k.runsA, k.unit, tr("A")) + "\n\n" + perRun(k.runsB, k.unit, tr("B")));
+        m_kpis->setItem(row, 7, n);
         m_kpis->setItem(row, 8, cell(QString(), Qt::AlignCenter));
         for (const auto& [gate, verdict] : in.gates)
             if (gate.kpi == k.name) // the last gate on a KPI shows; the gate table has all

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/report/ComparisonReport.h"
+#include "ui/compare/ComparisonWorker.h"
 
 #include <QDialog>
 #include <QThread>
@@ -15,8 +16,6 @@ class QTableWidget;
 
 namespace tierscope {
 
-class ComparisonWorker;
-
 // The A/B compare view: pick two sessions, runs or experiment arms, and see the KPI table
 // with deltas, 95 % intervals and gate badges, the bottleneck shares and the four charts.
 // Each chart exports as PNG, SVG or PDF; the whole comparison as HTML, CSV, JSON or Markdown.
@@ -29,6 +28,10 @@ class CompareDialog : public QDialog {
     void setSides(const QString& a, const QString& b);
     void setGates(const QString& gates, const QString& preset = {});
     void compare();
+    // The comparisons of the experiment run as session `sessionId` with plan `planText`: each
+    // workload's first arm against the others, only that session's completed runs, with the
+    // plan's gates. The first is compared at once; the others are one pick away.
+    void compareExperiment(qint64 sessionId, const QString& planText);
     void exportReportTo(const QString& path);
     void exportChartTo(int chart, const QString& path, QSize size = {1200, 700});
 
@@ -37,9 +40,14 @@ class CompareDialog : public QDialog {
     QTableWidget* gateTable() const { return m_gates; }
     QTabWidget* chartTabs() const { return m_tabs; }
     QString statusText() const;
+    // The answer in one sentence, above every table ("B is better: ...").
+    QString verdictText() const;
+    QComboBox* workloadBox() const { return m_workload; }
+    QString sideSpec(bool a) const;
 
   signals:
     void choicesLoaded();
+    void experimentLoaded();
     void comparisonShown();
     void comparisonFailed(const QString& message);
     void exported(const QString& path, const QString& error);
@@ -58,8 +66,11 @@ class CompareDialog : public QDialog {
     ComparisonWorker* m_worker = nullptr;
     ComparisonReport::Input m_result;
     quint64 m_request = 0;
-    QList<int> m_notApplicable; // gates of m_result that do not apply to its workload
+    QList<int> m_notApplicable;    // gates of m_result that do not apply to its workload
+    QList<ComparisonPair> m_pairs; // an experiment's comparisons, one per workload and arm
 
+    QComboBox* m_workload = nullptr;
+    QLabel* m_verdict = nullptr;
     QComboBox* m_a = nullptr;
     QComboBox* m_b = nullptr;
     QLineEdit* m_gateText = nullptr;

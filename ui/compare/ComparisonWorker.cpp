@@ -8,6 +8,7 @@
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
 #include "ui/timeline/ChartRenderer.h"
+#include "experiments/ExperimentRunner.h"
 
 #include <QFileInfo>
 #include <QSaveFile>
@@ -44,6 +45,7 @@ bool measures(const ComparisonSide& side, const std::string& kpi) {
 ComparisonWorker::ComparisonWorker(QObject* parent) : QObject(parent) {
     qRegisterMetaType<tierscope::ComparisonChoice>();
     qRegisterMetaType<QList<tierscope::ComparisonChoice>>();
+    qRegisterMetaType<QList<tierscope::ComparisonPair>>();
     qRegisterMetaType<tierscope::ComparisonReport::Input>();
 }
 
@@ -86,7 +88,7 @@ void ComparisonWorker::listChoices(const QString& db) {
 
 void ComparisonWorker::compare(const QString& db, const QString& a, const QString& b,
                                const QStringList& gates, const QStringList& presets,
-                               quint64 request) {
+                               quint64 request, const QString& labelA, const QString& labelB) {
     try {
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         ComparisonBuilder::Options options;
@@ -94,6 +96,10 @@ void ComparisonWorker::compare(const QString& db, const QString& a, const QStrin
         const auto sideA = ComparisonBuilder::resolve(store, a.trimmed().toStdString());
         const auto sideB = ComparisonBuilder::resolve(store, b.trimmed().toStdString());
         auto in = ComparisonBuilder::build(store, sideA, sideB, options);
+        if (!labelA.isEmpty())
+            in.labelA = labelA.toStdString();
+        if (!labelB.isEmpty())
+            in.labelB = labelB.toStdString();
         in.toolVersion = kToolVersion;
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
         // Measured on one side only is inconclusive; measured on neither, the gate is for
@@ -114,6 +120,43 @@ void ComparisonWorker::compare(const QString& db, const QString& a, const QStrin
     } catch (const std::exception& e) {
         emit failed(request, QString::fromStdString(e.what()));
     }
+}
+
+void ComparisonWorker::experimentPairs(const QString& db, qint64 sessionId,
+                                       const QString& planText) {
+    QList<ComparisonPair> out;
+    QStringList gates;
+    try {
+        const auto plan = ExperimentPlan::parse(planText.toStdString());
+        for (const auto& g : plan.gates)
+            gates << QString::fromStdString(g);
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        const auto runs = store.runsOfSession(sessionId);
+        for (const auto& variant : plan.variants()) {
+            const std::string experiment = ExperimentRunner::experimentName(plan, variant);
+            auto spec = [&](const ExperimentPlan::Arm& arm) {
+                QStringList ids;
+                for (const auto& r : runs)
+                    if (r.experiment == experiment && r.arm == arm.label && r.status == "completed")
+                        ids << QString::number(r.id);
+                return ids.isEmpty() ? QString() : "run:" + ids.join(',');
+            };
+            auto label = [&](const ExperimentPlan::Arm& arm) {
+                return QString::fromStdString(
+                    arm.label +
+                    (arm.storageProfile.empty() ? "" : " [" + arm.storageProfile + "]") + ", " +
+                    experiment + ", session " + std::to_string(sessionId));
+            };
+            for (std::size_t b = 1; b < plan.arms.size(); ++b)
+                out.push_back({QString::fromStdString(experiment + ": " + plan.arms[0].label +
+                                                      " vs " + plan.arms[b].label),
+                               spec(plan.arms[0]), spec(plan.arms[b]), label(plan.arms[0]),
+                               label(plan.arms[b])});
+        }
+    } catch (const std::exception& e) {
+        emit failed(0, QString::fromStdString(e.what()));
+    }
+    emit experimentListed(out, gates);
 }
 
 void ComparisonWorker::exportReport(const ComparisonReport::Input& in, const QString& path) {

@@ -17,6 +17,14 @@ struct ComparisonChoice {
     QString text;
 };
 
+// One comparison of an experiment session: the first arm against another, for one workload,
+// each side the completed runs of that arm in that session ("run:3,7"; empty: none).
+struct ComparisonPair {
+    QString title; // "model-load: disk vs shm"
+    QString a, b;
+    QString labelA, labelB;
+};
+
 // Builds comparisons and writes their exports on a worker thread, so the compare view never
 // waits on SQLite or the disk. Each call opens the workspace read-only for its own duration.
 class ComparisonWorker : public QObject {
@@ -25,8 +33,14 @@ class ComparisonWorker : public QObject {
     explicit ComparisonWorker(QObject* parent = nullptr);
 
     void listChoices(const QString& db);
+    // labelA, labelB: what the sides are called; empty: the spec's own description.
     void compare(const QString& db, const QString& a, const QString& b, const QStringList& gates,
-                 const QStringList& presets, quint64 request);
+                 const QStringList& presets, quint64 request, const QString& labelA = {},
+                 const QString& labelB = {});
+    // The comparisons of the experiment `planText` ran as session `sessionId`: every workload,
+    // only that session's completed runs (an earlier or cancelled experiment of the same name
+    // is not pooled in), with the plan's gates.
+    void experimentPairs(const QString& db, qint64 sessionId, const QString& planText);
     // The format comes from the suffix: .html, .md, .json, .csv, anything else text.
     void exportReport(const tierscope::ComparisonReport::Input& in, const QString& path);
     // .svg, .png or .pdf
@@ -39,10 +53,12 @@ class ComparisonWorker : public QObject {
     void compared(quint64 request, const tierscope::ComparisonReport::Input& result,
                   const QList<int>& notApplicable);
     void failed(quint64 request, const QString& message);
+    void experimentListed(const QList<tierscope::ComparisonPair>& pairs, const QStringList& gates);
     void exported(const QString& path, const QString& error);
 };
 
 } // namespace tierscope
 
 Q_DECLARE_METATYPE(tierscope::ComparisonChoice)
+Q_DECLARE_METATYPE(tierscope::ComparisonPair)
 Q_DECLARE_METATYPE(tierscope::ComparisonReport::Input)

@@ -1,12 +1,15 @@
 #include "ui/timeline/ChartRenderer.h"
 
+#include <QBuffer>
 #include <QFile>
 #include <QFileInfo>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
+#include <QSvgGenerator>
 #include <QSvgRenderer>
+#include <QWidget>
 
 namespace tierscope {
 
@@ -68,6 +71,21 @@ QString ChartRenderer::write(const QByteArray& svg, const QString& path, Format 
     if (!written || !file.commit())
         return "cannot write " + path + ": " + file.errorString();
     return {};
+}
+
+QByteArray ChartRenderer::svgOf(QWidget* widget) {
+    QByteArray out;
+    QBuffer buffer(&out);
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(widget->size());
+    svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
+    svg.setTitle(widget->windowTitle());
+    QPainter painter(&svg);
+    widget->render(&painter);
+    painter.end();
+    return out;
 }
 
 } // namespace tierscope

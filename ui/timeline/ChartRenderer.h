@@ -6,6 +6,8 @@
 #include <QString>
 #include <optional>
 
+class QWidget;
+
 namespace tierscope {
 
 // Writes a chart's SVG (from core/SvgChart) as SVG, PNG or PDF. Used by the GUI's export
@@ -21,6 +23,9 @@ class ChartRenderer {
     // Writes beside the target and renames, so a failed export leaves no half file. Returns
     // an error message, empty on success.
     static QString write(const QByteArray& svg, const QString& path, Format format, QSize size);
+    // A widget (the live view, a session view, a dialog) painted as vector SVG, so it exports
+    // through write() at any size. Paints on the calling (GUI) thread; writes nothing.
+    static QByteArray svgOf(QWidget* widget);
 };
 
 } // namespace tierscope

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/report/ComparisonReport.h"
+#include "core/compare/KpiComparison.h"
+
+#include <set>
+#include <string>
+
+namespace tierscope {
+
+// The one-sentence answer of an A/B comparison, for the compare view's banner and any report:
+// "B is better: TTFT p50 -32 % [-35 %, -29 %], throughput +31 % [+27 %, +36 %]; G1 PASS",
+// "No significant difference ...", or "INVALID: ...". It only restates the KPI verdicts
+// (the interval of B - A excludes zero) and the gate verdicts; it never judges anything itself.
+class ComparisonVerdict {
+  public:
+    // How a figure or the whole comparison is coloured: by significance first, then direction.
+    enum class Tone {
+        Better,       // significant, B better (green)
+        Worse,        // significant, A better (red)
+        Changed,      // significant, but the KPI has no better direction (a time share)
+        NoDifference, // the interval spans zero: noise as far as the runs can tell
+        NoInterval,   // fewer than two runs a side
+        Invalid,      // a failed validity check: nothing is judged
+    };
+
+    struct Result {
+        std::string sentence;
+        Tone tone = Tone::NoInterval;
+    };
+
+    static Tone tone(const KpiComparison& k);
+    // notApplicable: indices into in.gates of gates on a KPI neither side measured.
+    static Result of(const ComparisonReport::Input& in, const std::set<int>& notApplicable = {});
+    // "TTFT p50" for "ttft_p50"; other names unchanged.
+    static std::string displayName(const std::string& kpi);
+    // "-32 % [-35 %, -29 %]": the change of B against A and the 95 % interval of B - A over A.
+    static std::string change(const KpiComparison& k);
+};
+
+} // namespace tierscope
