@@ -10,7 +10,7 @@ packages=(
   libnvme-dev libjson-c-dev librocm-smi-dev libcurl4-openssl-dev liburing-dev
   libtomlplusplus-dev libcpp-httplib-dev libbenchmark-dev
   util-linux procps fio xvfb xauth prometheus prometheus-node-exporter
-  zsh groff-base
+  zsh groff-base clang-format-14
 )
 
 missing=()
