@@ -3,8 +3,10 @@
 #include "core/util/DurationParser.h"
 #include "core/compare/Gate.h"
 #include "core/compare/RunKpis.h"
+#include "core/util/SizeParser.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 #include <toml++/toml.h>
 
@@ -15,6 +17,175 @@ namespace {
 [[noreturn]] void fail(const toml::node& node, const std::string& what) {
     throw std::runtime_error("plan, line " + std::to_string(node.source().begin.line) + ": " +
                              what);
+}
+
+// What a key of the plan holds. Checked before any value is read, so a typo or a wrong type
+// is an error with its line instead of a silent default (`gates = "ttft_p50 <= 0"` used to
+// turn the gates off).
+// Any: a key whose value its own parser checks (a share, a flag) with a message of its own.
+enum class Kind { Text, Integer, Seed, Duration, Size, Concurrency, Gates, Env, Tables, Any };
+
+struct Key {
+    const char* name;
+    Kind kind;
+};
+
+const char* typeName(const toml::node& node) {
+    switch (node.type()) {
+    case toml::node_type::string:
+        return "a string";
+    case toml::node_type::integer:
+        return "an integer";
+    case toml::node_type::floating_point:
+        return "a floating-point number";
+    case toml::node_type::boolean:
+        return "a boolean";
+    case toml::node_type::array:
+        return node.as_array()->is_array_of_tables() ? "an array of tables" : "an array";
+    case toml::node_type::table:
+        return "a table";
+    default:
+        return "a date or time";
+    }
+}
+
+bool isInt(const toml::node& node) {
+    return node.is_integer() && node.as_integer()->get() >= INT_MIN &&
+           node.as_integer()->get() <= INT_MAX;
+}
+
+// Empty when the value fits; else what it should have been.
+std::string mismatch(const toml::node& v, Kind kind) {
+    switch (kind) {
+    case Kind::Text:
+        return v.is_string() ? "" : "a string";
+    case Kind::Integer:
+        return isInt(v) ? "" : "an integer";
+    case Kind::Seed:
+        return v.is_integer() && v.as_integer()->get() >= 0 ? "" : "a non-negative integer";
+    case Kind::Duration:
+        return v.is_string() && DurationParser::parse(v.as_string()->get())
+                   ? ""
+                   : "a duration such as \"60s\"";
+    case Kind::Size:
+        if (v.is_integer() && v.as_integer()->get() > 0)
+            return "";
+        return v.is_string() && SizeParser::parse(v.as_string()->get()) ? ""
+                                                                        : "a size such as \"8GiB\"";
+    case Kind::Concurrency:
+        if (isInt(v))
+            return "";
+        if (const auto* a = v.as_array();
+            a && !a->empty() && std::all_of(a->begin(), a->end(), isInt))
+            return "";
+        return "an integer or a list of integers such as [4, 16]";
+    case Kind::Gates:
+        if (const auto* a = v.as_array();
+            a &&
+            std::all_of(a->begin(), a->end(), [](const toml::node& n) { return n.is_string(); }))
+            return "";
+        return "a list of strings such as [\"ttft_p50 <= -25%\"]";
+    case Kind::Env:
+        if (const auto* t = v.as_table();
+            t && std::all_of(t->begin(), t->end(), [](const auto& kv) {
+                return kv.second.is_string() || kv.second.is_integer() ||
+                       kv.second.is_floating_point() || kv.second.is_boolean();
+            }))
+            return "";
+        return "a table of strings, numbers or booleans";
+    case Kind::Tables:
+        return v.is_array() && v.as_array()->is_array_of_tables() ? "" : "[[tables]]";
+    case Kind::Any:
+        return "";
+    }
+    return "";
+}
+
+void checkKeys(const toml::table& table, const std::string& where, const std::vector<Key>& keys) {
+    for (const auto& [k, v] : table) {
+        const std::string name(k.str());
+        const auto key = std::find_if(keys.begin(), keys.end(),
+                                      [&](const Key& key) { return name == key.name; });
+        if (key == keys.end()) {
+            std::string known;
+            for (const auto& key : keys)
+                known += (known.empty() ? "" : ", ") + std::string(key.name);
+            fail(v, "unknown key \"" + name + "\" in " + where + " (the keys are " + known + ")");
+        }
+        if (const auto expected = mismatch(v, key->kind); !expected.empty())
+            fail(v, name + " must be " +
+                        (key->kind == Kind::Tables ? "[[" + name + "]] tables" : expected) +
+                        ", not " + typeName(v));
+    }
+}
+
+const std::vector<Key> kPlanKeys = {
+    {"name", Kind::Text},   {"repetitions", Kind::Integer}, {"warmup", Kind::Integer},
+    {"order", Kind::Text},  {"seed", Kind::Seed},           {"on_failure", Kind::Text},
+    {"gates", Kind::Gates}, {"arm", Kind::Tables},          {"workload", Kind::Tables},
+    {"max_failure_rate", Kind::Any}};
+
+const std::vector<Key> kArmKeys = {{"label", Kind::Text},
+                                   {"storage_profile", Kind::Text},
+                                   {"path", Kind::Text},
+                                   {"engine_url", Kind::Text},
+                                   {"setup", Kind::Text},
+                                   {"teardown", Kind::Text},
+                                   {"timeout", Kind::Duration},
+                                   {"env", Kind::Env},
+                                   {"engine_start", Kind::Text},
+                                   {"engine_ready", Kind::Text},
+                                   {"ready_timeout", Kind::Duration},
+                                   {"engine_stop_grace", Kind::Duration},
+                                   {"engine_restart", Kind::Text},
+                                   {"reset_prefix_cache", Kind::Any},
+                                   {"drop_caches", Kind::Any},
+                                   {"reset", Kind::Text}};
+
+// The keys ExperimentRunner reads for each workload kind.
+std::vector<Key> workloadKeys(const std::string& kind) {
+    std::vector<Key> keys = {{"kind", Kind::Text}, {"concurrency", Kind::Concurrency}};
+    const auto add = [&](std::initializer_list<Key> more) {
+        keys.insert(keys.end(), more.begin(), more.end());
+    };
+    if (kind != "load" && kind != "cold-recovery")
+        add({{"block_size", Kind::Size}, {"queue_depth", Kind::Integer}});
+    if (kind == "model-load")
+        add({{"size", Kind::Size}, {"files", Kind::Integer}, {"parallel", Kind::Integer}});
+    if (kind == "kv-restore")
+        add({{"geometry", Kind::Text},
+             {"tokens", Kind::Integer},
+             {"prefixes", Kind::Integer},
+             {"chunk_tokens", Kind::Integer},
+             {"requests", Kind::Integer}});
+    if (kind == "checkpoint-save")
+        add({{"size", Kind::Size}, {"files", Kind::Integer}});
+    if (kind == "cold-recovery")
+        add({{"model", Kind::Text},
+             {"api", Kind::Text},
+             {"rate", Kind::Any},
+             {"documents", Kind::Integer},
+             {"document_tokens", Kind::Integer},
+             {"questions", Kind::Integer},
+             {"question_tokens", Kind::Integer},
+             {"output_len", Kind::Integer},
+             {"seed", Kind::Integer},
+             {"geometry", Kind::Text},
+             {"kv_bytes_per_token", Kind::Size}});
+    if (kind == "load")
+        add({{"api", Kind::Text},
+             {"model", Kind::Text},
+             {"requests", Kind::Integer},
+             {"warmup_requests", Kind::Integer},
+             {"input_len", Kind::Integer},
+             {"output_len", Kind::Integer},
+             {"seed", Kind::Integer},
+             {"dataset", Kind::Text},
+             {"users", Kind::Integer},
+             {"system_tokens", Kind::Integer},
+             {"rounds", Kind::Integer},
+             {"question_tokens", Kind::Integer}});
+    return keys;
 }
 
 std::string text(const toml::node& node) {
@@ -44,6 +215,7 @@ std::chrono::milliseconds duration(const toml::table& t, const char* key,
 }
 
 ExperimentPlan::Arm arm(const toml::table& t) {
+    checkKeys(t, "[[arm]]", kArmKeys);
     ExperimentPlan::Arm a;
     a.label = t["label"].value_or(std::string());
     if (a.label.empty())
@@ -97,6 +269,11 @@ ExperimentPlan::Workload workload(const toml::table& t) {
     if (std::find(kinds.begin(), kinds.end(), w.kind) == kinds.end())
         fail(t, "a [[workload]] kind is model-load, kv-restore, checkpoint-save, load or "
                 "cold-recovery");
+    checkKeys(t, "a " + w.kind + " [[workload]]", workloadKeys(w.kind));
+    if (const auto* dataset = t.get("dataset"); dataset &&
+                                                dataset->value_or(std::string()) != "synthetic" &&
+                                                dataset->value_or(std::string()) != "shared-prefix")
+        fail(*dataset, "dataset is synthetic or shared-prefix");
     for (const auto& [k, v] : t) {
         const std::string key(k.str());
         if (key == "kind")
@@ -134,6 +311,7 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
         throw std::runtime_error("plan, line " + std::to_string(e.source().begin.line) + ": " +
                                  std::string(e.description()));
     }
+    checkKeys(doc, "the plan", kPlanKeys);
     ExperimentPlan p;
     p.name = doc["name"].value_or(std::string("experiment"));
     p.repetitions = static_cast<int>(doc["repetitions"].value_or(3));

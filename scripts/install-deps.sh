@@ -11,6 +11,7 @@ packages=(
   libtomlplusplus-dev libcpp-httplib-dev libbenchmark-dev
   util-linux procps fio xvfb xauth prometheus prometheus-node-exporter
   openssh-client openssh-server
+  zsh groff-base clang-format-14
 )
 
 missing=()

@@ -163,7 +163,7 @@ void Engine::setUp() {
     }
     for (int i = buffers - 1; i >= 0; --i)
         m_freeBuffers.push_back(i);
-    m_ops.resize(static_cast<std::size_t>(buffers + slots));
+    m_ops.resize(static_cast<std::size_t>(buffers) + static_cast<std::size_t>(slots));
     for (int i = static_cast<int>(m_ops.size()) - 1; i >= 0; --i)
         m_freeOps.push_back(i);
     m_slots = std::vector<Slot>(static_cast<std::size_t>(slots));

@@ -242,7 +242,7 @@ std::string PrometheusTextParser::Result::familyOf(const std::string& sampleName
         const std::string s = suffix;
         if (sampleName.size() > s.size() &&
             sampleName.compare(sampleName.size() - s.size(), s.size(), s) == 0) {
-            const std::string base = sampleName.substr(0, sampleName.size() - s.size());
+            std::string base = sampleName.substr(0, sampleName.size() - s.size());
             if (types.count(base))
                 return base;
         }

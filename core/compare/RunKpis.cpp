@@ -35,7 +35,7 @@ void put(Values& out, const char* name, std::optional<double> v) {
         out[name] = *v;
 }
 
-void ttftQuantiles(Values& out, std::vector<double> ttft, const std::string& suffix) {
+void ttftQuantiles(Values& out, const std::vector<double>& ttft, const std::string& suffix) {
     if (ttft.empty())
         return;
     if (suffix.empty())

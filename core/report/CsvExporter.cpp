@@ -49,7 +49,7 @@ std::string CsvExporter::neutralize(const std::string& field) {
 }
 
 std::string CsvExporter::quote(const std::string& raw) {
-    const std::string field = neutralize(raw);
+    std::string field = neutralize(raw); // not const: it is returned, and so moved
     if (field.find_first_of(",\"\n\r") == std::string::npos)
         return field;
     std::string out = "\"";

@@ -97,7 +97,7 @@ void QuantileSketch::addToBucket(double value) {
         m_buckets.insert(m_buckets.begin(), static_cast<std::size_t>(m_firstBucket - index), 0);
         m_firstBucket = index;
     } else if (index >= m_firstBucket + static_cast<int>(m_buckets.size())) {
-        m_buckets.resize(static_cast<std::size_t>(index - m_firstBucket + 1), 0);
+        m_buckets.resize(static_cast<std::size_t>(index - m_firstBucket) + 1, 0);
     }
     ++m_buckets[static_cast<std::size_t>(index - m_firstBucket)];
 }

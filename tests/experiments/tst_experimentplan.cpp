@@ -249,6 +249,111 @@ class TestExperimentPlan : public QObject {
                                   std::string(kPlan).substr(std::string(kPlan).find("[[arm]]"))));
     }
 
+    // Hostile plans: each wrong type or unknown key, in every table of the plan, is an error
+    // naming its line (and for an unknown key the keys that exist), never a silent default.
+    void typeErrorsAndUnknownKeysNameTheLine() {
+        const std::string base = "name = \"p\"\n"          // line 1
+                                 "repetitions = 2\n"       // 2
+                                 "[[arm]]\n"               // 3
+                                 "label = \"A\"\n"         // 4
+                                 "timeout = \"5s\"\n"      // 5
+                                 "[[arm]]\n"               // 6
+                                 "label = \"B\"\n"         // 7
+                                 "[[workload]]\n"          // 8
+                                 "kind = \"model-load\"\n" // 9
+                                 "files = 2\n"             // 10
+                                 "[[workload]]\n"          // 11
+                                 "kind = \"load\"\n"       // 12
+                                 "requests = 10\n";        // 13
+        QVERIFY_THROWS_NO_EXCEPTION(ExperimentPlan::parse(base));
+        const auto error = [&](const std::string& from, const std::string& to) -> std::string {
+            std::string text = base;
+            const auto at = text.find(from);
+            if (at == std::string::npos)
+                qFatal("no %s in the plan", from.c_str());
+            text.replace(at, from.size(), to);
+            try {
+                ExperimentPlan::parse(text);
+            } catch (const std::runtime_error& e) {
+                return e.what();
+            }
+            return "accepted";
+        };
+        const auto says = [](const std::string& what, const std::string& needle) {
+            if (what.find(needle) != std::string::npos)
+                return true;
+            qWarning("\"%s\" does not say \"%s\"", what.c_str(), needle.c_str());
+            return false;
+        };
+        // The top level.
+        QVERIFY(says(error("repetitions = 2", "repetitions = \"2\""),
+                     "line 2: repetitions must be an integer, not a string"));
+        QVERIFY(says(error("repetitions = 2", "repetitions = 2.5"),
+                     "line 2: repetitions must be an integer, not a floating-point number"));
+        QVERIFY(says(error("repetitions = 2", "repetition = 2"),
+                     "line 2: unknown key \"repetition\" in the plan (the keys are name, "
+                     "repetitions, warmup, order, seed, on_failure, gates, arm, workload)"));
+        // A string gates used to turn the gates off and let the run exit 0.
+        QVERIFY(says(error("repetitions = 2", "gates = \"ttft_p50 <= -25%\""),
+                     "line 2: gates must be a list of strings"));
+        QVERIFY(says(error("repetitions = 2", "gates = [\"ttft_p50 <= -25%\", 3]"),
+                     "line 2: gates must be a list of strings"));
+        QVERIFY(says(error("repetitions = 2", "seed = \"7\""), "line 2: seed must be"));
+        QVERIFY(says(error("repetitions = 2", "order = 1"), "line 2: order must be a string"));
+        QVERIFY(says(error("name = \"p\"", "name = [\"p\"]"), "line 1: name must be a string"));
+        QVERIFY(says(error("[[arm]]\nlabel = \"A\"\ntimeout = \"5s\"\n[[arm]]\nlabel = \"B\"",
+                           "[arm]\nlabel = \"A\""),
+                     "line 3: arm must be [[arm]] tables, not a table"));
+        // An [[arm]] table.
+        QVERIFY(says(error("label = \"A\"", "lable = \"A\""),
+                     "line 4: unknown key \"lable\" in [[arm]] (the keys are label, "
+                     "storage_profile, path, engine_url"));
+        QVERIFY(says(error("timeout = \"5s\"", "timeout = 5"),
+                     "line 5: timeout must be a duration such as \"60s\", not an integer"));
+        QVERIFY(says(error("timeout = \"5s\"", "setup = [\"true\"]"),
+                     "line 5: setup must be a string, not an array"));
+        QVERIFY(says(error("timeout = \"5s\"", "env = { X = { Y = 1 } }"),
+                     "line 5: env must be a table of strings, numbers or booleans"));
+        QVERIFY(says(error("timeout = \"5s\"", "env = \"X=1\""), "line 5: env must be a table"));
+        // A [[workload]] table: its keys depend on its kind.
+        QVERIFY(says(error("files = 2", "files = \"2\""),
+                     "line 10: files must be an integer, not a string"));
+        QVERIFY(says(error("files = 2", "file = 2"),
+                     "line 10: unknown key \"file\" in a model-load [[workload]] (the keys are "
+                     "kind, concurrency, block_size, queue_depth, size, files, parallel)"));
+        QVERIFY(says(error("files = 2", "tokens = 2"),
+                     "line 10: unknown key \"tokens\" in a model-load [[workload]]"));
+        QVERIFY(says(error("files = 2", "concurrency = \"8\""),
+                     "line 10: concurrency must be an integer or a list of integers"));
+        QVERIFY(says(error("files = 2", "concurrency = [4, \"8\"]"),
+                     "line 10: concurrency must be an integer or a list of integers"));
+        QVERIFY(says(error("files = 2", "size = \"lots\""),
+                     "line 10: size must be a size such as \"8GiB\", not a string"));
+        QVERIFY(
+            says(error("files = 2", "files = 99999999999"), "line 10: files must be an integer"));
+        QVERIFY(says(error("requests = 10", "requests = 1e3"),
+                     "line 13: requests must be an integer, not a floating-point number"));
+        QVERIFY(says(error("requests = 10", "dataset = \"sharedprefix\""),
+                     "line 13: dataset is synthetic or shared-prefix"));
+        QVERIFY(says(error("requests = 10", "block_size = \"1MiB\""),
+                     "line 13: unknown key \"block_size\" in a load [[workload]]"));
+        // What is right still parses, with its values.
+        const auto plan = ExperimentPlan::parse(base + "dataset = \"shared-prefix\"\nusers = 4\n");
+        QCOMPARE(plan.workloads[1].params.at("users"), std::string("4"));
+        QCOMPARE(plan.workloads[0].params.at("files"), std::string("2"));
+    }
+
+    // The plans shipped and those in the docs' examples still parse.
+    void shippedPlansParse() {
+        for (const char* name : {"disk-vs-shm.toml"}) {
+            QFile f(QStringLiteral(TIERSCOPE_FIXTURES "/../../resources/plans/") + name);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const auto plan = ExperimentPlan::parse(f.readAll().toStdString());
+            QVERIFY(plan.arms.size() >= 2);
+            QVERIFY(!plan.workloads.empty());
+        }
+    }
+
     void shellCommandsReportExitOutputAndTimeouts() {
         auto r = ShellCommand::run("echo out; echo err >&2; exit 3", {}, std::chrono::seconds(5));
         QCOMPARE(r.exitCode, 3);
