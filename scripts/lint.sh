@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # clang-tidy-14 with the repository's .clang-tidy over the sources in compile_commands.json of
 # a build (default build/dev; configure it first). Lints every source, or only the files given:
-#   scripts/lint.sh                      all of app, collectors, core, ui and workloads
+#   scripts/lint.sh                      every product folder (app, collectors, core, experiments, loadgen, remote, simulator, ui, workloads)
 #   scripts/lint.sh core/compare/Gate.cpp ...    those files
 #   LINT_BUILD=build/asan LINT_JOBS=4 scripts/lint.sh
 # Fails when a check fires. Not part of CI (a full run takes several CPU-minutes per suite).
@@ -24,7 +24,7 @@ else
   # The product, not the test suites: a suite's sources need its moc output, so a build of
   # every suite first (name one to lint it).
   mapfile -t files < <(git ls-files 'app/*.cpp' 'collectors/*.cpp' 'core/*.cpp' 'ui/*.cpp' \
-    'workloads/*.cpp')
+    'workloads/*.cpp' 'loadgen/*.cpp' 'simulator/*.cpp' 'experiments/*.cpp' 'remote/*.cpp')
 fi
 # GCC's flags that clang does not know are warnings, not errors.
 printf '%s\n' "${files[@]}" |
