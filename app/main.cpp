@@ -1,4 +1,4 @@
-#include "app/CancelOnSignal.h"
+#include "app/common/CancelOnSignal.h"
 #include "app/CommandLine.h"
 
 #include <csignal>

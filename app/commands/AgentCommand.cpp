@@ -1,7 +1,7 @@
-#include "app/AgentCommand.h"
+#include "app/commands/AgentCommand.h"
 
-#include "app/CancelOnSignal.h"
-#include "app/ExitCode.h"
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
 #include "collectors/prometheus/Agent.h"
 #include "core/util/DurationParser.h"
 

@@ -1,6 +1,6 @@
-#include "app/AnalyzeCommand.h"
+#include "app/commands/AnalyzeCommand.h"
 
-#include "app/ExitCode.h"
+#include "app/common/ExitCode.h"
 #include "core/util/DurationParser.h"
 #include "core/analysis/SessionAnalysis.h"
 #include "core/store/Store.h"

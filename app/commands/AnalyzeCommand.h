@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/GlobalOptions.h"
+#include "app/common/GlobalOptions.h"
 
 #include <CLI/CLI.hpp>
 #include <string>

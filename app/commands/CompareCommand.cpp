@@ -1,7 +1,7 @@
-#include "app/CompareCommand.h"
+#include "app/commands/CompareCommand.h"
 
-#include "app/ExitCode.h"
-#include "app/GateExitCode.h"
+#include "app/common/ExitCode.h"
+#include "app/common/GateExitCode.h"
 #include "core/report/ComparisonBuilder.h"
 #include "core/report/ComparisonReport.h"
 #include "core/report/ReportFile.h"

@@ -1,7 +1,7 @@
-#include "app/DevicesCommand.h"
+#include "app/commands/DevicesCommand.h"
 
-#include "app/ExitCode.h"
-#include "app/WorkspaceOpener.h"
+#include "app/common/ExitCode.h"
+#include "app/common/WorkspaceOpener.h"
 #include "collectors/MachineInventory.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"

@@ -1,7 +1,7 @@
-#include "app/ExportCommand.h"
+#include "app/commands/ExportCommand.h"
 
-#include "app/ExitCode.h"
-#include "app/WorkspaceOpener.h"
+#include "app/common/ExitCode.h"
+#include "app/common/WorkspaceOpener.h"
 #include "core/report/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/report/CsvExporter.h"

@@ -1,7 +1,7 @@
-#include "app/GuiCommand.h"
+#include "app/commands/GuiCommand.h"
 
-#include "app/CancelOnSignal.h"
-#include "app/ExitCode.h"
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
 #include "core/util/DurationParser.h"
 #include "ui/compare/CompareDialog.h"
 #include "ui/MainWindow.h"

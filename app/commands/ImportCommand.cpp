@@ -1,6 +1,6 @@
-#include "app/ImportCommand.h"
+#include "app/commands/ImportCommand.h"
 
-#include "app/ExitCode.h"
+#include "app/common/ExitCode.h"
 #include "core/store/Store.h"
 #include "core/util/Version.h"
 #include "core/store/VllmBenchImport.h"

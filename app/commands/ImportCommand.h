@@ -1,7 +1,7 @@
 #pragma once
 
-#include "app/GlobalOptions.h"
-#include "app/PrometheusSource.h"
+#include "app/common/GlobalOptions.h"
+#include "app/common/PrometheusSource.h"
 
 #include <CLI/CLI.hpp>
 #include <string>

@@ -1,6 +1,6 @@
-#include "app/JobCommand.h"
+#include "app/commands/JobCommand.h"
 
-#include "app/ExitCode.h"
+#include "app/common/ExitCode.h"
 #include "remote/RemoteStreamReader.h"
 #include "remote/RemoteStreamWriter.h"
 #include "core/util/WallClock.h"

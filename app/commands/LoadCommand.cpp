@@ -1,7 +1,7 @@
-#include "app/LoadCommand.h"
+#include "app/commands/LoadCommand.h"
 
-#include "app/CancelOnSignal.h"
-#include "app/ExitCode.h"
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
 #include "core/util/DurationParser.h"

@@ -1,7 +1,7 @@
-#include "app/PullCommand.h"
+#include "app/commands/PullCommand.h"
 
-#include "app/ExitCode.h"
-#include "app/TargetOption.h"
+#include "app/common/ExitCode.h"
+#include "app/common/TargetOption.h"
 #include "remote/RemoteStreamReader.h"
 #include "core/store/Store.h"
 #include "core/store/WorkspaceMerge.h"

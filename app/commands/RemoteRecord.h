@@ -1,7 +1,7 @@
 #pragma once
 
-#include "app/GlobalOptions.h"
-#include "app/RecordCommand.h"
+#include "app/common/GlobalOptions.h"
+#include "app/commands/RecordCommand.h"
 
 namespace tierscope {
 

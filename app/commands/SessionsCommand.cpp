@@ -1,7 +1,7 @@
-#include "app/SessionsCommand.h"
+#include "app/commands/SessionsCommand.h"
 
-#include "app/ExitCode.h"
-#include "app/WorkspaceOpener.h"
+#include "app/common/ExitCode.h"
+#include "app/common/WorkspaceOpener.h"
 #include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 

@@ -1,7 +1,7 @@
-#include "app/SimEngineCommand.h"
+#include "app/commands/SimEngineCommand.h"
 
-#include "app/CancelOnSignal.h"
-#include "app/ExitCode.h"
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
 #include "core/util/DurationParser.h"
 #include "core/util/SizeParser.h"
 

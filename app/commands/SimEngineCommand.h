@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/GlobalOptions.h"
+#include "app/common/GlobalOptions.h"
 #include "simulator/EngineSimulator.h"
 
 #include <CLI/CLI.hpp>

@@ -1,6 +1,6 @@
-#include "app/SnapshotCommand.h"
+#include "app/commands/SnapshotCommand.h"
 
-#include "app/ExitCode.h"
+#include "app/common/ExitCode.h"
 #include "remote/RemoteStreamWriter.h"
 #include "core/store/Store.h"
 #include "core/store/WorkspaceMerge.h"

@@ -1,7 +1,7 @@
-#include "app/StreamCommand.h"
+#include "app/commands/StreamCommand.h"
 
-#include "app/CancelOnSignal.h"
-#include "app/ExitCode.h"
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
 #include "collectors/Recorder.h"
 #include "remote/RemoteStreamWriter.h"
 #include "core/util/DurationParser.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/ExitCode.h"
+#include "app/common/ExitCode.h"
 #include "core/report/ComparisonReport.h"
 
 #include <vector>

@@ -1,4 +1,4 @@
-#include "app/GlobalOptions.h"
+#include "app/common/GlobalOptions.h"
 
 #include "core/store/WorkspacePaths.h"
 

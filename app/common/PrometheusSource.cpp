@@ -1,7 +1,7 @@
-#include "app/PrometheusSource.h"
+#include "app/common/PrometheusSource.h"
 
-#include "app/CancelOnSignal.h"
-#include "app/ExitCode.h"
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
 #include "collectors/prometheus/PrometheusFollower.h"
 #include "core/util/DurationParser.h"
 #include "core/store/SessionRecorder.h"

@@ -1,8 +1,8 @@
-#include "app/RemoteJob.h"
+#include "app/common/RemoteJob.h"
 
-#include "app/CancelOnSignal.h"
-#include "app/ExitCode.h"
-#include "app/TargetOption.h"
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
+#include "app/common/TargetOption.h"
 #include "remote/RemoteStreamReader.h"
 #include "remote/SshDiagnosis.h"
 #include "remote/SshSession.h"

@@ -1,4 +1,4 @@
-#include "app/SummaryPrinter.h"
+#include "app/common/SummaryPrinter.h"
 
 #include "core/util/UnitFormat.h"
 

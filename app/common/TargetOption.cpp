@@ -1,6 +1,6 @@
-#include "app/TargetOption.h"
+#include "app/common/TargetOption.h"
 
-#include "app/ExitCode.h"
+#include "app/common/ExitCode.h"
 
 #include <iostream>
 

@@ -1,4 +1,4 @@
-#include "app/WorkspaceOpener.h"
+#include "app/common/WorkspaceOpener.h"
 
 #include "core/store/StoreError.h"
 
