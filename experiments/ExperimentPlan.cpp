@@ -303,6 +303,25 @@ std::string ExperimentPlan::Variant::name() const {
     return concurrency > 0 ? "c" + std::to_string(concurrency) : "";
 }
 
+namespace {
+
+// The schedule holds every run before the first starts (and --dry-run prints it): a plan of
+// 50 million repetitions took 2 GB and died. Counted in doubles, so no product overflows.
+void checkRunCount(const ExperimentPlan& p) {
+    double variants = 0;
+    for (const auto& w : p.workloads)
+        variants += static_cast<double>(std::max<std::size_t>(1, w.concurrency.size()));
+    const double runs = (static_cast<double>(p.warmup) + p.repetitions) *
+                        static_cast<double>(p.arms.size()) * variants;
+    if (runs > ExperimentPlan::kMaxRuns)
+        throw std::runtime_error(
+            "plan: " + std::to_string(static_cast<long long>(runs)) +
+            " runs ((warmup + repetitions) x arms x workload variants); the limit is " +
+            std::to_string(ExperimentPlan::kMaxRuns));
+}
+
+} // namespace
+
 ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     toml::table doc;
     try {
@@ -363,6 +382,7 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
         throw std::runtime_error("plan: an experiment needs at least two [[arm]] tables");
     if (p.workloads.empty())
         throw std::runtime_error("plan: no [[workload]] table");
+    checkRunCount(p);
     return p;
 }
 

@@ -72,6 +72,11 @@ struct ExperimentPlan {
 
     // Throws std::runtime_error naming the line of what is wrong.
     static ExperimentPlan parse(std::string_view toml);
+
+    // More runs than any experiment needs (a week of 1-minute runs is 10,080); the schedule of
+    // a plan is built whole before its first run.
+    static constexpr int kMaxRuns = 100'000;
+
     static const char* orderName(Order o);
     std::vector<Variant> variants() const;
 };

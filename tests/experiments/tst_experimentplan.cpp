@@ -1,11 +1,14 @@
 #include "TestSupport.h"
-#include "experiments/ShellCommand.h"
 #include "experiments/ExperimentPlan.h"
 #include "experiments/RunSchedule.h"
+#include "experiments/ShellCommand.h"
 
 #include <QFile>
 #include <QtTest>
 #include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace tierscope;
 
@@ -251,6 +254,29 @@ class TestExperimentPlan : public QObject {
 
     // Hostile plans: each wrong type or unknown key, in every table of the plan, is an error
     // naming its line (and for an unknown key the keys that exist), never a silent default.
+    // The schedule is built whole before the first run: a plan whose runs cannot fit is
+    // refused at parse time, before anything is allocated for it.
+    void aPlanWithTooManyRunsIsRefusedBeforeItsSchedule() {
+        const auto plan = [](const std::string& repetitions, const std::string& concurrency) {
+            return "repetitions = " + repetitions +
+                   "\n[[arm]]\nlabel = \"A\"\n[[arm]]\nlabel = \"B\"\n[[workload]]\n"
+                   "kind = \"load\"\nconcurrency = " +
+                   concurrency + "\n";
+        };
+        // 2 arms x 1 variant x 50,000 repetitions: exactly the limit.
+        QCOMPARE(ExperimentPlan::parse(plan("50000", "8")).repetitions, 50000);
+        for (const auto& [reps, conc] : std::vector<std::pair<std::string, std::string>>{
+                 {"50000000", "8"}, {"50001", "8"}, {"2147483647", "[1, 2, 4, 8]"}}) {
+            try {
+                ExperimentPlan::parse(plan(reps, conc));
+                QFAIL(qPrintable(QString::fromStdString("accepted " + reps)));
+            } catch (const std::runtime_error& e) {
+                QVERIFY2(std::string(e.what()).find("the limit is 100000") != std::string::npos,
+                         e.what());
+            }
+        }
+    }
+
     void typeErrorsAndUnknownKeysNameTheLine() {
         const std::string base = "name = \"p\"\n"          // line 1
                                  "repetitions = 2\n"       // 2
