@@ -1,6 +1,7 @@
 #include "ui/MainWindow.h"
 
 #include "core/report/ChartCatalog.h"
+#include "core/report/StatTiles.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "core/util/Version.h"
@@ -13,6 +14,7 @@
 #include "ui/LiveRecording.h"
 #include "ui/PrometheusDialog.h"
 #include "ui/PrometheusFeed.h"
+#include "ui/RemoteFeed.h"
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"

@@ -9,6 +9,7 @@
 #include "core/report/ReportFile.h"
 #include "experiments/RunSchedule.h"
 #include "core/store/Store.h"
+#include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "experiments/ExperimentRunner.h"

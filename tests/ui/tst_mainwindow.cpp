@@ -1,3 +1,4 @@
+#include "collectors/storage/BlockDeviceNames.h"
 #include "core/model/RequestRecord.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
@@ -9,6 +10,7 @@
 #include "ui/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
+#include "core/util/WallClock.h"
 
 #include <QAction>
 #include <QChart>
