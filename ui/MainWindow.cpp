@@ -18,7 +18,7 @@
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
-#include "ui/StatTileRow.h"
+#include "ui/timeline/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
@@ -95,7 +95,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         restoreGeometry(saved.value("window/geometry").toByteArray());
         restoreState(saved.value("window/state").toByteArray());
         // Saved on a larger screen, or at a smaller scale factor: fit this one.
-        resize(std::min(width(), screenRect.width()), std::min(height(), screenRect.height()));
+        if (const QScreen* s = screen())
+            resize(size().boundedTo(s->availableGeometry().size()));
     }
     applySettings();
 

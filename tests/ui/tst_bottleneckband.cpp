@@ -54,6 +54,25 @@ class TestBottleneckBand : public QObject {
         QCOMPARE(band.textAt(45), QString("storage-bound: sda at 97 % (rule storage-bandwidth)"));
     }
 
+    // The engine's own TTFT breakdown of the hovered window is in its tooltip; a window whose
+    // engine exposes no histogram says nothing of TTFT.
+    void tooltipCarriesTheWindowsTtftBreakdown() {
+        auto r = analysis();
+        r.windows[4].ttft.ttft = TtftBreakdown::Observed{2.0, 4};
+        r.windows[4].ttft.queue = TtftBreakdown::Observed{0.4, 4};
+        r.windows[4].ttft.prefill = TtftBreakdown::Observed{1.6, 4};
+        r.windows[4].ttft.retrieve = TtftBreakdown::Observed{1.0, 4};
+        BottleneckBand band;
+        band.setSpans(BottleneckBand::spansOf(r, 0));
+        const QString hovered = band.textAt(45);
+        QVERIFY2(hovered.startsWith("storage-bound: sda at 97 % (rule storage-bandwidth)\nTTFT: "),
+                 qPrintable(hovered));
+        QVERIFY2(hovered.contains(QString::fromStdString(r.windows[4].ttft.text())),
+                 qPrintable(hovered));
+        QVERIFY2(hovered.contains("50 %"), qPrintable(hovered)); // 1.0 s of 2.0 s is KV retrieve
+        QVERIFY(!band.textAt(35).contains("TTFT"));
+    }
+
     void paintsOnlyRecordedTimeAndHatchesUnknown() {
         BottleneckBand band;
         band.resize(600, band.height());

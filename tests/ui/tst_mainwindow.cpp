@@ -7,7 +7,7 @@
 #include "ui/MainWindow.h"
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
-#include "ui/StatTileRow.h"
+#include "ui/timeline/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 #include "core/util/WallClock.h"

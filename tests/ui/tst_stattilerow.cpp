@@ -1,6 +1,6 @@
 // The stat tile row: the value now in display units (or "-" and the reason), and the
 // sparkline drawn from the tile's bins with gaps left open.
-#include "ui/StatTileRow.h"
+#include "ui/timeline/StatTileRow.h"
 
 #include <QtTest>
 

@@ -34,9 +34,11 @@ std::vector<BottleneckBand::Span> BottleneckBand::spansOf(const SessionAnalysis:
             continue; // no measurement: not idle, not unknown, not drawn
         const double x0 = static_cast<double>(w.t0Ns - originNs) / 1e9;
         const double x1 = x0 + windowS;
-        const QString text = QString("%1 (rule %2)")
-                                 .arg(QString::fromStdString(w.verdict.evidence),
-                                      QString::fromStdString(w.verdict.rule));
+        QString text = QString("%1 (rule %2)")
+                           .arg(QString::fromStdString(w.verdict.evidence),
+                                QString::fromStdString(w.verdict.rule));
+        if (const std::string ttft = w.ttft.text(); !ttft.empty())
+            text += "\nTTFT: " + QString::fromStdString(ttft);
         if (!out.empty() && out.back().cls == w.verdict.cls && out.back().x1 >= x0 - 1e-9) {
             out.back().x1 = x1;
             out.back().windows.push_back(text);

@@ -1,4 +1,4 @@
-#include "ui/StatTileRow.h"
+#include "ui/timeline/StatTileRow.h"
 
 #include "ui/timeline/UnitScale.h"
 

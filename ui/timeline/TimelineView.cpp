@@ -1,7 +1,7 @@
 #include "ui/timeline/TimelineView.h"
 
 #include "ui/timeline/BottleneckBand.h"
-#include "ui/StatTileRow.h"
+#include "ui/timeline/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 
 #include <QAction>
