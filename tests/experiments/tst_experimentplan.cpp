@@ -318,7 +318,8 @@ class TestExperimentPlan : public QObject {
                      "line 2: repetitions must be an integer, not a floating-point number"));
         QVERIFY(says(error("repetitions = 2", "repetition = 2"),
                      "line 2: unknown key \"repetition\" in the plan (the keys are name, "
-                     "repetitions, warmup, order, seed, on_failure, gates, arm, workload)"));
+                     "repetitions, warmup, order, seed, on_failure, gates, arm, workload, "
+                     "max_failure_rate)"));
         // A string gates used to turn the gates off and let the run exit 0.
         QVERIFY(says(error("repetitions = 2", "gates = \"ttft_p50 <= -25%\""),
                      "line 2: gates must be a list of strings"));
