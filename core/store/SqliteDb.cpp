@@ -2,8 +2,10 @@
 
 #include "core/store/StoreError.h"
 
+#include <chrono>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <thread>
 
 namespace tierscope {
 
@@ -86,7 +88,7 @@ void SqliteDb::open(const std::string& name, int flags) {
     }
     sqlite3_extended_result_codes(m_db, 1);
     // Readers and the writer thread share the file; wait for locks instead of failing.
-    sqlite3_busy_timeout(m_db, 5000);
+    sqlite3_busy_timeout(m_db, kBusyMs);
 }
 
 SqliteDb::~SqliteDb() {
@@ -96,7 +98,19 @@ SqliteDb::~SqliteDb() {
 void SqliteDb::exec(std::string_view sql) {
     char* error = nullptr;
     const std::string text(sql);
-    const int rc = sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, &error);
+    int rc = sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, &error);
+    // Outside a transaction a busy statement changed nothing, so it can be tried again. SQLite
+    // returns SQLITE_BUSY at once, without the busy handler, where waiting could deadlock (for
+    // example while other writers of a new workspace switch it to WAL), so wait here instead,
+    // as long as the busy timeout.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyMs);
+    while (rc == SQLITE_BUSY && sqlite3_get_autocommit(m_db) &&
+           std::chrono::steady_clock::now() < deadline) {
+        sqlite3_free(error);
+        error = nullptr;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        rc = sqlite3_exec(m_db, text.c_str(), nullptr, nullptr, &error);
+    }
     if (rc != SQLITE_OK) {
         sqlite3_free(error);
         throwFor(m_db, rc, "exec");

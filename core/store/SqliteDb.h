@@ -33,6 +33,8 @@ class SqliteDb {
     [[noreturn]] static void throwFor(sqlite3* db, int rc, std::string_view what);
 
   private:
+    static constexpr int kBusyMs = 5000; // how long a busy workspace is waited for
+
     void open(const std::string& name, int flags);
 
     sqlite3* m_db = nullptr;
