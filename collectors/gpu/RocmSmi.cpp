@@ -3,11 +3,14 @@
 #include "collectors/base/StderrCapture.h"
 #include "collectors/base/SysfsReader.h"
 
+#include <cerrno>
+#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <regex>
 #include <rocm_smi/rocm_smi.h>
 #include <spdlog/spdlog.h>
@@ -25,13 +28,43 @@ std::string statusText(rsmi_status_t status) {
     return text ? text : "status " + std::to_string(static_cast<int>(status));
 }
 
+// rsmi_init reads a few sysfs files per GPU: well under a second even with eight GPUs.
+constexpr std::chrono::milliseconds kProbeTimeout{10'000};
+
 struct ProbeResult {
+    bool timedOut = false;
     bool crashed = false;
     int signal = 0;
     rsmi_status_t status = RSMI_STATUS_UNKNOWN_ERROR;
     std::uint32_t devices = 0;
     std::string stderrText;
 };
+
+enum class ReadEnd { Complete, Closed, TimedOut };
+
+// Reads exactly `size` bytes, unless the writer closes first or `timeout` passes.
+ReadEnd readWithin(int fd, void* buffer, std::size_t size, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto* out = static_cast<char*>(buffer);
+    std::size_t done = 0;
+    while (done < size) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd p{fd, POLLIN, 0};
+        const int ready = left.count() > 0 ? poll(&p, 1, static_cast<int>(left.count())) : 0;
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0)
+            return ReadEnd::TimedOut;
+        const ssize_t n = ready < 0 ? -1 : read(fd, out + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return ReadEnd::Closed;
+        done += static_cast<std::size_t>(n);
+    }
+    return ReadEnd::Complete;
+}
 
 // rsmi_init asserts (SIGABRT) on some malformed KFD topologies, and a monitoring tool must not
 // die of that. So it runs first in a child process; only a clean result lets the parent call it.
@@ -57,12 +90,19 @@ ProbeResult probeInChild() {
     }
     close(pipeFds[1]);
     int message[2] = {-1, 0};
-    const bool got = pid > 0 && read(pipeFds[0], message, sizeof message) == sizeof message;
+    const ReadEnd end =
+        pid > 0 ? readWithin(pipeFds[0], message, sizeof message, kProbeTimeout) : ReadEnd::Closed;
+    const bool got = end == ReadEnd::Complete;
     close(pipeFds[0]);
     int wstatus = 0;
+    // A child forked from a threaded process can deadlock on a lock another thread held at the
+    // fork, and a library can block on a sysfs file: neither may hang the recorder.
+    result.timedOut = end == ReadEnd::TimedOut;
+    if (result.timedOut)
+        kill(pid, SIGKILL);
     if (pid > 0)
         waitpid(pid, &wstatus, 0);
-    result.crashed = pid > 0 && (WIFSIGNALED(wstatus) || !got);
+    result.crashed = pid > 0 && !result.timedOut && (WIFSIGNALED(wstatus) || !got);
     result.signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     result.status = static_cast<rsmi_status_t>(message[0]);
     result.devices = static_cast<std::uint32_t>(message[1]);
@@ -71,7 +111,10 @@ ProbeResult probeInChild() {
     return result;
 }
 
-std::string unavailableReason(const ProbeResult& probe, const SystemPaths& paths) {
+std::string unavailableReason(const ProbeResult& probe) {
+    if (probe.timedOut)
+        return "rocm-smi did not finish initialising within " +
+               std::to_string(kProbeTimeout.count() / 1000) + " s (its probe was stopped)";
     std::string said = StderrCapture::lastLine(probe.stderrText);
     // An assert message starts with the whole function signature; the assertion is the news.
     if (const auto at = said.find("Assertion"); at != std::string::npos)
@@ -80,9 +123,6 @@ std::string unavailableReason(const ProbeResult& probe, const SystemPaths& paths
         return "rocm-smi-lib crashed while reading the GPU topology (signal " +
                std::to_string(probe.signal) + (said.empty() ? "" : ": " + said) + ")";
     if (probe.status != RSMI_STATUS_SUCCESS) {
-        if (!SysfsReader::exists(paths.sys + "/class/kfd/kfd/topology/nodes"))
-            return "rocm-smi could not initialise (no KFD: " + paths.sys +
-                   "/class/kfd is missing, the amdgpu driver is not loaded)";
         return "rocm-smi could not initialise (" + statusText(probe.status) +
                (said.empty() ? "" : "; " + said) + ")";
     }
@@ -102,11 +142,17 @@ std::optional<std::uint64_t> bdfIdOf(const std::string& busId) {
 
 std::shared_ptr<RocmSmi> RocmSmi::open(const SystemPaths& paths, GpuBackendStatus& status) {
     status = {"amd", false, "", ""};
+    // Without the KFD there is no ROCm device to find, and nothing to fork for.
+    if (!SysfsReader::exists(paths.sys + "/class/kfd/kfd/topology/nodes")) {
+        status.reason = "rocm-smi not started (no KFD: " + paths.sys +
+                        "/class/kfd is missing, the amdgpu driver is not loaded)";
+        return nullptr;
+    }
     const ProbeResult probe = probeInChild();
     if (!probe.stderrText.empty())
         spdlog::debug("rocm-smi (probe) said: {}", probe.stderrText);
     if (probe.crashed || probe.status != RSMI_STATUS_SUCCESS || probe.devices == 0) {
-        status.reason = unavailableReason(probe, paths);
+        status.reason = unavailableReason(probe);
         return nullptr;
     }
     rsmi_status_t init = RSMI_STATUS_UNKNOWN_ERROR;

@@ -67,7 +67,11 @@ class TestAmdGpu : public QObject {
     Probe probe(const QString& tree, const QStringList& args,
                 const std::function<void(QProcess&)>& during = {}, const QString& preload = {}) {
         QProcess p;
-        QString command = QString("mount --bind '%1' /sys/class && exec '%2'").arg(tree, GPU_PROBE);
+        // rocm-smi keeps a mutex per card in /dev/shm; a private one keeps a probe that was
+        // stopped mid-init from holding up the next, and leaves nothing on the machine.
+        QString command =
+            QString("mount -t tmpfs tmpfs /dev/shm && mount --bind '%1' /sys/class && exec '%2'")
+                .arg(tree, GPU_PROBE);
         for (const auto& a : args)
             command += " " + a;
         auto env = QProcessEnvironment::systemEnvironment();
@@ -243,7 +247,7 @@ class TestAmdGpu : public QObject {
         QCOMPARE(amd["available"].get<bool>(), false);
         QVERIFY(amd["reason"].get<std::string>().find("no KFD") != std::string::npos);
         QVERIFY(amd["summary"].get<std::string>().starts_with(
-            "AMD backend unavailable: rocm-smi could not initialise"));
+            "AMD backend unavailable: rocm-smi not started (no KFD"));
         QVERIFY(p.out["cycles"][0].empty());
         // rocm-smi's own "Failed to open drm root directory" never reaches the terminal.
         QVERIFY2(!p.err.contains("Failed to open"), p.err.constData());
@@ -262,6 +266,21 @@ class TestAmdGpu : public QObject {
         // The library's assertion text reaches the user only inside our own one-line reason.
         for (const auto& line : p.err.trimmed().split('\n'))
             QVERIFY2(line.startsWith("tierscope: "), line.constData());
+    }
+
+    // The probe runs in a forked child; one that never answers is stopped, and the recorder
+    // goes on without AMD GPUs, saying why.
+    void aProbeThatNeverAnswersIsStopped() {
+        QTemporaryDir dir;
+        FakeAmdGpuTree::buildHangingTopology(dir.path().toStdString());
+        const auto p = probe(dir.path(), {"--cycles", "1"});
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        const auto amd = status(p, "amd");
+        QCOMPARE(amd["available"].get<bool>(), false);
+        const auto reason = amd["reason"].get<std::string>();
+        QVERIFY2(reason.find("did not finish initialising within 10 s") != std::string::npos,
+                 reason.c_str());
+        QCOMPARE(p.out["cycles"].size(), std::size_t(1));
     }
 };
 

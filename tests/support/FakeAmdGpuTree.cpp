@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <rocm_smi/rocm_smi.h>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -116,6 +117,14 @@ void FakeAmdGpuTree::build(const std::string& root, const std::vector<FakeAmdGpu
 void FakeAmdGpuTree::buildBrokenTopology(const std::string& root) {
     build(root, {{"0000:03:00.0"}});
     fs::remove_all(fs::path(root) / "kfd/kfd/topology/nodes/0/io_links");
+}
+
+void FakeAmdGpuTree::buildHangingTopology(const std::string& root) {
+    build(root, {{"0000:03:00.0"}});
+    // A FIFO nobody writes: opening it blocks, as a sysfs read behind a wedged driver does.
+    const fs::path vendor = fs::path(deviceDir(root, {"0000:03:00.0"})) / "vendor";
+    fs::remove(vendor);
+    mkfifo(vendor.c_str(), 0644);
 }
 
 } // namespace tierscope::test

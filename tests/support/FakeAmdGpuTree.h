@@ -34,6 +34,8 @@ class FakeAmdGpuTree {
     static void build(const std::string& root, const std::vector<FakeAmdGpu>& gpus);
     // A KFD topology that makes rocm-smi-lib 5.2.3 abort (no io_links directory).
     static void buildBrokenTopology(const std::string& root);
+    // One GPU whose KFD properties file never answers.
+    static void buildHangingTopology(const std::string& root);
     static std::string deviceDir(const std::string& root, const FakeAmdGpu& gpu);
 };
 
