@@ -1,31 +1,32 @@
 #include "experiments/ExperimentRunner.h"
 
-#include "loadgen/Datasets.h"
-#include "loadgen/LoadGenerator.h"
 #include "collectors/Recorder.h"
-#include "experiments/ShellCommand.h"
+#include "core/compare/ValidityChecks.h"
+#include "core/model/Reading.h"
 #include "core/report/ComparisonBuilder.h"
 #include "core/report/ComparisonReport.h"
 #include "core/stats/LoadSummary.h"
-#include "core/model/Reading.h"
-#include "experiments/RunSchedule.h"
-#include "core/util/SizeParser.h"
 #include "core/store/Store.h"
+#include "core/util/SizeParser.h"
 #include "core/util/UnitFormat.h"
-#include "core/compare/ValidityChecks.h"
 #include "core/util/Version.h"
-#include "workloads/BandwidthSampler.h"
 #include "experiments/CacheReset.h"
-#include "workloads/CheckpointSaveWorkload.h"
 #include "experiments/EngineIdentity.h"
 #include "experiments/EngineProcess.h"
 #include "experiments/EvidenceSnapshot.h"
 #include "experiments/HttpProbe.h"
+#include "experiments/LeftoverProcesses.h"
+#include "experiments/PortHolder.h"
+#include "experiments/RunSchedule.h"
+#include "experiments/ShellCommand.h"
+#include "loadgen/Datasets.h"
+#include "loadgen/LoadGenerator.h"
+#include "workloads/BandwidthSampler.h"
+#include "workloads/CheckpointSaveWorkload.h"
 #include "workloads/IoRunner.h"
 #include "workloads/KvGeometry.h"
 #include "workloads/KvRestoreWorkload.h"
 #include "workloads/ModelLoadWorkload.h"
-#include "experiments/PortHolder.h"
 #include "workloads/StorageDataset.h"
 #include "workloads/StorageManifest.h"
 #include "workloads/WorkloadError.h"
@@ -402,6 +403,24 @@ std::string seconds(std::chrono::steady_clock::duration d) {
     return UnitFormat::seconds(std::chrono::duration<double>(d).count()); // 3.5 s, 15.0 min
 }
 
+// Processes an earlier, killed tierscope's commands left running can hold this plan's paths,
+// ports and GPU memory: say so before the first run, and keep the list with the experiment.
+void reportLeftovers(Store& store, std::int64_t session, std::int64_t atNs, const Say& say) {
+    const auto leftovers = LeftoverProcesses::find(ProcessIdentity::self());
+    if (leftovers.empty())
+        return;
+    const std::string list = LeftoverProcesses::describe(leftovers);
+    std::string pids;
+    for (const auto& l : leftovers)
+        pids += " " + std::to_string(l.pid);
+    say(std::to_string(leftovers.size()) +
+        " process(es) started by the commands of an earlier tierscope that was killed are still "
+        "running; they may hold the paths, ports or GPU memory of this plan (stop them with "
+        "`kill" +
+        pids + "` once you know they are not needed):\n" + list.substr(0, list.size() - 1));
+    store.addEvent(session, atNs, "leftover-processes", list);
+}
+
 // Stops the engine's whole process group and waits until its port is free, so the next arm
 // cannot be answered by it.
 void stopEngine(std::unique_ptr<EngineProcess>& engine, const ExperimentPlan::Arm& owner,
@@ -545,6 +564,7 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
     result.runs = schedule.size();
     if (!m_options.planText.empty())
         store.addEvent(result.sessionId, clock.nowNs(), "experiment-plan", m_options.planText);
+    reportLeftovers(store, result.sessionId, clock.nowNs(), say);
     // The running engine and the arm it belongs to.
     std::unique_ptr<EngineProcess> engine;
     std::size_t engineArm = 0;
@@ -575,6 +595,7 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
         env["TIERSCOPE_ARM"] = arm.label;
         env["TIERSCOPE_PATH"] = arm.path;
         env["TIERSCOPE"] = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+        env[LeftoverProcesses::kVariable] = LeftoverProcesses::ownerValue();
         const std::int64_t start = clock.nowNs();
         auto fail = [&](const std::string& status, const nlohmann::json& why) {
             const auto run = store.createRun(result.sessionId, "storage/" + w.kind, "{}", start,
