@@ -23,11 +23,13 @@ KvRestoreWorkload::KvRestoreWorkload(Options options, const StorageManifest& man
     m_requests = m_options.requests > 0 ? m_options.requests : m_layout.prefixes;
 }
 
-IoJob KvRestoreWorkload::job() const {
+IoJob KvRestoreWorkload::job(const std::atomic<bool>* cancel) const {
     const int chunks = (m_tokens + m_layout.chunkTokens - 1) / m_layout.chunkTokens;
     const std::uint64_t chunkFile = StorageDataset::alignUp(m_layout.chunkBytes());
     IoJob job;
     for (int r = 0; r < m_requests; ++r) {
+        if (cancel && r % 1024 == 0 && cancel->load())
+            break;
         std::vector<FileSpan> stream;
         for (int c = 0; c < chunks; ++c)
             stream.push_back(

@@ -4,6 +4,7 @@
 #include "workloads/IoRunner.h"
 #include "workloads/StorageDataset.h"
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -28,7 +29,9 @@ class KvRestoreWorkload {
     // is none or the options do not fit it.
     KvRestoreWorkload(Options options, const StorageManifest& manifest);
 
-    IoJob job() const;
+    // A million requests take seconds to plan: `cancel` (optional) stops early, with the job
+    // cut short; the caller checks it before running what it got.
+    IoJob job(const std::atomic<bool>* cancel = nullptr) const;
     nlohmann::json summarize(const IoRunner::Result& result) const;
     nlohmann::json params() const;
     const StorageDataset::KvLayout& layout() const { return m_layout; }

@@ -347,7 +347,7 @@ Planned plan(const StorageCommand::Options& o, StorageManifest& manifest) {
             KvRestoreWorkload::Options{o.path, o.concurrency, o.requests, o.tokens, o.depth, block,
                                        !o.buffered},
             manifest);
-        p.job = w->job();
+        p.job = w->job(&CancelOnSignal::flag());
         p.params = w->params();
         p.summarize = [w](const auto& r, const auto*) { return w->summarize(r); };
     } else {
@@ -368,6 +368,11 @@ Planned plan(const StorageCommand::Options& o, StorageManifest& manifest) {
 int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
     StorageManifest manifest = StorageManifest::load(o.path);
     Planned p = plan(o, manifest);
+    if (CancelOnSignal::flag().load()) {
+        std::cerr << "tierscope storage run: cancelled while planning, before any I/O; nothing "
+                     "recorded\n";
+        return kExitFailure;
+    }
     if (o.dropCaches)
         dropCaches();
     RecordedRun recorded(global, o, p.params);

@@ -9,6 +9,7 @@
 #include "workloads/WorkloadError.h"
 
 #include <QtTest>
+#include <atomic>
 #include <fcntl.h>
 #include <fstream>
 #include <sys/stat.h>
@@ -143,6 +144,14 @@ class TestStorageWorkloads : public QObject {
                 summary["ttft_io_component_p50_s"].get<double>());
         QCOMPARE(summary["bytes_per_request"].get<std::uint64_t>(), 3 * 262144ull);
         QVERIFY(summary.contains("reuse_note"));
+
+        // Planning a large job stops at a cancel (a signal), before it has planned everything.
+        KvRestoreWorkload large({m_dir, 2, 100000, 600, 2, 65536, true},
+                                StorageManifest::load(m_dir));
+        std::atomic<bool> cancel{false};
+        QCOMPARE(large.job(&cancel).streams.size(), std::size_t(100000));
+        cancel = true;
+        QCOMPARE(large.job(&cancel).streams.size(), std::size_t(0));
     }
 
     void kvRestoreRefusesMoreTokensThanPrepared() {
