@@ -97,57 +97,55 @@ std::vector<std::string> Comparison::excluded(const ComparisonSide& side) {
     return out;
 }
 
-std::vector<Comparison::Check> Comparison::validity(const ComparisonSide& side) {
-    std::vector<Check> out;
-    for (const auto& r : side.runs) {
-        if (!RunKpis::isMeasurement(r))
-            continue;
-        const auto summary = nlohmann::json::parse(r.summaryJson, nullptr, false);
-        if (!summary.is_object() || !summary.contains("validity") ||
-            !summary["validity"].is_array())
-            continue;
-        for (const auto& c : summary["validity"]) {
-            if (!c.is_object())
-                continue;
-            const std::string status = c.value("status", "");
-            if (status != "fail" && status != "warn")
-                continue;
-            out.push_back({status == "fail", "run " + std::to_string(r.id) + ": " +
-                                                 c.value("check", "check") + " " + status + ": " +
-                                                 c.value("detail", "")});
-        }
-    }
-    return out;
-}
-
-std::vector<std::string> Comparison::checks(const ComparisonSide& side) {
-    std::vector<std::string> out;
+std::vector<Comparison::RunCheck> Comparison::runChecks(const ComparisonSide& side) {
+    std::vector<RunCheck> out;
     for (const auto& r : side.runs) {
         if (!RunKpis::isMeasurement(r))
             continue;
         const auto summary = nlohmann::json::parse(r.summaryJson, nullptr, false);
         if (!summary.is_object())
             continue;
-        const std::string run = "run " + std::to_string(r.id) + ": ";
         if (const auto it = summary.find("validity"); it != summary.end() && it->is_array())
             for (const auto& c : *it)
-                if (c.is_object() && c.value("status", "") == "pass")
-                    out.push_back(run + c.value("check", "check") +
-                                  " pass: " + c.value("detail", ""));
+                if (c.is_object())
+                    out.push_back({r.id, c.value("check", "check"), c.value("status", ""),
+                                   c.value("detail", "")});
         if (const auto it = summary.find("reset"); it != summary.end() && it->is_array())
             for (const auto& step : *it)
                 if (step.is_object())
-                    out.push_back(run + "reset " + step.value("step", "") +
-                                  (step.value("ok", false) ? " ok" : " failed") + ": " +
-                                  step.value("detail", ""));
+                    out.push_back({r.id, "reset " + step.value("step", ""),
+                                   step.value("ok", false) ? "ok" : "failed",
+                                   step.value("detail", "")});
         if (const auto it = summary.find("populate"); it != summary.end() && it->is_object()) {
             const auto ttft = it->find("median_ttft_ms");
             char text[64] = "n/a";
             if (ttft != it->end() && ttft->is_number())
                 std::snprintf(text, sizeof text, "%.2f ms", ttft->get<double>());
-            out.push_back(run + "populate phase: " + std::to_string(it->value("completed", 0L)) +
-                          " documents, median TTFT " + text);
+            out.push_back(
+                {r.id, "populate phase", "info",
+                 std::to_string(it->value("completed", 0L)) + " documents, median TTFT " + text});
         }
+    }
+    return out;
+}
+
+std::vector<Comparison::Check> Comparison::validity(const ComparisonSide& side) {
+    std::vector<Check> out;
+    for (const auto& c : runChecks(side))
+        if (c.status == "fail" || c.status == "warn")
+            out.push_back({c.status == "fail", "run " + std::to_string(c.run) + ": " + c.name +
+                                                   " " + c.status + ": " + c.detail});
+    return out;
+}
+
+std::vector<std::string> Comparison::checks(const ComparisonSide& side) {
+    std::vector<std::string> out;
+    for (const auto& c : runChecks(side)) {
+        const std::string run = "run " + std::to_string(c.run) + ": ";
+        if (c.status == "info")
+            out.push_back(run + c.name + ": " + c.detail);
+        else if (c.status == "pass" || c.status == "ok" || c.status == "failed")
+            out.push_back(run + c.name + " " + c.status + ": " + c.detail);
     }
     return out;
 }

@@ -36,6 +36,16 @@ class Comparison {
         std::string text;
     };
     static std::vector<Check> validity(const ComparisonSide& side);
+    // Everything the measured runs' summaries say about how they were made, one row each, in
+    // run order: validity checks ("pass", "warn", "fail"), cache-reset steps ("ok", "failed")
+    // and a cold-recovery populate phase ("info").
+    struct RunCheck {
+        std::int64_t run = 0;
+        std::string name; // "engine_identity", "reset drop_caches", "populate phase"
+        std::string status;
+        std::string detail; // with its numbers
+    };
+    static std::vector<RunCheck> runChecks(const ComparisonSide& side);
     // What else the measured runs' summaries say about how they were made: checks that passed
     // (with their numbers), each cache-reset step's outcome, a cold-recovery populate phase.
     static std::vector<std::string> checks(const ComparisonSide& side);

@@ -214,6 +214,8 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
             (check.failed ? in.invalid : in.warnings).push_back(tag + check.text);
         for (const auto& line : Comparison::checks(*side))
             in.checks.push_back(tag + line);
+        for (auto& check : Comparison::runChecks(*side))
+            in.runChecks.emplace_back(side == &a ? 'A' : 'B', std::move(check));
     }
     for (const auto& gate : o.gates) {
         const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),

@@ -1,8 +1,9 @@
 #pragma once
 
-#include "core/model/DeviceRecord.h"
+#include "core/compare/Comparison.h"
 #include "core/compare/Gate.h"
 #include "core/compare/KpiComparison.h"
+#include "core/model/DeviceRecord.h"
 
 #include <optional>
 #include <string>
@@ -38,6 +39,8 @@ class ComparisonReport {
         // Every measured run's checks that passed, its cache resets and its populate phase
         // ("A: run 9: reset_prefix_cache ok ...", "A: run 9: storage_evidence pass: ...").
         std::vector<std::string> checks;
+        // The same, as rows for a table: the side ('A' or 'B') and the run's check.
+        std::vector<std::pair<char, Comparison::RunCheck>> runChecks;
         std::vector<Chart> charts;
         std::string plan; // the experiment plan's TOML, when the runs came from one
         std::vector<std::string> hosts;

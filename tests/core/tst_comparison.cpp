@@ -416,6 +416,23 @@ class TestComparison : public QObject {
                             "run 7: reset reset_prefix_cache ok: HTTP 200",
                             "run 7: reset drop_caches failed: needs root",
                             "run 7: populate phase: 16 documents, median TTFT 812.50 ms"}));
+        // The same as rows, with the warning and a check of no known status kept as they came.
+        nlohmann::json odd = summary;
+        odd["validity"].push_back({{"check", "page_cache"}, {"detail", "no status"}});
+        side.runs = {run(7, "completed", odd.dump()), run(8, "populate", odd.dump())};
+        const auto rows = Comparison::runChecks(side);
+        QCOMPARE(rows.size(), std::size_t(6));
+        QVERIFY(std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.run == 7; }));
+        QCOMPARE(rows[0].name + " " + rows[0].status + " " + rows[0].detail,
+                 std::string("storage_evidence pass vda read 130 MB"));
+        QCOMPARE(rows[1].status, std::string("warn"));
+        QCOMPARE(rows[2].name, std::string("page_cache"));
+        QCOMPARE(rows[2].status, std::string());
+        QCOMPARE(rows[4].name + " " + rows[4].status, std::string("reset drop_caches failed"));
+        QCOMPARE(rows[5].status + " " + rows[5].detail,
+                 std::string("info 16 documents, median TTFT 812.50 ms"));
+        QCOMPARE(Comparison::checks(side), lines); // no status: neither passed nor listed
+        QCOMPARE(Comparison::validity(side).size(), std::size_t(1));
         ComparisonReport::Input in;
         in.checks = {"A: " + lines[0]};
         for (const char* format : {"text", "md", "html", "json"})

@@ -1,8 +1,8 @@
 #include "TestSupport.h"
 #include "core/store/Store.h"
-#include "ui/compare/CompareDialog.h"
 #include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
+#include "ui/compare/CompareDialog.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -147,7 +147,10 @@ files = 2
         QVERIFY(kpis->item(loadRow, 4)->text().startsWith("-")); // RAM loads faster
         QCOMPARE(kpis->item(loadRow, 7)->text(), QString("2 / 2 runs"));
         QCOMPARE(compare->gateTable()->rowCount(), 0); // no gates typed yet
-        QCOMPARE(compare->chartTabs()->count(), 4);
+        QCOMPARE(compare->result().charts.size(), std::size_t(4));
+        QCOMPARE(compare->chartTabs()->count(), 5); // and the checks, last
+        QVERIFY2(compare->chartTabs()->tabText(4).startsWith("Checks ("),
+                 qPrintable(compare->chartTabs()->tabText(4)));
         QVERIFY(compare->result().plan.find("name = \"gui\"") != std::string::npos);
 
         // Every chart and the report export from the view.
@@ -242,11 +245,16 @@ files = 2
             for (int i = 0; i < 4; ++i) {
                 const auto id = store.createRun(session, "storage/model-load", "{}", 1, "x",
                                                 i < 2 ? "A" : "B", i % 2 + 1);
-                const std::string status = i == 3 ? "fail" : "pass";
+                const std::string status = i == 3 ? "fail" : i == 2 ? "warn" : "pass";
+                const std::string reset =
+                    i == 0 ? R"(, "reset": [{"step": "drop_caches", "ok": true, "detail": )"
+                             R"("page cache 2.1 GiB -> 0.3 GiB"}])"
+                           : "";
                 store.finishRun(id, 2, "completed",
                                 R"({"seconds": )" + std::to_string(10 - i) +
                                     R"(, "validity": [{"check": "engine_identity", "status": ")" +
-                                    status + R"(", "detail": "same engine as arm A"}]})");
+                                    status + R"(", "detail": "same engine as arm A"}])" + reset +
+                                    "}");
             }
         }
         auto* compare = new CompareDialog(db);
@@ -261,6 +269,37 @@ files = 2
         QCOMPARE(compare->result().gates.at(0).second.verdict, Gate::Verdict::Inconclusive);
         QVERIFY2(compare->verdictText().startsWith("INVALID, gates not judged: B: run 4"),
                  qPrintable(compare->verdictText()));
+        // Every check is listed with its result and numbers, not only the failed one.
+        QTableWidget* checks = compare->checkTable();
+        QVERIFY(checks);
+        QTabWidget* tabs = compare->chartTabs();
+        QCOMPARE(tabs->widget(tabs->count() - 1), checks);
+        QCOMPARE(tabs->tabText(tabs->count() - 1), QString("Checks (1 fail, 1 warn, 3 pass)"));
+        QCOMPARE(checks->rowCount(), 5);
+        QStringList rows;
+        for (int r = 0; r < checks->rowCount(); ++r) {
+            QStringList cells;
+            for (int c = 0; c < checks->columnCount(); ++c)
+                cells << checks->item(r, c)->text();
+            rows << cells.join(" | ");
+        }
+        QCOMPARE(rows,
+                 QStringList({"A | 1 | engine_identity | pass | same engine as arm A",
+                              "A | 1 | reset drop_caches | ok | page cache 2.1 GiB -> 0.3 GiB",
+                              "A | 2 | engine_identity | pass | same engine as arm A",
+                              "B | 3 | engine_identity | warn | same engine as arm A",
+                              "B | 4 | engine_identity | fail | same engine as arm A"}));
+        QCOMPARE(checks->item(4, 3)->background().color(), QColor("#c62828"));
+        QCOMPARE(checks->item(0, 3)->background().color(), QColor("#2e7d32"));
+        QPushButton* exportChart = nullptr;
+        for (auto* button : compare->findChildren<QPushButton*>())
+            if (button->text() == "Export chart…")
+                exportChart = button;
+        QVERIFY(exportChart);
+        tabs->setCurrentIndex(0);
+        QVERIFY(exportChart->isEnabled());
+        tabs->setCurrentWidget(checks); // no chart to export from the checks tab
+        QVERIFY(!exportChart->isEnabled());
         // Everything, buttons included, fits a 1280x720 screen at scale factor 2 (640x360
         // logical pixels): the tables scroll in their pane instead.
         compare->show();

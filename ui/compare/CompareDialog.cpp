@@ -1,7 +1,7 @@
 #include "ui/compare/CompareDialog.h"
 
-#include "core/report/ComparisonVerdict.h"
 #include "core/compare/GatePresets.h"
+#include "core/report/ComparisonVerdict.h"
 #include "ui/compare/ComparisonWorker.h"
 
 #include <QComboBox>
@@ -23,6 +23,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <map>
 
 namespace tierscope {
 
@@ -231,6 +232,9 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     m_exportReport = new QPushButton(tr("Export report…"), this);
     m_exportChart->setEnabled(false);
     m_exportReport->setEnabled(false);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        m_exportChart->setEnabled(index >= 0 && index < static_cast<int>(m_result.charts.size()));
+    });
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_status, 1);
     buttons->addWidget(m_exportChart);
@@ -405,12 +409,13 @@ void CompareDialog::showResult(const ComparisonReport::Input& in) {
         svg->renderer()->setAspectRatioMode(Qt::KeepAspectRatio);
         m_tabs->addTab(svg, QString::fromStdString(chart.title));
     }
+    addCheckTab(in);
     // Storage-only sides have no TTFT: open on the KPI bars instead of an empty CDF.
     const bool ttft = std::any_of(in.kpis.begin(), in.kpis.end(),
                                   [](const KpiComparison& k) { return k.name == "ttft_p50"; });
     m_tabs->setCurrentIndex(current > 0 ? current : (ttft || m_tabs->count() < 2 ? 0 : 1));
     m_run->setEnabled(true);
-    m_exportChart->setEnabled(!in.charts.empty());
+    m_exportChart->setEnabled(m_tabs->currentIndex() < static_cast<int>(in.charts.size()));
     m_exportReport->setEnabled(true);
     QString status = tr("A: %1    B: %2").arg(sideText(in, true), sideText(in, false));
     if (!in.invalid.empty()) {
@@ -509,6 +514,56 @@ void CompareDialog::fillGates(const ComparisonReport::Input& in) {
         m_gates->setItem(row, 2, cell(QString::fromStdString(verdict.reason), Qt::AlignLeft));
     }
     m_gates->setVisible(!in.gates.empty());
+}
+
+// Each check with its result and numbers, pass and warn as well as fail: a verdict is only as
+// good as the evidence that the runs measured what they claim.
+void CompareDialog::addCheckTab(const ComparisonReport::Input& in) {
+    m_checks = new QTableWidget(0, 5, m_tabs);
+    m_checks->setHorizontalHeaderLabels(
+        {tr("side"), tr("run"), tr("check"), tr("result"), tr("numbers")});
+    m_checks->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_checks->horizontalHeader()->setStretchLastSection(true);
+    m_checks->verticalHeader()->hide();
+    m_checks->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_checks->setWordWrap(true);
+    std::map<std::string, int> counts;
+    for (const auto& [side, check] : in.runChecks) {
+        const int row = m_checks->rowCount();
+        m_checks->insertRow(row);
+        const QStringList cells = {
+            QString(QChar(side)), QString::number(check.run), QString::fromStdString(check.name),
+            QString::fromStdString(check.status), QString::fromStdString(check.detail)};
+        for (int c = 0; c < cells.size(); ++c)
+            m_checks->setItem(row, c, new QTableWidgetItem(cells[c]));
+        const bool bad = check.status == "fail" || check.status == "failed";
+        const bool good = check.status == "pass" || check.status == "ok";
+        if (bad || good || check.status == "warn") {
+            auto* result = m_checks->item(row, 3);
+            result->setForeground(Qt::white);
+            result->setBackground(bad    ? QColor("#c62828")
+                                  : good ? QColor("#2e7d32")
+                                         : QColor("#b26a00"));
+        }
+        ++counts[check.status];
+    }
+    m_checks->resizeRowsToContents();
+    QString title = tr("Checks");
+    if (in.runChecks.empty()) {
+        // Absent, not passed: runs of `load` or `storage run` alone carry no checks.
+        m_checks->setRowCount(1);
+        auto* none = new QTableWidgetItem(
+            tr("The measured runs carry no validity checks (only experiment runs do)."));
+        m_checks->setItem(0, 0, none);
+        m_checks->setSpan(0, 0, 1, 5);
+        title += tr(" (none)");
+    } else {
+        title += tr(" (%1 fail, %2 warn, %3 pass)")
+                     .arg(counts["fail"] + counts["failed"])
+                     .arg(counts["warn"])
+                     .arg(counts["pass"] + counts["ok"]);
+    }
+    m_tabs->addTab(m_checks, title);
 }
 
 void CompareDialog::exportReportTo(const QString& path) {

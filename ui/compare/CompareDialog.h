@@ -39,6 +39,8 @@ class CompareDialog : public QDialog {
     QTableWidget* kpiTable() const { return m_kpis; }
     QTableWidget* gateTable() const { return m_gates; }
     QTabWidget* chartTabs() const { return m_tabs; }
+    // The last tab: every validity check, cache reset and populate phase of the measured runs.
+    QTableWidget* checkTable() const { return m_checks; }
     QString statusText() const;
     // The answer in one sentence, above every table ("B is better: ...").
     QString verdictText() const;
@@ -55,6 +57,7 @@ class CompareDialog : public QDialog {
   private:
     void showResult(const ComparisonReport::Input& in);
     void fillKpis(const ComparisonReport::Input& in);
+    void addCheckTab(const ComparisonReport::Input& in);
     void fillGates(const ComparisonReport::Input& in);
     void askExportReport();
     void askExportChart();
@@ -83,6 +86,7 @@ class CompareDialog : public QDialog {
     QTableWidget* m_kpis = nullptr;
     QTableWidget* m_gates = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QTableWidget* m_checks = nullptr; // owned by m_tabs
     QWidget* m_top = nullptr; // the tables above the charts
     QSplitter* m_split = nullptr;
 };
