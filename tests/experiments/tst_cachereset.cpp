@@ -1,14 +1,42 @@
 #include "TestSupport.h"
-#include "simulator/EngineSimulator.h"
 #include "experiments/CacheReset.h"
+#include "simulator/EngineSimulator.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cerrno>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace tierscope;
 
 namespace {
+
+// How many of the file's pages are in the page cache (mincore on a fresh mapping, which
+// faults nothing in). -1 when it cannot tell.
+long residentPages(const QString& path) {
+    const int fd = ::open(path.toLocal8Bit().constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    const off_t size = ::lseek(fd, 0, SEEK_END);
+    void* map = size > 0
+                    ? ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0)
+                    : MAP_FAILED;
+    ::close(fd);
+    if (map == MAP_FAILED)
+        return -1;
+    const long page = ::sysconf(_SC_PAGESIZE);
+    std::vector<unsigned char> in((static_cast<std::size_t>(size) + page - 1) / page);
+    long resident = -1;
+    if (::mincore(map, static_cast<std::size_t>(size), in.data()) == 0) {
+        resident = 0;
+        for (unsigned char v : in)
+            resident += v & 1;
+    }
+    ::munmap(map, static_cast<std::size_t>(size));
+    return resident;
+}
 
 QByteArray readFile(const QString& path) {
     QFile f(path);
@@ -62,6 +90,31 @@ class TestCacheReset : public QObject {
         const std::string denied = CacheReset::dropCachesError("/proc/sys/vm/drop_caches", EACCES);
         QVERIFY(denied.find("needs root") != std::string::npos);
         QVERIFY(denied.find("Permission denied") != std::string::npos);
+    }
+
+    // The real one, where it can run (root, as CI is): a file just read is in the page cache,
+    // and after the step it is not.
+    void dropCachesEmptiesThePageCache() {
+        if (::geteuid() != 0 || ::access("/proc/sys/vm/drop_caches", W_OK) != 0)
+            QSKIP("writing /proc/sys/vm/drop_caches needs root");
+        QTemporaryDir dir;
+        const QString file = dir.filePath("cached.bin");
+        test::writeFile(file, QByteArray(8 << 20, 'k'));
+        const int fd = ::open(file.toLocal8Bit().constData(), O_RDONLY | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::fsync(fd), 0); // clean pages: dirty ones stay until written back
+        char buffer[65536];
+        while (::read(fd, buffer, sizeof buffer) > 0) {
+        }
+        ::close(fd);
+        const long pages = (8 << 20) / ::sysconf(_SC_PAGESIZE);
+        const long before = residentPages(file);
+        QVERIFY2(before > pages / 2, qPrintable(QString::number(before)));
+        const auto o = CacheReset::dropCaches("/proc/sys/vm/drop_caches");
+        QVERIFY2(o.ok, o.detail.c_str());
+        const long after = residentPages(file);
+        QVERIFY2(after >= 0 && after < pages / 10,
+                 qPrintable(QString("%1 of %2 pages still cached").arg(after).arg(pages)));
     }
 
     void stepsRunInOrderAndAllAreReported() {
