@@ -5,6 +5,9 @@
 #include <QString>
 #include <QtTest>
 #include <arpa/inet.h>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <string>
 #include <sys/socket.h>
@@ -29,6 +32,26 @@ inline void writeFile(const QString& path, const QByteArray& content) {
 
 inline void writeFileBytes(const std::string& path, const std::string& content) {
     writeFile(QString::fromStdString(path), QByteArray::fromStdString(content));
+}
+
+// Writes `bytes` (a multiple of 1 MiB) to a new file with O_DIRECT and fsyncs it, so the
+// bytes reach the device now and show in /proc/diskstats. False where O_DIRECT is refused.
+inline bool writeDirect(const QString& path, long long bytes) {
+    const int fd = ::open(path.toLocal8Bit().constData(),
+                          O_CREAT | O_WRONLY | O_TRUNC | O_DIRECT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return false;
+    constexpr std::size_t kChunk = 1 << 20;
+    void* buffer = nullptr;
+    bool ok = ::posix_memalign(&buffer, 4096, kChunk) == 0;
+    if (ok)
+        std::memset(buffer, 0x5a, kChunk);
+    for (long long done = 0; ok && done < bytes; done += kChunk)
+        ok = ::write(fd, buffer, kChunk) == static_cast<ssize_t>(kChunk);
+    ok = ok && ::fsync(fd) == 0;
+    std::free(buffer);
+    ::close(fd);
+    return ok;
 }
 
 // A loopback port nobody listens on now: the kernel picks it, we let it go. A server started

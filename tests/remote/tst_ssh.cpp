@@ -201,6 +201,63 @@ class TestSsh : public QObject {
         QCOMPARE(devices.size(), server.devices(recorded.id).size());
     }
 
+    // The server's own disk traffic arrives: 48 MiB written with O_DIRECT on this disk while
+    // the server records are in block/total of the server's session and of its mirror here.
+    void streamsTheServersKnownDiskTraffic() {
+        const QString db = m_local.filePath("io.db");
+        QProcess record;
+        record.setProcessEnvironment(m_server.environment());
+        record.start(TIERSCOPE_BINARY,
+                     {"--db", db, "record", "--target", m_server.target(), "--duration", "6s",
+                      "--interval", "200ms", "--label", "rack-io"});
+        QVERIFY(record.waitForStarted());
+        std::int64_t remote = 0;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                if (!QFile::exists(m_server.serverDb()))
+                    return false;
+                Store server(m_server.serverDb().toStdString(), Store::Mode::ReadOnly);
+                for (const auto& s : server.sessions())
+                    if (s.label == "rack-io" && !s.endNs)
+                        remote = s.id;
+                return remote > 0;
+            }(),
+            60000);
+        QTest::qWait(600); // a few samples first, so the writes fall inside sampled intervals
+        const std::int64_t bytes = 48ll << 20;
+        QVERIFY2(test::writeDirect(m_work.filePath("known.bin"), bytes),
+                 "cannot write with O_DIRECT under the build tree");
+        QVERIFY(record.waitForFinished(60000));
+        QVERIFY2(record.exitCode() == 0, record.readAllStandardError().constData());
+
+        // Bytes = each rate times the interval it covers (the first sample covers none here).
+        auto written = [](Store& store, std::int64_t session) {
+            double total = 0;
+            for (const auto& m : store.metrics(session)) {
+                if (m.descriptor.path != "block/total/write_bytes_per_s")
+                    continue;
+                const auto samples = store.readRaw(m.id, 0, INT64_MAX);
+                for (std::size_t i = 1; i < samples.size(); ++i)
+                    total += samples[i].value *
+                             static_cast<double>(samples[i].tNs - samples[i - 1].tNs) / 1e9;
+            }
+            return total;
+        };
+        Store server(m_server.serverDb().toStdString(), Store::Mode::ReadOnly);
+        const double onServer = written(server, remote);
+        QVERIFY2(onServer >= 0.9 * static_cast<double>(bytes),
+                 qPrintable(QString("server session: %1 of %2 bytes").arg(onServer).arg(bytes)));
+        Store local(db.toStdString(), Store::Mode::ReadOnly);
+        const auto sessions = local.sessions();
+        QCOMPARE(sessions.size(), std::size_t(1));
+        const double mirrored = written(local, sessions.front().id);
+        QVERIFY2(mirrored >= 0.9 * static_cast<double>(bytes),
+                 qPrintable(QString("mirror: %1 of %2 bytes").arg(mirrored).arg(bytes)));
+        qInfo("48 MiB written; block/total writes recorded: %.1f MiB on the server, %.1f MiB "
+              "mirrored (other processes' writes count too)",
+              onServer / 1048576, mirrored / 1048576);
+    }
+
     // Killing the ssh connection under a stream: the workstation says it is lost, in one
     // line; the server ends its recording cleanly with what it has.
     void droppedConnectionMidStream() {
