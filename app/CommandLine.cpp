@@ -104,7 +104,11 @@ CommandLine::CommandLine()
     JobCommand::attach(m_app, m_job);
     SnapshotCommand::attach(m_app, m_snapshot);
     PullCommand::attach(m_app, m_pull);
-    forEachSubcommand(m_app, [](CLI::App& sub) { sub.footer(kGlobalFooter); });
+    // After a command's own footer (exit statuses, the bottleneck rules), never instead of it.
+    forEachSubcommand(m_app, [](CLI::App& sub) {
+        const std::string own = sub.get_footer();
+        sub.footer(own.empty() ? std::string(kGlobalFooter) : own + "\n\n" + kGlobalFooter);
+    });
 
     // For the build: completions and the man page come from this very app (hidden: group "").
     auto* generate = m_app.add_subcommand(

@@ -6,6 +6,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sqlite3.h>
 
@@ -149,6 +150,28 @@ class TestCommandLine : public QObject {
             QVERIFY(p.waitForFinished(60000));
             QCOMPARE(p.exitCode(), 6); // not found: the --db given, not the default workspace
             QVERIFY(p.readAllStandardError().contains(db.toUtf8()));
+        }
+    }
+
+    // A command's own footer (its exit statuses, the bottleneck rules) stays in its --help,
+    // with the note on global options after it.
+    void helpKeepsEachCommandsOwnFooter() {
+        const std::map<QString, QString> own = {
+            {"analyze", "Bottleneck rules, per window, first match wins."},
+            {"run", "Exit status: 0 when the plan ran and every gate passed"},
+            {"sessions", ""}};
+        for (const auto& [command, footer] : own) {
+            QProcess p;
+            p.start(TIERSCOPE_BINARY, {command, "--help"});
+            QVERIFY(p.waitForFinished(60000));
+            QCOMPARE(p.exitCode(), 0);
+            const QString help = QString::fromUtf8(p.readAllStandardOutput());
+            QVERIFY2(help.contains(footer), qPrintable(command + ": " + help));
+            QVERIFY2(help.trimmed().endsWith("`tierscope --help` lists them."),
+                     qPrintable(command + ": " + help));
+            if (!footer.isEmpty())
+                QVERIFY2(help.indexOf(footer) < help.indexOf("Global options ("),
+                         qPrintable(command + ": " + help));
         }
     }
 
