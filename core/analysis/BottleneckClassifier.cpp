@@ -14,13 +14,16 @@ const char* const BottleneckClassifier::kRulesText =
     "  storage-bound      a storage device is saturated: bandwidth or IOPS >= 80 % of its\n"
     "                     ceiling, or await >= 3x its unloaded await at queue depth >= 8;\n"
     "                     AND GPU data exists with every GPU < 60 % busy; AND, where the\n"
-    "                     engine reports them, KV retrieve or prefill p50 >= 50 % of TTFT p50.\n"
+    "                     engine reports them, KV retrieve or prefill >= 50 % of TTFT (the\n"
+    "                     histograms' means over the window; their p50s where the engine\n"
+    "                     reports no sums).\n"
     "                     Device %util is shown but is never evidence: a device serving\n"
     "                     requests in parallel is 100 % busy with one request in flight.\n"
     "  gpu-compute-bound  some GPU (each on its own, not the mean) >= 85 % busy while the\n"
     "                     engine runs requests (requests running >= 1, or a TTFT measured).\n"
-    "  engine-queueing    >= 1 request waiting, or queue time p50 >= 50 % of TTFT p50, while\n"
-    "                     every GPU < 85 % busy and every storage device has headroom.\n"
+    "  engine-queueing    >= 1 request waiting, or queue time >= 50 % of TTFT (means, as\n"
+    "                     above), while every GPU < 85 % busy and every storage device has\n"
+    "                     headroom.\n"
     "  idle/client-bound  idle: the engine runs no requests and storage moves < 1 MB/s; or\n"
     "                     client-bound: requests run, none wait, and GPUs, storage and the KV\n"
     "                     cache all have headroom (the offered load is the limit).\n"
@@ -147,7 +150,31 @@ std::optional<std::pair<std::string, double>> busiestGpu(const Window& w) {
 
 bool engineReported(const Window& w) {
     return w.requestsRunning || w.requestsWaiting || w.ttftS || w.kvUsage || w.queueS ||
-           w.prefillS || w.retrieveS || w.preemptionsPerS;
+           w.prefillS || w.retrieveS || w.preemptionsPerS || !w.means.empty();
+}
+
+// A part's share of TTFT: from the means where the window has them (and at least one request),
+// else from the p50s; absent when either side is.
+std::optional<double> share(const Window& w, std::optional<double> (TtftBreakdown::*mean)() const,
+                            const std::optional<double>& p50) {
+    const auto ttft = w.means.meanTtftS();
+    if (ttft && w.means.requests().value_or(0) > 0) {
+        const auto part = (w.means.*mean)();
+        if (!part || *ttft <= 0)
+            return std::nullopt;
+        return *part / *ttft;
+    }
+    if (!p50 || !w.ttftS || *w.ttftS <= 0)
+        return std::nullopt;
+    return *p50 / *w.ttftS;
+}
+
+std::optional<double> storageShare(const Window& w) {
+    const auto retrieve = share(w, &TtftBreakdown::retrievePerRequestS, w.retrieveS);
+    const auto prefill = share(w, &TtftBreakdown::meanPrefillS, w.prefillS);
+    if (!retrieve && !prefill)
+        return std::nullopt;
+    return std::max(retrieve.value_or(0), prefill.value_or(0));
 }
 
 std::string storageText(const Window& w, const Storage* s, const Thresholds& t) {
@@ -204,11 +231,16 @@ std::string engineText(const Window& w) {
         parts.push_back("KV cache " + number("%.0f %%", *w.kvUsage * 100));
     if (w.preemptionsPerS)
         parts.push_back(number("%.2f preemptions/s", *w.preemptionsPerS));
+    // With the histograms' sums the breakdown of means says where TTFT went; the p50s are
+    // listed without shares, which they cannot give.
+    const bool means = w.means.meanTtftS().has_value() && w.means.requests().value_or(0) > 0;
+    if (means)
+        parts.push_back(w.means.text());
     auto part = [&](const char* what, const std::optional<double>& v) {
         if (!v)
             return;
         std::string text = std::string(what) + " p50 " + duration(*v);
-        if (w.ttftS && *w.ttftS > 0 && &v != &w.ttftS)
+        if (!means && w.ttftS && *w.ttftS > 0 && &v != &w.ttftS)
             text += number(" (%.0f %%)", *v / *w.ttftS * 100);
         parts.push_back(text);
     };
@@ -282,9 +314,8 @@ BottleneckClassifier::Verdict BottleneckClassifier::classify(const Window& w, co
             return unknown("no-gpu-data",
                            "storage saturated, but no GPU data to show that GPUs wait on it", w,
                            hot, t);
-        const auto part = std::max(w.retrieveS.value_or(-1), w.prefillS.value_or(-1));
-        const bool ttftParts = w.ttftS && *w.ttftS > 0 && part >= 0;
-        if (gpu->second < t.gpuUnderBusy && (!ttftParts || part / *w.ttftS >= t.ttftStorageShare)) {
+        const auto part = storageShare(w);
+        if (gpu->second < t.gpuUnderBusy && (!part || *part >= t.ttftStorageShare)) {
             const auto bw = bandwidthShare(*hot), io = iopsShare(*hot);
             const char* rule = bw && *bw >= t.storageNearCeiling   ? "storage-bandwidth"
                                : io && *io >= t.storageNearCeiling ? "storage-iops"
@@ -293,7 +324,8 @@ BottleneckClassifier::Verdict BottleneckClassifier::classify(const Window& w, co
         }
     }
 
-    const bool requests = (w.requestsRunning && *w.requestsRunning >= 1) || w.ttftS.has_value();
+    const bool requests = (w.requestsRunning && *w.requestsRunning >= 1) || w.ttftS.has_value() ||
+                          w.means.requests().value_or(0) > 0;
     if (gpu && gpu->second >= t.gpuBusy) {
         if (requests)
             return {Class::GpuComputeBound, "gpu-busy", facts(w, nullptr, t, Lead::Gpu)};
@@ -302,8 +334,8 @@ BottleneckClassifier::Verdict BottleneckClassifier::classify(const Window& w, co
                            "GPU busy, but no engine data to show requests running", w, nullptr, t);
     }
 
-    const bool queued = waiting || (w.queueS && w.ttftS && *w.ttftS > 0 &&
-                                    *w.queueS / *w.ttftS >= t.ttftQueueShare);
+    const auto queueShare = share(w, &TtftBreakdown::meanQueueS, w.queueS);
+    const bool queued = waiting || (queueShare && *queueShare >= t.ttftQueueShare);
     const auto headroom = storageHeadroom(w, t);
     if (queued && gpu && gpu->second < t.gpuBusy && headroom == true)
         return {Class::EngineQueueing, "queueing", facts(w, nullptr, t, Lead::Engine)};

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/analysis/TtftBreakdown.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -49,6 +51,12 @@ class BottleneckClassifier {
         std::optional<double> queueS;
         std::optional<double> prefillS;
         std::optional<double> retrieveS; // LMCache time_to_retrieve
+        // The same parts as the histograms' sums and counts over the window. The shares of
+        // TTFT are judged on these means, which add up: a p50 is only as fine as the buckets
+        // (vLLM's queue and prefill buckets start at 0.3 s, so any faster phase has p50
+        // 0.15 s, as Prometheus' histogram_quantile says too). The p50s stand in only where
+        // the engine reports no sums.
+        TtftBreakdown means;
     };
     struct Thresholds {
         double kvNearFull = 0.90;

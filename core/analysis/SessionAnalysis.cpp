@@ -338,6 +338,7 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
                 *part = TtftBreakdown::Observed{*sum, *count};
         }
         result.ttft.add(ttft);
+        in.means = ttft;
         auto verdict = BottleneckClassifier::classify(in, t);
         result.shares[verdict.cls] += 1.0 / static_cast<double>(n);
         result.windows.push_back({t0 + static_cast<std::int64_t>(w) * windowNs, std::move(in),

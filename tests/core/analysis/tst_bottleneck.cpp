@@ -120,6 +120,43 @@ class TestBottleneck : public QObject {
         QCOMPARE(BottleneckClassifier::classify(w).cls, Class::StorageBound);
     }
 
+    // The shares of TTFT come from the histograms' means where the window has them: p50s are
+    // only as fine as the buckets. vLLM's queue and prefill buckets start at 0.3 s, so a
+    // 1 ms phase has p50 0.15 s; judged on p50s, a 0.2 s TTFT would be 75 % KV retrieve and
+    // 75 % queueing, and the window storage-bound.
+    void theSharesOfTtftAreJudgedOnMeansNotOnCoarseP50s() {
+        Window w;
+        w.storage = {device(5.9e9, 6.5e9)};
+        w.gpuBusy = {{"0", 35}};
+        w.requestsRunning = 16;
+        w.requestsWaiting = 0;
+        w.ttftS = 0.2;
+        w.queueS = 0.15;
+        w.retrieveS = 0.15;
+        w.prefillS = 0.15;
+        QCOMPARE(BottleneckClassifier::classify(w).cls, Class::StorageBound); // p50s only
+        w.means.ttft = TtftBreakdown::Observed{20.0, 100};                    // mean 200 ms
+        w.means.queue = TtftBreakdown::Observed{0.1, 100};                    // 1 ms
+        w.means.prefill = TtftBreakdown::Observed{2.0, 100};                  // 20 ms
+        w.means.retrieve = TtftBreakdown::Observed{0.1, 100};
+        const auto v = BottleneckClassifier::classify(w);
+        QVERIFY2(v.cls != Class::StorageBound, v.evidence.c_str());
+        QVERIFY2(v.cls != Class::EngineQueueing, v.evidence.c_str());
+        QVERIFY2(contains(v.evidence, w.means.text().c_str()), v.evidence.c_str());
+        QVERIFY2(contains(v.evidence, "queue p50 150.00 ms") &&
+                     !contains(v.evidence, "queue p50 150.00 ms ("),
+                 v.evidence.c_str()); // listed, without a share it cannot give
+        // Where the means say KV retrieval is most of TTFT, storage is the bottleneck.
+        w.means.retrieve = TtftBreakdown::Observed{14.0, 100}; // 70 %
+        QCOMPARE(BottleneckClassifier::classify(w).cls, Class::StorageBound);
+        // And where they say queueing is, with storage and GPUs idle, the engine queues.
+        Window q = w;
+        q.storage = {device(0.5e9, 6.5e9)};
+        q.means.retrieve = TtftBreakdown::Observed{0.1, 100};
+        q.means.queue = TtftBreakdown::Observed{15.0, 100}; // 75 %
+        QCOMPARE(BottleneckClassifier::classify(q).cls, Class::EngineQueueing);
+    }
+
     void storageBoundByProbedIopsOrLatency() {
         Window w = serving();
         Storage s = device(2e9, 7e9); // 4 KiB reads: far from the bandwidth ceiling
