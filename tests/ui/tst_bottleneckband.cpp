@@ -1,6 +1,7 @@
 #include "ui/timeline/BottleneckBand.h"
 
 #include <QImage>
+#include <QSignalSpy>
 #include <QtTest>
 
 using namespace tierscope;
@@ -71,6 +72,36 @@ class TestBottleneckBand : public QObject {
                  qPrintable(hovered));
         QVERIFY2(hovered.contains("50 %"), qPrintable(hovered)); // 1.0 s of 2.0 s is KV retrieve
         QVERIFY(!band.textAt(35).contains("TTFT"));
+    }
+
+    // The panel beside the lane: shares of the time in view that has a verdict, then the TTFT
+    // breakdown of the windows in view, in words.
+    void theRangeInViewIsSummedUpInWords() {
+        auto r = analysis();
+        r.windows[4].ttft.ttft = TtftBreakdown::Observed{2.0, 4};
+        r.windows[4].ttft.queue = TtftBreakdown::Observed{0.4, 4};
+        r.windows[4].ttft.prefill = TtftBreakdown::Observed{1.6, 4};
+        r.windows[4].ttft.retrieve = TtftBreakdown::Observed{1.0, 4};
+        const auto spans = BottleneckBand::spansOf(r, 0);
+        const QString all = BottleneckBand::rangeSummary(spans, 0, 60);
+        QVERIFY2(all.startsWith("In view: storage-bound 50 %, gpu-compute-bound 25 %, unknown "
+                                "25 %. mean TTFT 500.0 ms over 4 requests"),
+                 qPrintable(all));
+        QVERIFY2(all.contains(QString::fromStdString(r.windows[4].ttft.text())), qPrintable(all));
+        // Window 4's middle (45 s) is out of view: its breakdown is not counted.
+        QCOMPARE(BottleneckBand::rangeSummary(spans, 20, 40),
+                 QString("In view: storage-bound 50 %, unknown 50 %. No TTFT breakdown: the "
+                         "engine's histograms are absent."));
+        QVERIFY(BottleneckBand::rangeSummary(spans, 0, 15).isEmpty()); // nothing recorded yet
+        BottleneckBand band;
+        QSignalSpy changed(&band, &BottleneckBand::rangeTextChanged);
+        band.setSpans(spans); // the default range [0, 1] s holds nothing: still empty
+        QCOMPARE(changed.count(), 0);
+        band.setTimeRange(30, 50);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(changed.last().first().toString().startsWith("In view: storage-bound 100 %."));
+        band.setTimeRange(30, 50); // the same text: no signal
+        QCOMPARE(changed.count(), 1);
     }
 
     void paintsOnlyRecordedTimeAndHatchesUnknown() {

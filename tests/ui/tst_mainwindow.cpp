@@ -2,21 +2,22 @@
 #include "core/model/RequestRecord.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
-#include "ui/timeline/BottleneckBand.h"
+#include "core/util/WallClock.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
+#include "ui/timeline/BottleneckBand.h"
 #include "ui/timeline/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
-#include "core/util/WallClock.h"
 
 #include <QAction>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
 #include <QImage>
+#include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QMenu>
@@ -428,6 +429,11 @@ class TestMainWindow : public QObject {
                  qPrintable(band->textAt(10)));
         QVERIFY2(band->textAt(50).startsWith("gpu-compute-bound: GPU 0 busy 95 %"),
                  qPrintable(band->textAt(50)));
+        // Beside the lane, the whole session in words: half storage-bound, half GPU-bound.
+        const QLabel* range = window.timeline()->rangeLabel();
+        QVERIFY(range->isVisible());
+        QVERIFY2(range->text().startsWith("In view: storage-bound 50 %, gpu-compute-bound 50 %."),
+                 qPrintable(range->text()));
         // The plots line up with each other although their y labels differ in width ("100"
         // against "4"), and the lane with them.
         const auto* first = window.timeline()->charts().front();

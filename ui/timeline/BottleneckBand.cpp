@@ -5,6 +5,8 @@
 #include <QPainter>
 #include <QToolTip>
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace tierscope {
 
@@ -42,9 +44,10 @@ std::vector<BottleneckBand::Span> BottleneckBand::spansOf(const SessionAnalysis:
         if (!out.empty() && out.back().cls == w.verdict.cls && out.back().x1 >= x0 - 1e-9) {
             out.back().x1 = x1;
             out.back().windows.push_back(text);
+            out.back().breakdowns.push_back(w.ttft);
             continue;
         }
-        out.push_back({x0, x1, w.verdict.cls, text, {text}, windowS});
+        out.push_back({x0, x1, w.verdict.cls, text, {text}, {w.ttft}, windowS});
     }
     return out;
 }
@@ -52,12 +55,54 @@ std::vector<BottleneckBand::Span> BottleneckBand::spansOf(const SessionAnalysis:
 void BottleneckBand::setSpans(std::vector<Span> spans) {
     m_spans = std::move(spans);
     update();
+    announceRange();
 }
 
 void BottleneckBand::setTimeRange(double x0, double x1) {
     m_x0 = x0;
     m_x1 = x1 > x0 ? x1 : x0 + 1;
     update();
+    announceRange();
+}
+
+void BottleneckBand::announceRange() {
+    QString text = rangeText();
+    if (text == m_rangeText)
+        return;
+    m_rangeText = std::move(text);
+    emit rangeTextChanged(m_rangeText);
+}
+
+QString BottleneckBand::rangeSummary(const std::vector<Span>& spans, double x0, double x1) {
+    std::map<BottleneckClassifier::Class, double> seconds;
+    double covered = 0;
+    TtftBreakdown ttft;
+    for (const auto& s : spans) {
+        const double overlap = std::min(s.x1, x1) - std::max(s.x0, x0);
+        if (overlap <= 0)
+            continue;
+        seconds[s.cls] += overlap;
+        covered += overlap;
+        // A window counts towards the breakdown when its middle is in view.
+        for (std::size_t i = 0; i < s.breakdowns.size(); ++i) {
+            const double middle = s.x0 + (static_cast<double>(i) + 0.5) * s.windowS;
+            if (middle >= x0 && middle < x1)
+                ttft.add(s.breakdowns[i]);
+        }
+    }
+    if (covered <= 0)
+        return {};
+    QStringList shares;
+    for (const auto cls : BottleneckClassifier::all())
+        if (const auto it = seconds.find(cls); it != seconds.end())
+            shares << QString("%1 %2 %")
+                          .arg(QString::fromLatin1(BottleneckClassifier::name(cls)))
+                          .arg(std::lround(it->second / covered * 100));
+    const std::string breakdown = ttft.text();
+    return tr("In view: %1. %2")
+        .arg(shares.join(", "), breakdown.empty()
+                                    ? tr("No TTFT breakdown: the engine's histograms are absent.")
+                                    : QString::fromStdString(breakdown));
 }
 
 void BottleneckBand::setPlotArea(int left, int width) {

@@ -20,6 +20,7 @@ class BottleneckBand : public QWidget {
         BottleneckClassifier::Class cls = BottleneckClassifier::Class::Unknown;
         QString evidence;             // the first window's
         std::vector<QString> windows; // each window's evidence and rule, in order
+        std::vector<TtftBreakdown> breakdowns; // each window's, in the same order
         double windowS = 0;
     };
 
@@ -37,6 +38,13 @@ class BottleneckBand : public QWidget {
     int plotWidth() const { return m_width; }
     // "storage-bound: <evidence> (rule ...)" of the window at x, empty where no window is.
     QString textAt(double x) const;
+    // For the range in view: each class's share of the time that has a verdict, and the TTFT
+    // breakdown of the windows in it, in words. Empty where nothing in view was recorded.
+    static QString rangeSummary(const std::vector<Span>& spans, double x0, double x1);
+    QString rangeText() const { return rangeSummary(m_spans, m_x0, m_x1); }
+
+  signals:
+    void rangeTextChanged(const QString& text);
 
   protected:
     void paintEvent(QPaintEvent* event) override;
@@ -44,12 +52,14 @@ class BottleneckBand : public QWidget {
 
   private:
     double xAt(int pixel) const;
+    void announceRange();
 
     std::vector<Span> m_spans;
     double m_x0 = 0;
     double m_x1 = 1;
     int m_left = 0;
     int m_width = 0;
+    QString m_rangeText;
 };
 
 } // namespace tierscope

@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QChart>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -45,11 +46,22 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     outer->addWidget(m_tiles);
     m_band = new BottleneckBand(this);
     outer->addWidget(m_band);
+    // Beside the lane, in words: what the range in view was bound by, and where TTFT went.
+    m_rangeLabel = new QLabel(this);
+    m_rangeLabel->setObjectName("bottleneckRange");
+    m_rangeLabel->setContentsMargins(8, 0, 4, 0);
+    m_rangeLabel->setWordWrap(true);
+    m_rangeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    connect(m_band, &BottleneckBand::rangeTextChanged, m_rangeLabel, &QLabel::setText);
     m_axisLabel = new QLabel(this);
-    m_axisLabel->setAlignment(Qt::AlignRight);
+    m_axisLabel->setAlignment(Qt::AlignRight | Qt::AlignTop);
     m_axisLabel->setContentsMargins(4, 0, 8, 0);
     m_axisLabel->setForegroundRole(QPalette::PlaceholderText);
-    outer->addWidget(m_axisLabel);
+    auto* under = new QHBoxLayout;
+    under->setContentsMargins(0, 0, 0, 0);
+    under->addWidget(m_rangeLabel, 1);
+    under->addWidget(m_axisLabel, 0);
+    outer->addLayout(under);
     auto* scroll = m_scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);

@@ -59,6 +59,7 @@ class TimelineView : public QWidget {
     int plotWidth() const;
     const std::vector<TimelineChart*>& charts() const { return m_charts; }
     TimelineChart* chart(const std::string& id) const;
+    QLabel* rangeLabel() const { return m_rangeLabel; }
     BottleneckBand* bottleneckBand() const { return m_band; }
     QString axisTitle() const { return m_axisTitle; }
     StatTileRow* tiles() const { return m_tiles; } // the live view's stat tiles
@@ -103,6 +104,7 @@ class TimelineView : public QWidget {
     BottleneckBand* m_band = nullptr;
     StatTileRow* m_tiles = nullptr;
     QLabel* m_axisLabel = nullptr;                      // the shared time axis' title
+    QLabel* m_rangeLabel = nullptr;
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
     std::vector<TimelineMarker> m_markers;
