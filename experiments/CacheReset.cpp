@@ -65,7 +65,7 @@ CacheReset::Outcome CacheReset::command(const std::string& text,
 }
 
 std::string CacheReset::dropCachesError(const std::string& path, int error) {
-    const std::string why = "cannot write " + path + " (" + std::strerror(error) + ")";
+    std::string why = "cannot write " + path + " (" + std::strerror(error) + ")";
     if (error == EACCES || error == EPERM || error == EROFS)
         return why + ": dropping the page cache needs root (or CAP_SYS_ADMIN with a writable "
                      "/proc/sys); run tierscope as root or remove drop_caches from the plan";

@@ -35,7 +35,8 @@ QColor statusColor(const QString& status) {
 
 } // namespace
 
-ExperimentDialog::ExperimentDialog(QString db, QString planName, QString planText, QWidget* parent)
+ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString planText,
+                                   QWidget* parent)
     : QDialog(parent), m_db(std::move(db)), m_planText(std::move(planText)) {
     setWindowTitle(tr("Run experiment — %1").arg(planName));
     resize(1100, 760);

@@ -23,7 +23,8 @@ class ExperimentDialog : public QDialog {
     Q_OBJECT
   public:
     // planText: the TOML the user opened; a plan that does not parse shows its error.
-    ExperimentDialog(QString db, QString planName, QString planText, QWidget* parent = nullptr);
+    ExperimentDialog(QString db, const QString& planName, QString planText,
+                     QWidget* parent = nullptr);
     ~ExperimentDialog() override;
 
     bool planValid() const { return m_valid; }

@@ -49,7 +49,7 @@ QModelIndex SessionListModel::indexOfSession(std::int64_t sessionId) const {
     for (std::size_t g = 0; g < m_groups.size(); ++g)
         for (std::size_t r = 0; r < m_groups[g].sessions.size(); ++r)
             if (m_groups[g].sessions[r].id == sessionId)
-                return createIndex(static_cast<int>(r), 0, static_cast<quintptr>(g + 1));
+                return createIndex(static_cast<int>(r), 0, static_cast<quintptr>(g) + 1);
     return {};
 }
 
@@ -65,7 +65,7 @@ QModelIndex SessionListModel::index(int row, int column, const QModelIndex& pare
         return {};
     if (!parent.isValid())
         return createIndex(row, column, kGroupRow);
-    return createIndex(row, column, static_cast<quintptr>(parent.row() + 1));
+    return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
 }
 
 QModelIndex SessionListModel::parent(const QModelIndex& child) const {

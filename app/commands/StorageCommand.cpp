@@ -306,7 +306,7 @@ class RecordedRun {
     std::optional<StoreError> finish(std::string status, nlohmann::json summary) {
         const std::int64_t end = m_recorder->clock().nowNs();
         m_recorder->stop();
-        const auto failure = m_recorder->failure();
+        auto failure = m_recorder->failure();
         if (failure) {
             status = "failed";
             summary["recording_error"] = failure->what();

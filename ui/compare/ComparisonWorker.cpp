@@ -106,7 +106,8 @@ void ComparisonWorker::compare(const QString& db, const QString& a, const QStrin
         // another workload and does not apply here.
         QList<int> notApplicable;
         for (std::size_t i = 0; i < in.gates.size(); ++i) {
-            auto& [gate, verdict] = in.gates[i];
+            const Gate& gate = in.gates[i].first;
+            Gate::Result& verdict = in.gates[i].second;
             const bool row =
                 std::any_of(in.kpis.begin(), in.kpis.end(),
                             [&](const KpiComparison& k) { return k.name == gate.kpi; });

@@ -6,12 +6,21 @@
 
 namespace tierscope {
 
+namespace {
+
+// In whole nanoseconds, as valueAt looks buckets up.
+std::int64_t middle(const Bucket& b) {
+    return b.tNs + b.widthNs / 2;
+}
+
+} // namespace
+
 QList<QPointF> ChartPoints::fromBuckets(const std::vector<Bucket>& buckets, std::int64_t originNs,
                                         double scale) {
     QList<QPointF> points;
-    points.reserve(static_cast<qsizetype>(buckets.size() * 2));
+    points.reserve(static_cast<qsizetype>(buckets.size()) * 2);
     for (const auto& b : buckets) {
-        const double x = static_cast<double>(b.tNs + b.widthNs / 2 - originNs) / 1e9;
+        const double x = static_cast<double>(middle(b) - originNs) / 1e9;
         points.append({x, b.min / scale});
         if (b.max != b.min)
             points.append({x, b.max / scale});
@@ -27,10 +36,6 @@ double ChartPoints::peak(const std::vector<Bucket>& buckets) {
 }
 
 namespace {
-
-std::int64_t middle(const Bucket& b) {
-    return b.tNs + b.widthNs / 2;
-}
 
 // How far from its middle a bucket still answers for: half its width, or the gap to the closer
 // of its neighbours, whichever is more.
