@@ -2,15 +2,18 @@
 
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
-#include "loadgen/Datasets.h"
-#include "loadgen/LoadGenerator.h"
-#include "core/util/DurationParser.h"
+#include "core/compare/ValidityChecks.h"
 #include "core/stats/LoadAccumulator.h"
 #include "core/stats/LoadSummary.h"
 #include "core/store/RequestWriter.h"
 #include "core/store/Store.h"
+#include "core/util/DurationParser.h"
 #include "core/util/Version.h"
 #include "experiments/CacheReset.h"
+#include "experiments/EvidenceSnapshot.h"
+#include "loadgen/Datasets.h"
+#include "loadgen/LoadGenerator.h"
+#include "workloads/KvGeometry.h"
 
 #include <atomic>
 #include <csignal>
@@ -206,6 +209,21 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
                     "KV tier)");
     cmd->add_option("--goodput", o.goodput,
                     "SLOs for goodput, e.g. \"ttft:500 tpot:50 e2el:5000\" (ms)");
+    cmd->add_option("--max-failure-rate", o.maxFailureRate,
+                    "Validity check: fail the run when more requests failed than this share "
+                    "(0..1; without it any failure is a warning)")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--kv-path", o.kvPath,
+                    "cold-recovery validity checks: the directory the engine's KV store reads "
+                    "from (e.g. LMCache's local disk); its block device's reads and the page "
+                    "cache are checked against the KV the documents imply (with --geometry)");
+    cmd->add_option("--geometry", o.geometry,
+                    "cold-recovery: the model's KV geometry preset (see `storage geometries`), "
+                    "for the KV bytes the documents imply");
+    cmd->add_option("--kv-bytes-per-token", o.kvBytesPerToken,
+                    "cold-recovery: KV bytes per token, instead of --geometry")
+        ->check(CLI::PositiveNumber)
+        ->excludes("--geometry");
     cmd->add_option("--out", o.out, "Write the result as JSON to this file");
     cmd->add_option("--label", o.label, "Session label");
     cmd->add_option("--storage-profile", o.storageProfile, "Storage configuration under test");
@@ -216,6 +234,53 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
         ->capture_default_str();
     return cmd;
 }
+
+namespace {
+
+// The checks an experiment's load and cold-recovery runs get, for the measured phase of this
+// one: errors always; for cold recovery, the cache evidence where the engine's /metrics
+// answered, and the storage evidence and page cache where --kv-path names the KV store's
+// directory.
+nlohmann::json validity(const LoadCommand::Options& o, const EvidenceSnapshot& before,
+                        const EvidenceSnapshot& after, const nlohmann::json& summary,
+                        std::optional<double> bytesPerToken) {
+    nlohmann::json checks = nlohmann::json::array();
+    const long failed = summary.value("failed", 0L);
+    checks.push_back(
+        ValidityChecks::errors(failed, failed + summary.value("completed", 0L), o.maxFailureRate));
+    const bool cold = o.dataset == "cold-recovery";
+    const std::optional<double> implied =
+        cold && bytesPerToken
+            ? std::optional<double>(*bytesPerToken * o.documents * o.documentTokens)
+            : std::nullopt;
+    const auto deviceRead = EvidenceSnapshot::readDelta(before, after);
+    std::optional<std::map<std::string, double>> counters;
+    if (!before.engineCounters.empty() && !after.engineCounters.empty())
+        counters = EvidenceSnapshot::delta(before.engineCounters, after.engineCounters);
+    // As in an experiment, only cold recovery promises that KV comes back from storage: a
+    // synthetic prompt shares no prefix to hit.
+    if (!cold)
+        return checks;
+    if (counters)
+        checks.push_back(ValidityChecks::cacheEvidence(counters, deviceRead, implied));
+    if (!o.kvPath.empty()) {
+        checks.push_back(
+            ValidityChecks::storageEvidence(before.device, before.deviceWhy, deviceRead, implied));
+        if (before.device) {
+            std::optional<double> growth;
+            if (before.pageCacheBytes && after.pageCacheBytes)
+                growth = static_cast<double>(*after.pageCacheBytes) -
+                         static_cast<double>(*before.pageCacheBytes);
+            std::optional<double> storeRead;
+            if (counters && counters->count("lmcache:num_remote_read_bytes"))
+                storeRead = counters->at("lmcache:num_remote_read_bytes");
+            checks.push_back(ValidityChecks::pageCache(growth, deviceRead, implied, storeRead));
+        }
+    }
+    return checks;
+}
+
+} // namespace
 
 int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     auto usage = [](const std::string& message) {
@@ -230,6 +295,16 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     if (o.concurrency <= 0 && o.rate <= 0)
         return usage("give --concurrency N (closed loop) or --rate R (open loop)");
     const bool cold = o.dataset == "cold-recovery";
+    std::optional<double> bytesPerToken;
+    if (o.kvBytesPerToken > 0)
+        bytesPerToken = o.kvBytesPerToken;
+    if (!o.geometry.empty()) {
+        const auto g = KvGeometry::findPreset(o.geometry);
+        if (!g)
+            return usage("no geometry preset " + o.geometry +
+                         " (see `tierscope storage geometries`)");
+        bytesPerToken = static_cast<double>(g->bytesPerToken());
+    }
     if (o.requests <= 0 && o.duration.empty() && !cold)
         return usage("give --requests K or --duration D");
     if (o.warmup < 0)
@@ -339,6 +414,11 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         setrlimit(RLIMIT_NOFILE, &files);
     }
     LoadGenerator generator(options, std::move(conversations), clock);
+    // Only cold recovery's checks need the device, the page cache and the engine's counters.
+    auto evidence = [&] {
+        return cold ? EvidenceSnapshot::take(o.kvPath, o.url) : EvidenceSnapshot{};
+    };
+    const auto before = evidence();
     // Requests go to the store as they finish and into bounded summary statistics, so a soak
     // of millions of requests holds only those in flight.
     LoadAccumulator accumulator(slo.value_or(LoadSummary::Slo{}));
@@ -366,7 +446,10 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         std::fputs("\n", stderr);
     writer.stop();
 
+    const auto after = evidence();
     auto summary = accumulator.summary(generator.durationS(), generator.maxConcurrent());
+    if (!CancelOnSignal::flag())
+        summary["validity"] = validity(o, before, after, summary, bytesPerToken);
     summary["tool_version"] = kToolVersion;
     summary["endpoint"] = generator.displayEndpoint();
     // vLLM's result fields: the configured limit, beside the observed peak
@@ -397,6 +480,10 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         std::cerr << "tierscope load: cannot record the run's end: " << e.what() << "\n";
     }
     printSummary(summary, o.rate > 0);
+    if (summary.contains("validity"))
+        for (const auto& c : summary["validity"])
+            std::printf("validity: %s %s: %s\n", c.value("check", "").c_str(),
+                        c.value("status", "").c_str(), c.value("detail", "").c_str());
     std::printf("stored as session %lld, run %lld in %s\n", static_cast<long long>(session),
                 static_cast<long long>(run), dbPath.c_str());
     if (!o.out.empty()) {

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tierscope {
@@ -34,6 +35,11 @@ class LoadCommand {
         bool resetPrefixCache = false;
         std::string reset;
         std::string goodput;
+        // Validity checks of the measured phase (as an experiment's runs get them).
+        std::optional<double> maxFailureRate; // errors: fail above it; absent: warn on any
+        std::string kvPath;         // where the KV store reads from: storage and page-cache checks
+        std::string geometry;       // KV geometry preset: the KV bytes the documents imply
+        double kvBytesPerToken = 0; // or the bytes per token directly
         std::string out;
         std::string label;
         std::string storageProfile;

@@ -1,7 +1,7 @@
 #include "SseTestServer.h"
 #include "TestSupport.h"
-#include "simulator/EngineSimulator.h"
 #include "core/store/Store.h"
+#include "simulator/EngineSimulator.h"
 
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <atomic>
 #include <httplib.h>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -82,6 +83,12 @@ class TestLoadCommand : public QObject {
         QCOMPARE(json["request_goodput"].get<double>(), json["request_throughput"].get<double>());
         QCOMPARE(json["max_concurrency"].get<int>(), 4);
         QCOMPARE(json["max_concurrent_requests"].get<int>(), 4);
+        // A synthetic load promises no cache hits: its one validity check is the errors one.
+        QCOMPARE(json["validity"].size(), std::size_t(1));
+        QCOMPARE(json["validity"][0]["check"].get<std::string>(), std::string("errors"));
+        QCOMPARE(json["validity"][0]["status"].get<std::string>(), std::string("pass"));
+        QVERIFY2(r.out.contains("validity: errors pass: 0 of 40 requests failed (0.0 %)\n"),
+                 r.out.constData());
         for (const char* key :
              {"mean_ttft_ms", "median_tpot_ms", "p90_itl_ms", "p99_e2el_ms", "std_ttft_ms"})
             QVERIFY2(json.contains(key), key);
@@ -124,6 +131,12 @@ class TestLoadCommand : public QObject {
                             "--output-len",
                             "4",
                             "--reset-prefix-cache",
+                            "--max-failure-rate",
+                            "0.01",
+                            "--kv-path",
+                            kv.path(),
+                            "--kv-bytes-per-token",
+                            "1024",
                             "--out",
                             dir.filePath("c.json")});
         QVERIFY2(r.code == 0, r.err.constData());
@@ -141,6 +154,20 @@ class TestLoadCommand : public QObject {
         QCOMPARE(records.size(), std::size_t(9));
         for (std::size_t i = 3; i < records.size(); ++i) // 600 words: two 256-token chunks each
             QCOMPARE(records[i].cachedTokens, 512);
+        // The measured phase's validity checks, as an experiment's cold-recovery run gets them,
+        // in the output and stored with the run.
+        QVERIFY2(r.out.contains("validity: errors pass: 0 of 6 requests failed (0.0 %), limit "
+                                "1.0 %\n"),
+                 r.out.constData());
+        std::map<std::string, std::string> checks;
+        for (const auto& c : json["validity"])
+            checks[c["check"].get<std::string>()] = c["status"].get<std::string>();
+        QCOMPARE(checks["errors"], std::string("pass"));
+        QVERIFY(checks.count("storage_evidence")); // its verdict depends on the page cache here
+        // The questions hit their documents' cached prefixes: hits moved, so not a fail.
+        QVERIFY2(checks["cache_evidence"] == "pass" || checks["cache_evidence"] == "warn",
+                 json["validity"].dump().c_str());
+        QVERIFY(nlohmann::json::parse(runs[1].summaryJson)["validity"] == json["validity"]);
     }
 
     // Requests are in the store while the run goes on (a soak must not hold them all), and at
