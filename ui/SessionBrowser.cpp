@@ -2,10 +2,13 @@
 
 #include "core/report/CsvExporter.h"
 #include "core/store/Store.h"
+#include "ui/SessionFilterProxy.h"
 #include "ui/SessionListModel.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QFileDialog>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -14,7 +17,6 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSaveFile>
-#include <QSortFilterProxyModel>
 #include <QThreadPool>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -45,15 +47,14 @@ void offThread(QObject* owner, std::function<QString()> work,
 
 SessionBrowser::SessionBrowser(SessionListModel* model, QWidget* parent)
     : QWidget(parent), m_model(model) {
-    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy = new SessionFilterProxy(this);
     m_proxy->setSourceModel(model);
-    m_proxy->setFilterRole(SessionListModel::SearchRole);
-    m_proxy->setFilterKeyColumn(SessionListModel::Label);
-    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    m_proxy->setRecursiveFilteringEnabled(true);
     m_search = new QLineEdit(this);
     m_search->setPlaceholderText(tr("Search label, profile, host, notes, date"));
     m_search->setClearButtonEnabled(true);
+    m_requestsOnly = new QCheckBox(tr("With requests"), this);
+    m_requestsOnly->setToolTip(
+        tr("Only sessions that stored requests: loads and experiments with a load workload"));
     m_view = new QTreeView(this);
     m_view->setObjectName("sessionTree");
     m_view->setModel(m_proxy);
@@ -63,11 +64,19 @@ SessionBrowser::SessionBrowser(SessionListModel* model, QWidget* parent)
     m_view->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_search);
+    auto* filters = new QHBoxLayout;
+    filters->setContentsMargins(0, 0, 0, 0);
+    filters->addWidget(m_search, 1);
+    filters->addWidget(m_requestsOnly);
+    layout->addLayout(filters);
     layout->addWidget(m_view, 1);
 
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
         m_proxy->setFilterFixedString(text.trimmed());
+        m_view->expandAll();
+    });
+    connect(m_requestsOnly, &QCheckBox::toggled, this, [this](bool on) {
+        m_proxy->setRequestsOnly(on);
         m_view->expandAll();
     });
     connect(m_model, &QAbstractItemModel::modelReset, m_view, &QTreeView::expandAll);

@@ -5,19 +5,20 @@
 #include <functional>
 #include <optional>
 
+class QCheckBox;
 class QLineEdit;
 class QMenu;
-class QSortFilterProxyModel;
 class QTreeView;
 
 namespace tierscope {
 
+class SessionFilterProxy;
 class SessionListModel;
 
-// The session browser: a search box over label, profile, host, notes and start date, the
-// sessions grouped by profile, open on a single click, and a context menu (open, compare,
-// rename, notes, export CSV, delete). Store writes and exports run on the thread pool; the
-// browser says `changed` when the workspace should be listed again.
+// The session browser: a search box over label, profile, host, notes and start date, a "with
+// requests" filter, the sessions grouped by profile, open on a single click, and a context menu
+// (open, compare, rename, notes, export CSV, delete). Store writes and exports run on the
+// thread pool; the browser says `changed` when the workspace should be listed again.
 class SessionBrowser : public QWidget {
     Q_OBJECT
   public:
@@ -28,6 +29,7 @@ class SessionBrowser : public QWidget {
     void setBusy(std::function<bool(qint64)> busy) { m_busy = std::move(busy); }
     QTreeView* view() const { return m_view; }
     QLineEdit* searchBox() const { return m_search; }
+    QCheckBox* requestsOnlyBox() const { return m_requestsOnly; }
     void select(qint64 sessionId);
     void clearSelection();
     // The selected sessions, oldest first.
@@ -54,9 +56,10 @@ class SessionBrowser : public QWidget {
     void describe(qint64 sessionId, std::optional<QString> label, std::optional<QString> notes);
 
     SessionListModel* m_model;
-    QSortFilterProxyModel* m_proxy;
+    SessionFilterProxy* m_proxy;
     QTreeView* m_view;
     QLineEdit* m_search;
+    QCheckBox* m_requestsOnly;
     QString m_db;
     std::function<bool(qint64)> m_busy = [](qint64) { return false; };
 };

@@ -14,7 +14,8 @@ constexpr quintptr kGroupRow = 0;
 
 bool same(const SessionInfo& a, const SessionInfo& b) {
     return a.id == b.id && a.label == b.label && a.storageProfile == b.storageProfile &&
-           a.host == b.host && a.startNs == b.startNs && a.endNs == b.endNs && a.notes == b.notes;
+           a.host == b.host && a.startNs == b.startNs && a.endNs == b.endNs && a.notes == b.notes &&
+           a.hasRequests == b.hasRequests;
 }
 
 } // namespace
@@ -101,6 +102,8 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
         m_groups[index.internalId() - 1].sessions[static_cast<std::size_t>(index.row())];
     if (role == SessionIdRole)
         return QVariant::fromValue<qint64>(s.id);
+    if (role == HasRequestsRole)
+        return s.hasRequests;
     if (role == Qt::ToolTipRole)
         return tr("Session %1 on %2").arg(s.id).arg(QString::fromStdString(s.host)) +
                (s.notes.empty() ? QString() : "\n" + QString::fromStdString(s.notes));

@@ -17,6 +17,7 @@ class SessionListModel : public QAbstractItemModel {
     static constexpr int SessionIdRole = Qt::UserRole + 1;
     // What the browser's search matches: label, profile, host, notes and start (UTC).
     static constexpr int SearchRole = Qt::UserRole + 2;
+    static constexpr int HasRequestsRole = Qt::UserRole + 3; // bool, on session rows
 
     explicit SessionListModel(QObject* parent = nullptr);
     // False, and no reset (the view keeps its selection and scroll), when nothing changed.

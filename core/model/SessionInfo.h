@@ -16,6 +16,7 @@ struct SessionInfo {
     std::string notes;
     std::string tags;
     std::string toolVersion;
+    bool hasRequests = false; // read only: a run of it stored requests (load, an experiment)
 };
 
 } // namespace tierscope

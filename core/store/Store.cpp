@@ -55,6 +55,7 @@ SessionInfo readSession(const SqliteStatement& q) {
     s.notes = q.columnText(6);
     s.tags = q.columnText(7);
     s.toolVersion = q.columnText(8);
+    s.hasRequests = q.columnInt(9) != 0;
     return s;
 }
 
@@ -66,8 +67,12 @@ std::vector<Sample> decodeOrThrow(std::span<const unsigned char> blob, std::int6
     return std::move(*samples);
 }
 
+// hasRequests probes request_run once per run of the session: cheap for the session list's
+// poll, where a count of millions of requests would not be.
 constexpr const char* kSessionColumns =
-    "SELECT id, label, storage_profile, host, start_ns, end_ns, notes, tags, tool_version "
+    "SELECT id, label, storage_profile, host, start_ns, end_ns, notes, tags, tool_version, "
+    "EXISTS (SELECT 1 FROM run u JOIN request q ON q.run_id = u.id "
+    "WHERE u.session_id = session.id) "
     "FROM session ";
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
@@ -73,6 +74,40 @@ class TestSessionBrowser : public QObject {
             m_ids.push_back(store.createSession(s));
             store.addEvent(m_ids.back(), s.startNs, "marker", "m");
         }
+        // The second has a load run with one request; the third a run with none.
+        RequestRecord r;
+        r.sendNs = 1;
+        r.httpStatus = 200;
+        store.addRequests(store.createRun(m_ids[1], "load", "{}", 1), {r});
+        store.createRun(m_ids[2], "storage/model-load", "{}", 1);
+    }
+
+    // "With requests" keeps the sessions that stored requests, with the search and without.
+    void theRequestsFilterKeepsSessionsWithRequests() {
+        SessionListModel model;
+        SessionBrowser browser(&model);
+        QAbstractItemModelTester tester(browser.view()->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        reload(model);
+        QCOMPARE(browser.shownSessions(), 3);
+        browser.requestsOnlyBox()->setChecked(true);
+        QCOMPARE(browser.shownSessions(), 1);
+        QCOMPARE(browser.view()->model()->rowCount(), 1); // only the group holding it
+        const QModelIndex group = browser.view()->model()->index(0, 0);
+        QCOMPARE(group.data().toString(), QString("nvmeof-rdma"));
+        QCOMPARE(browser.view()
+                     ->model()
+                     ->index(0, 0, group)
+                     .data(SessionListModel::SessionIdRole)
+                     .toLongLong(),
+                 m_ids[1]);
+        browser.searchBox()->setText("local-nvme"); // neither local session has requests
+        QCOMPARE(browser.shownSessions(), 0);
+        browser.searchBox()->setText("fx100");
+        QCOMPARE(browser.shownSessions(), 1);
+        browser.searchBox()->clear();
+        browser.requestsOnlyBox()->setChecked(false);
+        QCOMPARE(browser.shownSessions(), 3);
     }
 
     void searchFiltersOnLabelProfileAndNotes() {

@@ -265,8 +265,16 @@ class TestStore : public QObject {
         store.addDevices(
             b, {{"block", "nvme0n1", R"({"transport":"tcp"})"}, {"backend", "amd", "{}"}});
         store.addEvent(b, kT0 + 7, "note", "switch to B");
+        // Whether a session stored requests: a run with one, against a run with none.
+        RequestRecord request;
+        request.httpStatus = 200;
+        store.addRequests(store.createRun(a, "load", "{}", kT0), {request});
+        store.createRun(b, "storage/model-load", "{}", kT0);
         const auto sessions = store.sessions();
         QCOMPARE(sessions.size(), std::size_t(2));
+        QVERIFY(sessions[0].hasRequests);
+        QVERIFY(!sessions[1].hasRequests);
+        QVERIFY(store.session(a)->hasRequests);
         QCOMPARE(sessions[0].storageProfile, std::string("nfs"));
         QCOMPARE(*sessions[0].endNs, kT0 + 30'000'000'000);
         QVERIFY(!sessions[1].endNs);
