@@ -11,6 +11,7 @@
 #include "core/util/UnitFormat.h"
 #include "core/util/Version.h"
 #include "experiments/CacheReset.h"
+#include "experiments/ColdRecoveryEvidence.h"
 #include "experiments/EngineIdentity.h"
 #include "experiments/EngineProcess.h"
 #include "experiments/EvidenceSnapshot.h"
@@ -255,13 +256,6 @@ std::optional<double> kvBytesPerToken(const Params& p) {
     return static_cast<double>(g->bytesPerToken());
 }
 
-std::optional<double> difference(std::optional<std::uint64_t> before,
-                                 std::optional<std::uint64_t> after) {
-    if (!before || !after)
-        return std::nullopt;
-    return static_cast<double>(*after) - static_cast<double>(*before);
-}
-
 // Long documents sent once (populate), the arm's reset steps, then questions over the same
 // documents (measured), so their KV must come back from the KV store.
 Outcome coldRecoveryRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
@@ -345,29 +339,14 @@ Outcome coldRecoveryRun(const ExperimentPlan::Workload& w, const ExperimentPlan:
     const std::optional<double> implied =
         bytesPerToken ? std::optional<double>(*bytesPerToken * documents * documentTokens)
                       : std::nullopt;
-    const auto deviceRead = EvidenceSnapshot::readDelta(before, after);
-    const auto pageGrowth = difference(atStart.pageCacheBytes, after.pageCacheBytes);
-    std::optional<std::map<std::string, double>> counters;
-    if (!before.engineCounters.empty() && !after.engineCounters.empty())
-        counters = EvidenceSnapshot::delta(before.engineCounters, after.engineCounters);
-    nlohmann::json evidence = {
-        {"device", before.device ? nlohmann::json(*before.device) : nullptr},
-        {"device_read_bytes", deviceRead ? nlohmann::json(*deviceRead) : nullptr},
-        {"page_cache_growth_bytes", pageGrowth ? nlohmann::json(*pageGrowth) : nullptr},
-        {"implied_kv_bytes", implied ? nlohmann::json(*implied) : nullptr},
-        {"engine_counters", counters ? nlohmann::json(*counters) : nullptr}};
-    o.summary["evidence"] = evidence;
+    const ColdRecoveryEvidence evidence(atStart, before, after, implied);
+    o.summary["evidence"] = evidence.toJson();
     if (o.cancelled)
         return o;
-    o.validity.push_back(
-        ValidityChecks::storageEvidence(before.device, before.deviceWhy, deviceRead, implied));
-    o.validity.push_back(ValidityChecks::cacheEvidence(counters, deviceRead, implied));
-    if (before.device) {
-        std::optional<double> storeRead;
-        if (counters && counters->count("lmcache:num_remote_read_bytes"))
-            storeRead = counters->at("lmcache:num_remote_read_bytes");
-        o.validity.push_back(ValidityChecks::pageCache(pageGrowth, deviceRead, implied, storeRead));
-    }
+    o.validity.push_back(evidence.storageCheck());
+    o.validity.push_back(evidence.cacheCheck());
+    if (evidence.hasDevice())
+        o.validity.push_back(evidence.pageCacheCheck());
     o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
     return o;
 }

@@ -10,6 +10,7 @@
 #include "core/util/DurationParser.h"
 #include "core/util/Version.h"
 #include "experiments/CacheReset.h"
+#include "experiments/ColdRecoveryEvidence.h"
 #include "experiments/EvidenceSnapshot.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
@@ -240,42 +241,22 @@ namespace {
 // The checks an experiment's load and cold-recovery runs get, for the measured phase of this
 // one: errors always; for cold recovery, the cache evidence where the engine's /metrics
 // answered, and the storage evidence and page cache where --kv-path names the KV store's
-// directory.
-nlohmann::json validity(const LoadCommand::Options& o, const EvidenceSnapshot& before,
-                        const EvidenceSnapshot& after, const nlohmann::json& summary,
-                        std::optional<double> bytesPerToken) {
+// directory. As in an experiment, only cold recovery promises that KV comes back from
+// storage: a synthetic prompt shares no prefix to hit.
+nlohmann::json validity(const LoadCommand::Options& o, const nlohmann::json& summary,
+                        const std::optional<ColdRecoveryEvidence>& evidence) {
     nlohmann::json checks = nlohmann::json::array();
     const long failed = summary.value("failed", 0L);
     checks.push_back(
         ValidityChecks::errors(failed, failed + summary.value("completed", 0L), o.maxFailureRate));
-    const bool cold = o.dataset == "cold-recovery";
-    const std::optional<double> implied =
-        cold && bytesPerToken
-            ? std::optional<double>(*bytesPerToken * o.documents * o.documentTokens)
-            : std::nullopt;
-    const auto deviceRead = EvidenceSnapshot::readDelta(before, after);
-    std::optional<std::map<std::string, double>> counters;
-    if (!before.engineCounters.empty() && !after.engineCounters.empty())
-        counters = EvidenceSnapshot::delta(before.engineCounters, after.engineCounters);
-    // As in an experiment, only cold recovery promises that KV comes back from storage: a
-    // synthetic prompt shares no prefix to hit.
-    if (!cold)
+    if (!evidence)
         return checks;
-    if (counters)
-        checks.push_back(ValidityChecks::cacheEvidence(counters, deviceRead, implied));
+    if (evidence->hasCounters())
+        checks.push_back(evidence->cacheCheck());
     if (!o.kvPath.empty()) {
-        checks.push_back(
-            ValidityChecks::storageEvidence(before.device, before.deviceWhy, deviceRead, implied));
-        if (before.device) {
-            std::optional<double> growth;
-            if (before.pageCacheBytes && after.pageCacheBytes)
-                growth = static_cast<double>(*after.pageCacheBytes) -
-                         static_cast<double>(*before.pageCacheBytes);
-            std::optional<double> storeRead;
-            if (counters && counters->count("lmcache:num_remote_read_bytes"))
-                storeRead = counters->at("lmcache:num_remote_read_bytes");
-            checks.push_back(ValidityChecks::pageCache(growth, deviceRead, implied, storeRead));
-        }
+        checks.push_back(evidence->storageCheck());
+        if (evidence->hasDevice())
+            checks.push_back(evidence->pageCacheCheck());
     }
     return checks;
 }
@@ -396,12 +377,15 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
                              {"output_len", o.outputLen},
                              {"seed", o.seed}};
     nlohmann::json coldParams;
+    EvidenceSnapshot atStart;
     if (cold) {
         coldParams = {{"documents", o.documents},
                       {"document_tokens", o.documentTokens},
                       {"questions", o.questions},
                       {"question_tokens", o.questionTokens}};
         params.update(coldParams);
+        // Before the populate phase: its KV writes are what fills the page cache.
+        atStart = EvidenceSnapshot::take(o.kvPath, {});
         if (!runPopulate(store, session, params, options, populate, clock, o))
             return kExitFailure;
     }
@@ -448,8 +432,17 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
 
     const auto after = evidence();
     auto summary = accumulator.summary(generator.durationS(), generator.maxConcurrent());
+    std::optional<ColdRecoveryEvidence> kv;
+    if (cold) {
+        // Distinct prefixes: each document's KV has to come back at least once.
+        const std::optional<double> implied =
+            bytesPerToken ? std::optional<double>(*bytesPerToken * o.documents * o.documentTokens)
+                          : std::nullopt;
+        kv.emplace(atStart, before, after, implied);
+        summary["evidence"] = kv->toJson();
+    }
     if (!CancelOnSignal::flag())
-        summary["validity"] = validity(o, before, after, summary, bytesPerToken);
+        summary["validity"] = validity(o, summary, kv);
     summary["tool_version"] = kToolVersion;
     summary["endpoint"] = generator.displayEndpoint();
     // vLLM's result fields: the configured limit, beside the observed peak
