@@ -1,15 +1,14 @@
 #include "experiments/EvidenceSnapshot.h"
 
+#include "collectors/base/SysfsReader.h"
+#include "collectors/engine/PrometheusTextParser.h"
+#include "collectors/host/MeminfoParser.h"
 #include "collectors/storage/BlockDeviceNames.h"
 #include "collectors/storage/DiskstatsParser.h"
-#include "collectors/host/MeminfoParser.h"
-#include "collectors/engine/PrometheusTextParser.h"
 #include "experiments/EngineIdentity.h"
 #include "experiments/HttpProbe.h"
 
 #include <array>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -23,13 +22,6 @@ constexpr std::array<const char*, 9> kCounters = {
     "lmcache:num_hit_tokens",           "lmcache:num_remote_read_bytes",
     "lmcache:num_remote_read_requests", "tierscope_sim:kv_recomputed_tokens",
     "tierscope_sim:kv_cpu_hit_tokens"};
-
-std::string readAll(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
 
 } // namespace
 
@@ -78,7 +70,8 @@ EvidenceSnapshot EvidenceSnapshot::take(const std::string& path, const std::stri
         s.deviceWhy = path + " is not on a block device (tmpfs, overlay, network or another "
                              "virtual filesystem), so /proc/diskstats cannot see its reads";
     } else {
-        const auto disks = DiskstatsParser::parse(readAll(paths.proc + "/diskstats"));
+        const auto disks = DiskstatsParser::parse(
+            SysfsReader::readFile(paths.proc + "/diskstats").value_or(std::string()));
         for (const auto& d : disks)
             if (d.major == major(st.st_dev) && d.minor == minor(st.st_dev)) {
                 s.device = d.name;
@@ -93,7 +86,8 @@ EvidenceSnapshot EvidenceSnapshot::take(const std::string& path, const std::stri
                           std::to_string(minor(st.st_dev)) + " of " + path +
                           " is not in /proc/diskstats";
     }
-    const auto mem = MeminfoParser::parse(readAll(paths.proc + "/meminfo"));
+    const auto mem = MeminfoParser::parse(
+        SysfsReader::readFile(paths.proc + "/meminfo").value_or(std::string()));
     if (const auto it = mem.find("Cached"); it != mem.end())
         s.pageCacheBytes = it->second;
     if (!engineUrl.empty()) {

@@ -1,19 +1,14 @@
 #include "experiments/LeftoverProcesses.h"
 
+#include "collectors/base/SysfsReader.h"
+
 #include <algorithm>
 #include <charconv>
 #include <dirent.h>
-#include <fstream>
-#include <iterator>
 
 namespace tierscope {
 
 namespace {
-
-std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 std::optional<std::int64_t> number(std::string_view text) {
     std::int64_t value = 0;
@@ -83,14 +78,17 @@ std::vector<LeftoverProcesses::Leftover> LeftoverProcesses::find(const ProcessId
         if (!pid || *pid == here.pid)
             continue;
         const std::string base = proc + "/" + entry->d_name;
-        const auto value = ownerIn(readAll(base + "/environ"));
+        const auto value =
+            ownerIn(SysfsReader::readFile(base + "/environ").value_or(std::string()));
         if (!value)
             continue;
         const auto owner = parseOwner(*value);
         // The owner must be gone; one that runs (another `run`, the GUI) still looks after it.
         if (!owner || !owner->provablyGone(here))
             continue;
-        out.push_back({static_cast<pid_t>(*pid), *owner, commandLine(readAll(base + "/cmdline"))});
+        out.push_back(
+            {static_cast<pid_t>(*pid), *owner,
+             commandLine(SysfsReader::readFile(base + "/cmdline").value_or(std::string()))});
     }
     closedir(dir);
     std::sort(out.begin(), out.end(),

@@ -1,8 +1,9 @@
 #include "experiments/PortHolder.h"
 
+#include "collectors/base/SysfsReader.h"
+
 #include <charconv>
 #include <dirent.h>
-#include <fstream>
 #include <sstream>
 #include <unistd.h>
 
@@ -10,22 +11,18 @@ namespace tierscope {
 
 namespace {
 
-std::string readAll(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
 std::vector<std::uint64_t> allListeningInodes(int port) {
-    auto out = PortHolder::listeningInodes(readAll("/proc/net/tcp"), port);
-    const auto v6 = PortHolder::listeningInodes(readAll("/proc/net/tcp6"), port);
+    auto out = PortHolder::listeningInodes(
+        SysfsReader::readFile("/proc/net/tcp").value_or(std::string()), port);
+    const auto v6 = PortHolder::listeningInodes(
+        SysfsReader::readFile("/proc/net/tcp6").value_or(std::string()), port);
     out.insert(out.end(), v6.begin(), v6.end());
     return out;
 }
 
 std::string cmdlineOf(int pid) {
-    std::string text = readAll("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string text =
+        SysfsReader::readFile("/proc/" + std::to_string(pid) + "/cmdline").value_or(std::string());
     while (!text.empty() && text.back() == '\0')
         text.pop_back();
     for (char& c : text)
