@@ -122,8 +122,14 @@ class TestEngineSimulator : public QObject {
         QCOMPARE(e[6].get<std::string>(), std::string("[DONE]"));
         // Two complete 4-token chunks were computed and written to --kv-dir.
         QTRY_COMPARE(QDir(kv.path()).entryList(QDir::Files).size(), 2);
-        for (const auto& f : QDir(kv.path()).entryInfoList(QDir::Files))
-            QCOMPARE(f.size(), qint64(4 * 4096));
+        // A chunk file exists before its bytes are written: wait for both to be whole.
+        auto sizes = [&] {
+            QList<qint64> out;
+            for (const auto& f : QDir(kv.path()).entryInfoList(QDir::Files))
+                out << f.size();
+            return out;
+        };
+        QTRY_COMPARE(sizes(), (QList<qint64>{4 * 4096, 4 * 4096}));
 
         QCOMPARE(request(base + "/v1/completions", body).status, 200L);
         const auto records = sim.records();

@@ -1,8 +1,9 @@
 #include "SshTestServer.h"
 #include "TestSupport.h"
+#include "collectors/base/SysfsReader.h"
+#include "core/store/Store.h"
 #include "remote/RemoteMirror.h"
 #include "remote/SshSession.h"
-#include "core/store/Store.h"
 #include "ui/MainWindow.h"
 
 #include <QProcess>
@@ -401,8 +402,10 @@ class TestSsh : public QObject {
         // Kill the ssh master connection of that client: what a dropped network does.
         int killed = 0;
         for (const pid_t pid : test::SshTestServer::descendants()) {
-            std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-            std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+            // A process may end while its cmdline is read (ESRCH): that read is empty, not
+            // an exception out of the stream.
+            const std::string cmdline =
+                SysfsReader::readFile("/proc/" + std::to_string(pid) + "/cmdline").value_or("");
             if (cmdline.find("ControlMaster=yes") != std::string::npos &&
                 cmdline.find("ssh") == 0) {
                 ::kill(pid, SIGKILL);
