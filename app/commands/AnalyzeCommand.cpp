@@ -46,6 +46,22 @@ nlohmann::json measurements(const BottleneckClassifier::Window& w) {
             {"lmcache_retrieve_p50_s", optional(w.retrieveS)}};
 }
 
+// Each part's own p50 and p99 over the span, from its buckets; null where they were not
+// recorded.
+nlohmann::json quantiles(const TtftBreakdown& b) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [part, name] : {std::pair{&b.ttft, "ttft"},
+                                     {&b.queue, "queue"},
+                                     {&b.prefill, "prefill"},
+                                     {&b.retrieve, "kv_retrieve"}}) {
+        out[std::string(name) + "_p50_s"] =
+            optional(*part ? (*part)->quantile(0.50) : std::nullopt);
+        out[std::string(name) + "_p99_s"] =
+            optional(*part ? (*part)->quantile(0.99) : std::nullopt);
+    }
+    return out;
+}
+
 // Means of the span's requests; a part the engine did not expose is null and listed in absent.
 nlohmann::json breakdown(const TtftBreakdown& b) {
     return {{"requests", optional(b.requests())},
@@ -55,8 +71,10 @@ nlohmann::json breakdown(const TtftBreakdown& b) {
             {"kv_retrieve_per_request_s", optional(b.retrievePerRequestS())},
             {"other_mean_s", optional(b.otherS())},
             {"ttft_storage_share", optional(b.storageShare())},
+            {"quantiles", quantiles(b)},
             {"absent", b.absent()},
-            {"text", b.text()}};
+            {"text", b.text()},
+            {"quantile_text", b.quantileText()}};
 }
 
 } // namespace
@@ -137,15 +155,19 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
             ttft.add(result.windows[k].ttft);
         if (!ttft.empty())
             std::printf("%17s  TTFT: %s\n", "", ttft.text().c_str());
+        if (const std::string q = ttft.quantileText(); !q.empty())
+            std::printf("%17s        %s\n", "", q.c_str());
         i = j + 1;
     }
     std::printf("shares:");
     for (const auto& [cls, share] : result.shares)
         std::printf("  %s %.0f %%", BottleneckClassifier::name(cls), share * 100);
     std::printf("\n");
-    if (!result.ttft.empty())
+    if (!result.ttft.empty()) {
         std::printf("TTFT breakdown: %s\n", result.ttft.text().c_str());
-    else
+        if (const std::string q = result.ttft.quantileText(); !q.empty())
+            std::printf("TTFT parts, %s\n", q.c_str());
+    } else
         std::printf("TTFT breakdown: absent (no engine request-phase histograms were recorded)\n");
     return kExitOk;
 }

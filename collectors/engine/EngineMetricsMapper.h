@@ -48,6 +48,9 @@ class EngineMetricsMapper {
     std::optional<Observed> observed(const Snapshot& now,
                                      const std::vector<std::string>& families) const;
     void means(std::vector<Reading>& out, const Snapshot& now) const;
+    // The interval's increase of each cumulative bucket of the TTFT parts' histograms, as
+    // <prefix>_bucket{le=...}: summed over any span, they give that span's own quantiles.
+    void buckets(std::vector<Reading>& out, const Snapshot& now) const;
     std::optional<double> rate(const Snapshot& now, const std::vector<std::string>& names) const;
     std::optional<double> ratio(const Snapshot& now, const std::vector<std::string>& hits,
                                 const std::vector<std::string>& queries) const;

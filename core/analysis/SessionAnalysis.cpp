@@ -4,6 +4,7 @@
 #include "core/util/WallClock.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -251,13 +252,33 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         {"/queue_time_", "queue"},
         {"/prefill_time_", "prefill"},
         {"/lmcache_retrieve_", "retrieve"}};
+    // And their buckets' per-interval increases, "<tail>bucket{le=0.5}": summed over a window
+    // they are the window's own histogram, for each part's p50 and p99.
+    std::map<std::string, std::vector<std::pair<double, std::string>>> bounds;
     auto phase = [&](const std::string& p, std::int64_t id) {
-        for (const auto& [tail, key] : kPhases)
+        for (const auto& [tail, key] : kPhases) {
             for (const char* what : {"sum_s", "count"})
                 if (engine(p, (std::string(tail) + what).c_str())) {
                     add(std::string(key) + kSep + what, id, Fold::Total);
                     return true;
                 }
+            const std::string head = std::string(tail) + "bucket{le=";
+            const auto at = p.find(head);
+            if (!startsWith(p, "engine/") || at == std::string::npos || !endsWith(p, "}"))
+                continue;
+            const std::string le = p.substr(at + head.size(), p.size() - 1 - at - head.size());
+            char* parsedTo = nullptr;
+            const double bound = std::strtod(le.c_str(), &parsedTo);
+            if (le.empty() || *parsedTo != '\0')
+                return true; // not a bound this build wrote: ignored
+            const std::string seriesKey = std::string(key) + kSep + "le" + kSep + le;
+            add(seriesKey, id, Fold::Total);
+            auto& known = bounds[key];
+            if (std::none_of(known.begin(), known.end(),
+                             [&](const auto& b) { return b.second == seriesKey; }))
+                known.emplace_back(bound, seriesKey);
+            return true;
+        }
         return false;
     };
     for (const auto& m : metrics) {
@@ -334,9 +355,27 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
                                  {&ttft.retrieve, "retrieve"}}) {
             const auto sum = value(std::string(key) + kSep + "sum_s", w);
             const auto count = value(std::string(key) + kSep + "count", w);
-            if (sum && count)
-                *part = TtftBreakdown::Observed{*sum, *count};
+            if (!sum || !count)
+                continue;
+            *part = TtftBreakdown::Observed{*sum, *count};
+            HistogramQuantile::Buckets buckets;
+            for (const auto& [bound, seriesKey] : bounds[key])
+                if (const auto v = value(seriesKey, w))
+                    buckets.emplace_back(bound, *v);
+            if (!buckets.empty()) {
+                std::sort(buckets.begin(), buckets.end());
+                (*part)->buckets = std::move(buckets);
+            }
         }
+        // The window's own p50 where its buckets were stored, over the mean of the scrape
+        // intervals' p50s (which is no latency quantile of anything).
+        for (auto [part, p50] : {std::pair{&ttft.ttft, &in.ttftS},
+                                 {&ttft.queue, &in.queueS},
+                                 {&ttft.prefill, &in.prefillS},
+                                 {&ttft.retrieve, &in.retrieveS}})
+            if (*part)
+                if (const auto q = (*part)->quantile(0.5))
+                    *p50 = q;
         result.ttft.add(ttft);
         in.means = ttft;
         auto verdict = BottleneckClassifier::classify(in, t);

@@ -1,5 +1,7 @@
 #include "core/analysis/TtftBreakdown.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace tierscope {
@@ -8,11 +10,30 @@ namespace {
 
 using Observed = TtftBreakdown::Observed;
 
+void addBuckets(HistogramQuantile::Buckets& into, const HistogramQuantile::Buckets& from) {
+    for (const auto& [le, count] : from) {
+        const auto it = std::find_if(into.begin(), into.end(),
+                                     [le = le](const auto& b) { return b.first == le; });
+        if (it == into.end())
+            into.emplace_back(le, count);
+        else
+            it->second += count;
+    }
+    std::sort(into.begin(), into.end());
+}
+
 void merge(std::optional<Observed>& into, const std::optional<Observed>& from) {
     if (!from)
         return;
     if (!into)
         into = Observed{};
+    // Buckets that miss some of the span's observations would give a quantile of the others.
+    if (into->buckets && from->buckets)
+        addBuckets(*into->buckets, *from->buckets);
+    else if (into->buckets && from->count > 0)
+        into->buckets.reset();
+    else if (!into->buckets && into->count <= 0)
+        into->buckets = from->buckets;
     into->sumS += from->sumS;
     into->count += from->count;
 }
@@ -34,6 +55,17 @@ std::string duration(double s) {
 }
 
 } // namespace
+
+std::optional<double> TtftBreakdown::Observed::quantile(double q) const {
+    if (!buckets || count <= 0)
+        return std::nullopt;
+    const auto inf = std::find_if(buckets->begin(), buckets->end(),
+                                  [](const auto& b) { return std::isinf(b.first); });
+    if (inf == buckets->end() || std::fabs(inf->second - count) > 0.5)
+        return std::nullopt;
+    const double v = HistogramQuantile::compute(q, *buckets);
+    return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
 
 void TtftBreakdown::add(const TtftBreakdown& other) {
     merge(ttft, other.ttft);
@@ -128,6 +160,23 @@ std::string TtftBreakdown::text() const {
         out += "; absent: ";
         for (std::size_t i = 0; i < missing.size(); ++i)
             out += (i ? ", " : "") + missing[i];
+    }
+    return out;
+}
+
+std::string TtftBreakdown::quantileText() const {
+    std::string out;
+    for (const auto& [part, name] : {std::pair{&ttft, "TTFT"},
+                                     {&queue, "queue"},
+                                     {&prefill, "prefill"},
+                                     {&retrieve, "KV retrieve"}}) {
+        if (!*part)
+            continue;
+        const auto p50 = (*part)->quantile(0.50), p99 = (*part)->quantile(0.99);
+        if (!p50 || !p99)
+            continue;
+        out += (out.empty() ? "p50 / p99: " : ", ") + std::string(name) + " " + duration(*p50) +
+               " / " + duration(*p99);
     }
     return out;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/stats/HistogramQuantile.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +18,14 @@ struct TtftBreakdown {
     struct Observed {
         double sumS = 0;
         double count = 0;
+        // The span's observations per cumulative bucket (upper bound, count), summed by le.
+        // Absent where the span has observations whose buckets were not recorded (sessions of
+        // before the buckets were, or an engine that exposes only _sum and _count).
+        std::optional<HistogramQuantile::Buckets> buckets = std::nullopt;
+
+        // histogram_quantile(q) of the span's buckets; absent without buckets, without
+        // observations, or when the buckets do not hold every observation counted.
+        std::optional<double> quantile(double q) const;
     };
     std::optional<Observed> ttft;     // vllm:time_to_first_token_seconds
     std::optional<Observed> queue;    // vllm:request_queue_time_seconds
@@ -41,6 +51,10 @@ struct TtftBreakdown {
     // retrieve 4.80 s (52 %)", then "; absent: ..." for the parts with no data (the engine does
     // not expose them, or nothing was recorded); empty when there is no part at all.
     std::string text() const;
+    // Each part's own p50 and p99 over the span, which do not add up as the means do:
+    // "p50 / p99: TTFT 8.90 s / 14.00 s, queue 1.00 s / 3.00 s, ..."; empty when no part has
+    // buckets.
+    std::string quantileText() const;
 };
 
 } // namespace tierscope

@@ -162,10 +162,18 @@ class TestCli : public QObject {
         {
             StoreWriter writer(db.toStdString(), {});
             const std::vector<std::pair<const char*, double>> perScrape = {
-                {"engine/e/ttft_sum_s", 2.0},           {"engine/e/ttft_count", 2},
-                {"engine/e/queue_time_sum_s", 0.5},     {"engine/e/queue_time_count", 2},
-                {"engine/e/prefill_time_sum_s", 1.5},   {"engine/e/prefill_time_count", 2},
-                {"engine/e/lmcache_retrieve_sum_s", 1}, {"engine/e/lmcache_retrieve_count", 2}};
+                {"engine/e/ttft_sum_s", 2.0},
+                {"engine/e/ttft_count", 2},
+                {"engine/e/queue_time_sum_s", 0.5},
+                {"engine/e/queue_time_count", 2},
+                {"engine/e/prefill_time_sum_s", 1.5},
+                {"engine/e/prefill_time_count", 2},
+                {"engine/e/lmcache_retrieve_sum_s", 1},
+                {"engine/e/lmcache_retrieve_count", 2},
+                // TTFT's buckets: of the 2 requests per scrape one under 0.5 s, one under 2 s.
+                {"engine/e/ttft_bucket{le=0.5}", 1},
+                {"engine/e/ttft_bucket{le=2}", 2},
+                {"engine/e/ttft_bucket{le=+Inf}", 2}};
             for (const auto& [metric, value] : perScrape) {
                 const int m = writer.defineMetric(id, {metric, "s", "gauge", "{}"});
                 for (int i = 0; i < 20; ++i)
@@ -187,6 +195,14 @@ class TestCli : public QObject {
         QCOMPARE(j["ttft_breakdown"]["ttft_storage_share"].get<double>(), 0.5);
         QCOMPARE(j["ttft_breakdown"]["absent"].size(), std::size_t(0));
         QCOMPARE(j["windows"][0]["ttft_breakdown"]["queue_mean_s"].get<double>(), 0.25);
+        // TTFT's own quantiles from its buckets (20 of 40 under 0.5 s); the other parts' buckets
+        // were not stored: null.
+        QVERIFY2(text.out.contains("TTFT parts, p50 / p99: TTFT 500.0 ms / 1.97 s\n"),
+                 text.out.constData());
+        QCOMPARE(j["ttft_breakdown"]["quantiles"]["ttft_p50_s"].get<double>(), 0.5);
+        QVERIFY(j["ttft_breakdown"]["quantiles"]["queue_p50_s"].is_null());
+        QCOMPARE(j["ttft_breakdown"]["quantile_text"].get<std::string>(),
+                 std::string("p50 / p99: TTFT 500.0 ms / 1.97 s"));
 
         // A session without the histograms: the breakdown is absent, and says so.
         std::int64_t bare = 0;

@@ -1,11 +1,13 @@
 #include "TestSupport.h"
 #include "collectors/engine/EngineMetricsMapper.h"
-#include "simulator/EngineSimulator.h"
 #include "collectors/engine/PrometheusTextParser.h"
 #include "core/analysis/TtftBreakdown.h"
+#include "simulator/EngineSimulator.h"
 
 #include <QDateTime>
 #include <QTemporaryDir>
+#include <algorithm>
+#include <cstdlib>
 #include <curl/curl.h>
 #include <future>
 #include <map>
@@ -80,7 +82,16 @@ TtftBreakdown breakdownOf(const std::vector<Reading>& readings) {
         const auto count = r.find("engine/sim/" + name + "_count");
         if (sum == r.end() || count == r.end())
             return std::nullopt;
-        return TtftBreakdown::Observed{sum->second, count->second};
+        TtftBreakdown::Observed o{sum->second, count->second};
+        const std::string head = "engine/sim/" + name + "_bucket{le=";
+        HistogramQuantile::Buckets buckets;
+        for (const auto& [path, value] : r)
+            if (path.rfind(head, 0) == 0)
+                buckets.emplace_back(std::strtod(path.c_str() + head.size(), nullptr), value);
+        std::sort(buckets.begin(), buckets.end());
+        if (!buckets.empty())
+            o.buckets = buckets;
+        return o;
     };
     TtftBreakdown b;
     b.ttft = part("ttft");
@@ -88,6 +99,23 @@ TtftBreakdown breakdownOf(const std::vector<Reading>& readings) {
     b.prefill = part("prefill_time");
     b.retrieve = part("lmcache_retrieve");
     return b;
+}
+
+// Whether an estimate lies in the bucket (lower bound, upper bound] that holds the true value.
+bool inBucketOf(const TtftBreakdown::Observed& o, double estimate, double truth) {
+    double lower = 0;
+    for (const auto& [le, count] : *o.buckets) {
+        if (truth <= le)
+            return estimate >= lower - 1e-12 && estimate <= le + 1e-12;
+        lower = le;
+    }
+    return false;
+}
+
+// The k-th smallest (from 0) of the injected values.
+double nth(std::vector<double> values, std::size_t k) {
+    std::sort(values.begin(), values.end());
+    return values.at(k);
 }
 
 } // namespace
@@ -224,9 +252,26 @@ class TestEngineSimulator : public QObject {
             QVERIFY(b.prefill->sumS >= kvRead + compute);
             QVERIFY(*b.otherS() >= 0);
             QVERIFY2(*b.otherS() < 0.01, b.text().c_str());
+            // Each part's own p50 and p99 from its buckets: with 5 requests, histogram_quantile
+            // lands in the bucket of the 3rd smallest and of the largest injected value.
+            std::vector<double> ttfts, queues, reads;
+            for (const auto& r : arm->records) {
+                ttfts.push_back(r.ttftS);
+                queues.push_back(r.queueS);
+                reads.push_back(r.kvReadS);
+            }
+            for (const auto& [part, values] :
+                 {std::pair{&b.ttft, &ttfts}, {&b.queue, &queues}, {&b.retrieve, &reads}}) {
+                QVERIFY(*part && (*part)->buckets);
+                const auto p50 = (*part)->quantile(0.5), p99 = (*part)->quantile(0.99);
+                QVERIFY(p50 && p99);
+                QVERIFY2(inBucketOf(**part, *p50, nth(*values, 2)), b.quantileText().c_str());
+                QVERIFY2(inBucketOf(**part, *p99, nth(*values, 4)), b.quantileText().c_str());
+            }
         }
         qInfo("fast tier: %s", fast.breakdown.text().c_str());
         qInfo("slow tier: %s", slow.breakdown.text().c_str());
+        qInfo("slow tier: %s", slow.breakdown.quantileText().c_str());
         QVERIFY2(*slow.breakdown.retrievePerRequestS() >= 0.25, slow.breakdown.text().c_str());
         QVERIFY2(*slow.breakdown.storageShare() > *fast.breakdown.storageShare(),
                  (slow.breakdown.text() + " vs " + fast.breakdown.text()).c_str());

@@ -3,6 +3,7 @@
 #include <QImage>
 #include <QSignalSpy>
 #include <QtTest>
+#include <cmath>
 
 using namespace tierscope;
 using Class = BottleneckClassifier::Class;
@@ -72,6 +73,14 @@ class TestBottleneckBand : public QObject {
                  qPrintable(hovered));
         QVERIFY2(hovered.contains("50 %"), qPrintable(hovered)); // 1.0 s of 2.0 s is KV retrieve
         QVERIFY(!band.textAt(35).contains("TTFT"));
+        QVERIFY2(!hovered.contains("p50"), qPrintable(hovered)); // no buckets, no quantiles
+        // With the window's buckets (4 requests, 2 under 0.25 s, 2 under 1 s), its own p50 and
+        // p99 stand on the next line.
+        r.windows[4].ttft.ttft->buckets =
+            HistogramQuantile::Buckets{{0.25, 2}, {1.0, 4}, {INFINITY, 4}};
+        band.setSpans(BottleneckBand::spansOf(r, 0));
+        QVERIFY2(band.textAt(45).endsWith("\np50 / p99: TTFT 250.0 ms / 985.0 ms"),
+                 qPrintable(band.textAt(45)));
     }
 
     // The panel beside the lane: shares of the time in view that has a verdict, then the TTFT

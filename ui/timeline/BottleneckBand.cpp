@@ -41,6 +41,8 @@ std::vector<BottleneckBand::Span> BottleneckBand::spansOf(const SessionAnalysis:
                                 QString::fromStdString(w.verdict.rule));
         if (const std::string ttft = w.ttft.text(); !ttft.empty())
             text += "\nTTFT: " + QString::fromStdString(ttft);
+        if (const std::string q = w.ttft.quantileText(); !q.empty())
+            text += "\n" + QString::fromStdString(q);
         if (!out.empty() && out.back().cls == w.verdict.cls && out.back().x1 >= x0 - 1e-9) {
             out.back().x1 = x1;
             out.back().windows.push_back(text);
@@ -99,10 +101,14 @@ QString BottleneckBand::rangeSummary(const std::vector<Span>& spans, double x0, 
                           .arg(QString::fromLatin1(BottleneckClassifier::name(cls)))
                           .arg(std::lround(it->second / covered * 100));
     const std::string breakdown = ttft.text();
-    return tr("In view: %1. %2")
-        .arg(shares.join(", "), breakdown.empty()
-                                    ? tr("No TTFT breakdown: the engine's histograms are absent.")
-                                    : QString::fromStdString(breakdown));
+    QString summary =
+        tr("In view: %1. %2")
+            .arg(shares.join(", "),
+                 breakdown.empty() ? tr("No TTFT breakdown: the engine's histograms are absent.")
+                                   : QString::fromStdString(breakdown));
+    if (const std::string q = ttft.quantileText(); !q.empty())
+        summary += ". " + QString::fromStdString(q);
+    return summary;
 }
 
 void BottleneckBand::setPlotArea(int left, int width) {

@@ -1,7 +1,9 @@
 #include "TestSupport.h"
 #include "collectors/engine/EngineMetricsMapper.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 using namespace tierscope;
@@ -172,6 +174,36 @@ class TestEngineMetricsMapper : public QObject {
         // V1 has no swapping and no CPU KV cache: absent, not zero.
         QVERIFY(r.count("engine/dp/requests_swapped") == 0);
         QVERIFY(r.count("engine/dp/cpu_kv_cache_usage_ratio") == 0);
+    }
+
+    // The TTFT parts' bucket increases over the interval, summed over both engines, so that a
+    // span of any length has its own histogram: queue has 60 in (0, 0.3] and 20 in (0.3, 0.5].
+    // Their quantile is the interval's own. Decode is not a part of TTFT: no buckets stored.
+    void ttftPartsBucketIncreases() {
+        EngineMetricsMapper mapper("dp", false);
+        const std::int64_t t0 = 1'764'590'400'000'000'000, t1 = t0 + 10'000'000'000;
+        const auto first = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t0.txt")), t0));
+        QVERIFY(first.count("engine/dp/queue_time_bucket{le=0.3}") == 0);
+        const auto r = byPath(mapper.update(
+            PrometheusTextParser::parse(test::fixture("engine/vllm-0.10-v1-dp2-t1.txt")), t1));
+        QCOMPARE(r.at("engine/dp/queue_time_bucket{le=0.3}"), 60.0);
+        QCOMPARE(r.at("engine/dp/queue_time_bucket{le=0.5}"), 80.0);
+        QCOMPARE(r.at("engine/dp/queue_time_bucket{le=30}"), 80.0);
+        QCOMPARE(r.at("engine/dp/queue_time_bucket{le=+Inf}"), 80.0);
+        QCOMPARE(r.at("engine/dp/prefill_time_bucket{le=+Inf}"), 80.0);
+        QCOMPARE(r.at("engine/dp/ttft_bucket{le=+Inf}"), 80.0);
+        QVERIFY(r.count("engine/dp/lmcache_retrieve_bucket{le=+Inf}") == 0); // no LMCache here
+        for (const auto& [path, value] : r)
+            QVERIFY2(path.find("decode_time_bucket") == std::string::npos, path.c_str());
+        HistogramQuantile::Buckets queue;
+        const std::string head = "engine/dp/queue_time_bucket{le=";
+        for (const auto& [path, value] : r)
+            if (path.rfind(head, 0) == 0)
+                queue.emplace_back(std::strtod(path.c_str() + head.size(), nullptr), value);
+        std::sort(queue.begin(), queue.end());
+        QCOMPARE(HistogramQuantile::compute(0.5, queue), r.at("engine/dp/queue_time_p50_s"));
+        QCOMPARE(HistogramQuantile::compute(0.99, queue), r.at("engine/dp/queue_time_p99_s"));
     }
 
     // Means from each series' _sum and _count deltas over the same interval: engine 0 served

@@ -530,6 +530,50 @@ class TestBottleneck : public QObject {
         QVERIFY(near(r.ttft.storageShare(), (450 * 0.2) / (600 * 0.4)));
     }
 
+    // Each part's p50 and p99 over a window or the session come from its buckets' stored
+    // interval increases, summed: one request per 100 ms scrape, alternately 0.1 s (bucket
+    // 0.25) and 0.9 s (bucket 1). Over the session, p50 is the top of the fast bucket and p99
+    // interpolates in the slow one. The queue's buckets were stored only from 30 s on: its
+    // windows from then have quantiles, the session's queue has none (the buckets do not hold
+    // every observation).
+    void eachPartsQuantilesFromItsBuckets() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("t.db").toStdString();
+        auto alternating = [](double even, double odd) {
+            return [=](int i) { return std::optional<double>(i % 2 ? odd : even); };
+        };
+        auto fromHalf = [](double v) {
+            return [v](int i) { return i >= 300 ? std::optional<double>(v) : std::nullopt; };
+        };
+        auto series = [](const char* path, std::function<std::optional<double>(int)> f) {
+            return Metric{{path, "1", "gauge", "{}"}, std::move(f)};
+        };
+        const auto id = writeSession(db, kStart, "",
+                                     {series("engine/e/ttft_sum_s", alternating(0.1, 0.9)),
+                                      constant("engine/e/ttft_count", "1", 1),
+                                      series("engine/e/ttft_bucket{le=0.25}", alternating(1, 0)),
+                                      constant("engine/e/ttft_bucket{le=1}", "1", 1),
+                                      constant("engine/e/ttft_bucket{le=+Inf}", "1", 1),
+                                      constant("engine/e/queue_time_sum_s", "s", 0.05),
+                                      constant("engine/e/queue_time_count", "1", 1),
+                                      series("engine/e/queue_time_bucket{le=0.1}", fromHalf(1)),
+                                      series("engine/e/queue_time_bucket{le=+Inf}", fromHalf(1))});
+        Store store(db, Store::Mode::ReadOnly);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows.size(), std::size_t(6));
+        QCOMPARE(*r.ttft.ttft->quantile(0.5), 0.25);
+        // Rank 594 of 600, 300 of them at or under 0.25 s: 0.25 + 0.75 * 294 / 300.
+        QVERIFY(std::abs(*r.ttft.ttft->quantile(0.99) - 0.985) < 1e-9);
+        const auto& window = r.windows[2].ttft;
+        QVERIFY(window.ttft->quantile(0.5) && std::abs(*window.ttft->quantile(0.5) - 0.25) < 0.01);
+        QVERIFY(!r.windows[1].ttft.queue->quantile(0.5));
+        QVERIFY(r.windows[4].ttft.queue->quantile(0.5));
+        QVERIFY(!r.ttft.queue->quantile(0.5));
+        QVERIFY2(contains(r.ttft.quantileText(), "p50 / p99: TTFT 250.0 ms / 985.0 ms"),
+                 r.ttft.quantileText().c_str());
+        QVERIFY2(!contains(r.ttft.quantileText(), "queue"), r.ttft.quantileText().c_str());
+    }
+
     // An NVMe-oF namespace probed as nvme3n1 is nvme5n1 after a reconnect: its subsystem NQN
     // and namespace id say it is the same array, so the probe applies. The old name now belongs
     // to another array (another NQN): the probe of nvme3n1 does not apply to it.

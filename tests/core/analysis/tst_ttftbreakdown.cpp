@@ -1,6 +1,7 @@
 #include "core/analysis/TtftBreakdown.h"
 
 #include <QtTest>
+#include <cmath>
 
 using namespace tierscope;
 
@@ -75,6 +76,51 @@ class TestTtftBreakdown : public QObject {
         TtftBreakdown none;
         none.add(TtftBreakdown());
         QVERIFY(none.empty());
+    }
+
+    // Each part's quantiles come from the spans' buckets summed by le, as Prometheus'
+    // histogram_quantile(q, sum by (le) (increase(...))): one span of 10 fast requests and one
+    // of 10 slow ones give p50 at the top of the fast bucket and p99 in the slow one. The mean
+    // of the two spans' p50s (0.05 and 0.75) would be 0.40 s, a latency no request had.
+    void quantilesOfTheSummedBuckets() {
+        TtftBreakdown fast, slow;
+        fast.ttft = obs(0.6, 10);
+        fast.ttft->buckets = HistogramQuantile::Buckets{{0.1, 10}, {1, 10}, {INFINITY, 10}};
+        slow.ttft = obs(8, 10);
+        slow.ttft->buckets = HistogramQuantile::Buckets{{0.1, 0}, {1, 10}, {INFINITY, 10}};
+        QCOMPARE(*fast.ttft->quantile(0.5), 0.05);
+        QCOMPARE(*slow.ttft->quantile(0.5), 0.55);
+        fast.add(slow);
+        QCOMPARE(*fast.ttft->quantile(0.5), 0.1);
+        QCOMPARE(*fast.ttft->quantile(0.99), 0.1 + 0.9 * (19.8 - 10) / 10);
+        QCOMPARE(fast.quantileText(), std::string("p50 / p99: TTFT 100.0 ms / 982.0 ms"));
+    }
+
+    // A span whose observations have no buckets (recorded before they were, or by an engine
+    // with only _sum and _count) leaves the sum without quantiles: absent, never the quantile
+    // of the other spans' requests alone. A span with no observations changes nothing.
+    void quantilesNeedEveryObservationsBucket() {
+        TtftBreakdown withBuckets, without, empty;
+        withBuckets.queue = obs(1, 10);
+        withBuckets.queue->buckets = HistogramQuantile::Buckets{{0.5, 10}, {INFINITY, 10}};
+        without.queue = obs(2, 5);
+        empty.queue = obs(0, 0);
+        TtftBreakdown a = withBuckets;
+        a.add(empty);
+        QVERIFY(a.queue->quantile(0.5));
+        a.add(without);
+        QVERIFY(!a.queue->quantile(0.5));
+        QCOMPARE(a.quantileText(), std::string());
+        TtftBreakdown b = empty;
+        b.add(withBuckets);
+        QCOMPARE(*b.queue->quantile(0.5), 0.25);
+        // Buckets that do not hold every counted observation are not the span's histogram.
+        TtftBreakdown c;
+        c.queue = obs(1, 12);
+        c.queue->buckets = HistogramQuantile::Buckets{{0.5, 10}, {INFINITY, 10}};
+        QVERIFY(!c.queue->quantile(0.5));
+        // No observations: no quantile, not zero.
+        QVERIFY(!empty.queue->quantile(0.5));
     }
 };
 
