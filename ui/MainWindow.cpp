@@ -3,11 +3,8 @@
 #include "core/report/ChartCatalog.h"
 #include "core/report/StatTiles.h"
 #include "core/util/UnitFormat.h"
-#include "core/util/WallClock.h"
 #include "core/util/Version.h"
-#include "ui/timeline/BottleneckBand.h"
-#include "ui/timeline/ChartRenderer.h"
-#include "ui/compare/CompareDialog.h"
+#include "core/util/WallClock.h"
 #include "ui/DevicesView.h"
 #include "ui/EngineAbsence.h"
 #include "ui/ExperimentDialog.h"
@@ -15,9 +12,13 @@
 #include "ui/PrometheusDialog.h"
 #include "ui/PrometheusFeed.h"
 #include "ui/RemoteFeed.h"
+#include "ui/RunsPanel.h"
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
+#include "ui/compare/CompareDialog.h"
+#include "ui/timeline/BottleneckBand.h"
+#include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
@@ -38,9 +39,9 @@
 #include <QPointer>
 #include <QScreen>
 #include <QSettings>
-#include <QThreadPool>
 #include <QStatusBar>
 #include <QStyle>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
@@ -216,6 +217,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_rangeTimer->start();
     });
     connect(m_timeline, &TimelineView::plotWidthChanged, this, &MainWindow::refetchForWidth);
+    connect(m_timeline, &TimelineView::runSelected, m_runs, &RunsPanel::highlightRun);
     connect(m_timeline, &TimelineView::runSelected, this, [this](qint64 runId) {
         for (const auto& s : m_timeline->spans())
             if (s.runId == runId)
@@ -572,6 +574,14 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(sessionsDock, devicesDock);
     sessionsDock->raise();
     resizeDocks({sessionsDock}, {380}, Qt::Horizontal);
+
+    m_runs = new RunsPanel(this);
+    m_runsDock = new QDockWidget(tr("Runs"), this);
+    m_runsDock->setObjectName("runs");
+    m_runsDock->setWidget(m_runs);
+    addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
+    m_runsDock->hide(); // a session with requests shows it
+    connect(m_runs, &RunsPanel::runSelected, m_timeline, &TimelineView::selectRun);
 }
 
 void MainWindow::setSettings(const Settings& settings) {
@@ -597,6 +607,7 @@ void MainWindow::applySettings() {
     m_timeline->setRenderer(m_settings.openGl ? TimelineChart::Renderer::OpenGl
                                               : TimelineChart::Renderer::Painter);
     m_timeline->setDark(dark);
+    m_runs->setDark(dark);
 }
 
 void MainWindow::refreshSessions() {
@@ -771,6 +782,13 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     m_timeline->setSpans(view.spans);
     m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
     m_devices->setDevices(view.devices);
+    m_runs->setRows(view.runs);
+    if (!view.runs.empty() && m_runsDock->isHidden()) {
+        m_runsDock->show();
+        resizeDocks({m_runsDock}, {height() / 3}, Qt::Vertical);
+    } else if (view.runs.empty()) {
+        m_runsDock->hide();
+    }
     m_browser->select(view.info.id);
     statusBar()->clearMessage();
     setStatus();
@@ -813,6 +831,8 @@ void MainWindow::showLive() {
     m_devices->setDevices(m_liveDevices);
     m_timeline->setMarkers(m_liveMarkers);
     m_timeline->setSpans({});
+    m_runs->setRows({});
+    m_runsDock->hide();
     m_browser->clearSelection();
     setStatus();
     refreshLive();

@@ -13,6 +13,7 @@
 
 class QAction;
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QTimer;
@@ -26,6 +27,7 @@ class ExperimentDialog;
 class LiveRecording;
 class PrometheusFeed;
 class RemoteFeed;
+class RunsPanel;
 class SessionBrowser;
 class SessionListModel;
 class TimelineView;
@@ -51,6 +53,7 @@ class MainWindow : public QMainWindow {
     SessionListModel* sessionModel() const { return m_sessions; }
     SessionBrowser* sessionBrowser() const { return m_browser; }
     DevicesView* devicesView() const { return m_devices; }
+    RunsPanel* runsPanel() const { return m_runs; }
     QString database() const { return m_db; }
     qint64 liveSessionId() const { return m_liveSession; }
     qint64 shownSessionId() const { return m_shownSession; }
@@ -133,6 +136,8 @@ class MainWindow : public QMainWindow {
     SessionListModel* m_sessions = nullptr;
     SessionBrowser* m_browser = nullptr;
     DevicesView* m_devices = nullptr;
+    RunsPanel* m_runs = nullptr;
+    QDockWidget* m_runsDock = nullptr;
     QAction* m_record = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_liveAction = nullptr;

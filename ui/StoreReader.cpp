@@ -63,11 +63,14 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
                 !text.isEmpty())
                 view.markers.push_back({events.columnInt(0), text});
         std::vector<StoredRequest> requests;
+        std::vector<std::pair<RunInfo, std::vector<StoredRequest>>> runs;
         for (const auto& run : store.runsOfSession(sessionId)) {
             view.spans.push_back(spanOf(run));
             auto r = store.requests(run.id);
             requests.insert(requests.end(), r.begin(), r.end());
+            runs.emplace_back(run, std::move(r));
         }
+        view.runs = RunRequestSummary::of(runs);
         addRequestCharts(requests, view);
         // About two hundred windows across the session, none shorter than a second.
         view.bottlenecks = SessionAnalysis::analyzeRange(

@@ -1,11 +1,12 @@
 #pragma once
 
+#include "core/analysis/SessionAnalysis.h"
 #include "core/model/Bucket.h"
-#include "core/report/ChartCatalog.h"
 #include "core/model/DeviceRecord.h"
 #include "core/model/RunInfo.h"
-#include "core/analysis/SessionAnalysis.h"
 #include "core/model/SessionInfo.h"
+#include "core/report/ChartCatalog.h"
+#include "core/report/RunRequestSummary.h"
 #include "ui/timeline/TimelineMarker.h"
 #include "ui/timeline/TimelineSpan.h"
 
@@ -30,6 +31,7 @@ struct SessionView {
     std::vector<TimelineMarker> markers; // every stored event but the session's own bounds
     std::vector<TimelineSpan> spans;     // its runs
     SeriesMap requestData; // series made of its requests (negative ids), also in `data`
+    std::vector<RunRequestSummary::Row> runs; // its runs that sent requests, for the runs panel
     std::int64_t t0Ns = 0;
     std::int64_t t1Ns = 0;
 };

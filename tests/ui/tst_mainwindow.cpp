@@ -5,6 +5,8 @@
 #include "core/util/WallClock.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
+#include "ui/RunTableModel.h"
+#include "ui/RunsPanel.h"
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/timeline/BottleneckBand.h"
@@ -16,6 +18,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QLegend>
@@ -338,6 +341,15 @@ class TestMainWindow : public QObject {
         emit window.timeline()->rangeChanged(10, 20);
         QTest::qWait(500);
         QVERIFY(ttft->pointCount() > 0); // the range reload keeps them
+        // The runs panel: the run's row, its CDF and its requests from the run's start.
+        auto* runs = window.findChild<QDockWidget*>("runs");
+        QVERIFY(runs && !runs->isHidden());
+        QCOMPARE(window.runsPanel()->model()->rowCount(), 1);
+        QCOMPARE(window.runsPanel()->model()->rows().front().ttftS.size(), std::size_t(100));
+        QCOMPARE(window.runsPanel()->cdfChart()->series().size(), 1);
+        window.showLive();
+        QVERIFY(runs->isHidden());
+        QCOMPARE(window.runsPanel()->model()->rowCount(), 0);
     }
 
     // A closed loop stamps each request's schedule with its send: no second TTFT series.

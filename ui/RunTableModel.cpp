@@ -1,0 +1,162 @@
+#include "ui/RunTableModel.h"
+
+#include "core/compare/RunKpis.h"
+
+#include <cmath>
+
+namespace tierscope {
+
+namespace {
+
+const char* kpiOf(int column) {
+    switch (column) {
+    case RunTableModel::FailureRate:
+        return "failure_rate";
+    case RunTableModel::TtftP50:
+        return "ttft_p50";
+    case RunTableModel::TtftP99:
+        return "ttft_p99";
+    case RunTableModel::OutputThroughput:
+        return "output_throughput";
+    case RunTableModel::RequestThroughput:
+        return "request_throughput";
+    default:
+        return nullptr;
+    }
+}
+
+// A warm TTFT is milliseconds, a cold one seconds: "28.4 ms", "9.30 s".
+QString duration(double s) {
+    return s < 1 ? QString("%1 ms").arg(s * 1e3, 0, 'f', 1) : QString("%1 s").arg(s, 0, 'f', 2);
+}
+
+} // namespace
+
+RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RunTableModel::setRows(std::vector<RunRequestSummary::Row> rows) {
+    beginResetModel();
+    m_rows = std::move(rows);
+    endResetModel();
+}
+
+int RunTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int RunTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunTableModel::value(const RunRequestSummary::Row& row, int column) const {
+    switch (column) {
+    case Run:
+        return QVariant::fromValue<qint64>(row.run.id);
+    case Repetition:
+        return row.run.repetition;
+    case Requests: {
+        const auto it = row.kpis.find(RunKpis::kIssued);
+        return it == row.kpis.end() ? QVariant() : QVariant(it->second);
+    }
+    default:
+        break;
+    }
+    if (const char* kpi = kpiOf(column)) {
+        const auto it = row.kpis.find(kpi);
+        return it == row.kpis.end() ? QVariant() : QVariant(it->second);
+    }
+    return {};
+}
+
+QString RunTableModel::text(const RunRequestSummary::Row& row, int column) const {
+    switch (column) {
+    case Group:
+        return QString::fromStdString(row.group);
+    case Status:
+        return QString::fromStdString(row.run.status);
+    case TtftP50:
+    case TtftP99:
+        if (const auto v = value(row, column); v.isValid())
+            return duration(v.toDouble());
+        return {};
+    case FailureRate:
+        if (const auto v = value(row, column); v.isValid())
+            return QString("%1 %").arg(v.toDouble(), 0, 'f', 1);
+        return {};
+    case OutputThroughput:
+        if (const auto v = value(row, column); v.isValid())
+            return QString("%1 tok/s").arg(v.toDouble(), 0, 'f', 1);
+        return {};
+    case RequestThroughput:
+        if (const auto v = value(row, column); v.isValid())
+            return QString("%1 req/s").arg(v.toDouble(), 0, 'f', 2);
+        return {};
+    case Requests:
+        if (const auto v = value(row, column); v.isValid())
+            return QString::number(std::llround(v.toDouble()));
+        return {};
+    default:
+        return value(row, column).toString();
+    }
+}
+
+QVariant RunTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() < 0 || index.row() >= rowCount() || index.column() < 0 ||
+        index.column() >= ColumnCount)
+        return {};
+    const auto& row = m_rows[static_cast<std::size_t>(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        return text(row, index.column());
+    case Qt::UserRole:
+        return index.column() == Group || index.column() == Status
+                   ? QVariant(text(row, index.column()))
+                   : value(row, index.column());
+    case Qt::TextAlignmentRole:
+        return index.column() == Group || index.column() == Status
+                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        if (!row.measurement)
+            return tr("Run %1 is %2: not a measurement, and compare leaves it out")
+                .arg(row.run.id)
+                .arg(QString::fromStdString(row.run.status));
+        if (index.column() == TtftP50 || index.column() == TtftP99)
+            return RunKpis::openLoop(row.run) ? tr("From the scheduled send (open-loop rate)")
+                                              : tr("From the actual send");
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Run:
+        return tr("Run");
+    case Group:
+        return tr("Arm / workload");
+    case Repetition:
+        return tr("Rep");
+    case Status:
+        return tr("Status");
+    case Requests:
+        return tr("Requests");
+    case FailureRate:
+        return tr("Failed");
+    case TtftP50:
+        return tr("TTFT p50");
+    case TtftP99:
+        return tr("TTFT p99");
+    case OutputThroughput:
+        return tr("Output");
+    case RequestThroughput:
+        return tr("Requests/s");
+    default:
+        return {};
+    }
+}
+
+} // namespace tierscope

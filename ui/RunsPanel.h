@@ -1,0 +1,60 @@
+#pragma once
+
+#include "core/report/RunRequestSummary.h"
+
+#include <QWidget>
+#include <vector>
+
+class QChart;
+class QChartView;
+class QTableView;
+class QTabWidget;
+
+namespace tierscope {
+
+class RunTableModel;
+
+// The load and run views of a session with requests: the per-run summary table beside the
+// TTFT CDF of each run and each run's TTFTs aligned at its start, one colour per arm (or
+// workload) in both charts. Selecting a row thickens that run's lines and asks the timeline to
+// show it.
+class RunsPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit RunsPanel(QWidget* parent = nullptr);
+
+    void setRows(std::vector<RunRequestSummary::Row> rows);
+    void setDark(bool dark);
+
+    RunTableModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    QChart* cdfChart() const { return m_cdf; }
+    QChart* overlayChart() const { return m_overlay; }
+    QTabWidget* tabs() const { return m_tabs; }
+    // The run whose lines are drawn thick; 0 for none.
+    qint64 highlightedRun() const { return m_highlighted; }
+    void highlightRun(qint64 runId);
+
+    // The colour of the n-th arm or workload of the session, readable on either background.
+    static QColor groupColor(int index, bool dark);
+
+  signals:
+    void runSelected(qint64 runId);
+
+  private:
+    void rebuild();
+    void buildCdf(const std::vector<std::string>& groups);
+    void buildOverlay(const std::vector<std::string>& groups);
+
+    RunTableModel* m_model = nullptr;
+    QTableView* m_table = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QChartView* m_cdfView = nullptr;
+    QChartView* m_overlayView = nullptr;
+    QChart* m_cdf = nullptr;
+    QChart* m_overlay = nullptr;
+    bool m_dark = false;
+    qint64 m_highlighted = 0;
+};
+
+} // namespace tierscope
