@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fcntl.h>
+#include <memory>
 #include <random>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -60,6 +61,8 @@ class TestRecordE2E : public QObject {
         const QString data = dir.filePath("payload.bin");
         const std::size_t size = 256u << 20;
         writeRandomFile(data, size);
+        if (QTest::currentTestFailed())
+            return; // a full disk, say: the helper said why
         const QString disk = diskOf(data);
         if (disk.isEmpty())
             QSKIP("the build directory is not on a block device (tmpfs or network filesystem)");
@@ -74,18 +77,21 @@ class TestRecordE2E : public QObject {
         QVERIFY(rec.waitForStarted());
         QThread::msleep(1200); // let the recorder take its baseline
 
-        void* buffer = nullptr;
-        QCOMPARE(posix_memalign(&buffer, 4096, 1 << 20), 0);
+        void* raw = nullptr;
+        QCOMPARE(posix_memalign(&raw, 4096, 1 << 20), 0);
+        // Freed and closed on every way out, a failed check included.
+        const std::unique_ptr<void, decltype(&std::free)> buffer(raw, &std::free);
+        const std::unique_ptr<const int, void (*)(const int*)> closeOnExit(
+            &fd, [](const int* f) { ::close(*f); });
         std::uint64_t bytesRead = 0;
         QElapsedTimer timer;
         timer.start();
         while (timer.elapsed() < 2500) {
-            const ssize_t n = ::pread(fd, buffer, 1 << 20, static_cast<off_t>(bytesRead % size));
+            const ssize_t n =
+                ::pread(fd, buffer.get(), 1 << 20, static_cast<off_t>(bytesRead % size));
             QVERIFY(n > 0);
             bytesRead += static_cast<std::uint64_t>(n);
         }
-        std::free(buffer);
-        ::close(fd);
         QVERIFY(rec.waitForFinished(20000));
         QVERIFY2(rec.exitCode() == 0, rec.readAllStandardError().constData());
         QVERIFY(rec.readAllStandardOutput().contains(disk.toUtf8()));

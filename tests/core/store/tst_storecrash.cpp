@@ -229,18 +229,27 @@ class TestStoreCrash : public QObject {
             QCOMPARE(integrity(store), std::string("ok"));
             const auto session = store.session(1);
             QVERIFY(session && !session->endNs);
-            std::int64_t newest = 0;
+            std::int64_t newest = 0, widestGap = 0;
             for (const auto& m : store.metrics(1))
                 if (m.descriptor.path == "host/cpu/busy_pct")
-                    for (const auto& sample : store.readRaw(m.id, 0, killNs + 1'000'000'000))
+                    for (const auto& sample : store.readRaw(m.id, 0, killNs + 1'000'000'000)) {
+                        if (newest > 0)
+                            widestGap = std::max(widestGap, sample.tNs - newest);
                         newest = std::max(newest, sample.tNs);
+                    }
             QVERIFY(newest > 0);
             const std::int64_t lag = killNs - newest;
             worstLagNs = std::max(worstLagNs, lag);
-            QVERIFY2(lag <= kCommitIntervalNs + kCommitExecutionNs + 100'000'000,
-                     qPrintable(QString("trial %1: newest CPU sample %2 ms before the kill")
+            // One sampling interval as the recorder kept it on this machine now: a busy machine
+            // samples late (the widest gap between stored samples says by how much), which is
+            // no loss; a lost commit leaves the lag a commit interval longer than the gaps.
+            const std::int64_t sampling = std::max<std::int64_t>(100'000'000, widestGap);
+            QVERIFY2(lag <= kCommitIntervalNs + kCommitExecutionNs + sampling,
+                     qPrintable(QString("trial %1: newest CPU sample %2 ms before the kill, "
+                                        "widest gap between samples %3 ms")
                                     .arg(trial)
-                                    .arg(lag / 1e6)));
+                                    .arg(lag / 1e6)
+                                    .arg(widestGap / 1e6)));
         }
         qInfo("seed %u, %d recorder kills: newest CPU sample at most %.1f ms before the SIGKILL",
               seed, count, worstLagNs / 1e6);
