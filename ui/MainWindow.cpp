@@ -785,7 +785,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     m_runs->setRows(view.runs);
     if (!view.runs.empty() && m_runsDock->isHidden()) {
         m_runsDock->show();
-        resizeDocks({m_runsDock}, {height() / 3}, Qt::Vertical);
+        resizeDocks({m_runsDock}, {std::max(180, height() / 4)}, Qt::Vertical);
     } else if (view.runs.empty()) {
         m_runsDock->hide();
     }

@@ -1,5 +1,6 @@
 #include "ui/SessionBrowser.h"
 
+#include "core/analysis/AnalysisText.h"
 #include "core/report/CsvExporter.h"
 #include "core/store/Store.h"
 #include "ui/SessionFilterProxy.h"
@@ -7,13 +8,18 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
 #include <QSaveFile>
@@ -21,6 +27,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <memory>
 #include <sstream>
 
 namespace tierscope {
@@ -169,6 +176,8 @@ QMenu* SessionBrowser::menuFor(const QList<qint64>& ids) {
             if (ok)
                 setNotes(first, notes);
         });
+        connect(menu->addAction(tr("Analyze…")), &QAction::triggered, this,
+                [this, first] { analyze(first); });
         connect(menu->addAction(tr("Export CSV…")), &QAction::triggered, this, [this, first] {
             const QString path = QFileDialog::getSaveFileName(
                 this, tr("Export session %1").arg(first), QString("session-%1.csv").arg(first),
@@ -181,6 +190,48 @@ QMenu* SessionBrowser::menuFor(const QList<qint64>& ids) {
     connect(menu->addAction(tr("Delete…")), &QAction::triggered, this,
             [this, ids] { askDelete(ids); });
     return menu;
+}
+
+void SessionBrowser::analyze(qint64 sessionId) {
+    constexpr std::int64_t kWindowNs = 10'000'000'000LL; // analyze's default --window
+    auto text = std::make_shared<QString>();
+    offThread(
+        this,
+        [db = m_db, sessionId, text] {
+            Store store(db.toStdString(), Store::Mode::ReadOnly);
+            if (!store.session(sessionId))
+                return QString("no session %1 in this workspace").arg(sessionId);
+            *text = QString::fromStdString(
+                AnalysisText::of(SessionAnalysis::analyze(store, sessionId, kWindowNs)));
+            return QString();
+        },
+        [this, sessionId, text](const QString& error) {
+            if (!error.isEmpty()) {
+                emit done({}, tr("Analyze session %1: %2").arg(sessionId).arg(error));
+                return;
+            }
+            auto* dialog = new QDialog(this);
+            dialog->setAttribute(Qt::WA_DeleteOnClose);
+            dialog->setWindowTitle(tr("Session %1: bottlenecks in 10 s windows").arg(sessionId));
+            auto* view = new QPlainTextEdit(*text, dialog);
+            view->setObjectName("analysisText");
+            view->setReadOnly(true);
+            view->setLineWrapMode(QPlainTextEdit::NoWrap);
+            view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+            auto* close = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+            connect(close, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+            auto* layout = new QVBoxLayout(dialog);
+            layout->addWidget(new QLabel(
+                tr("As `tierscope analyze --session %1` prints it; the rules: `tierscope analyze "
+                   "--help`.")
+                    .arg(sessionId),
+                dialog));
+            layout->addWidget(view);
+            layout->addWidget(close);
+            dialog->resize(900, 480);
+            dialog->show();
+            emit analyzed(sessionId, *text);
+        });
 }
 
 void SessionBrowser::describe(qint64 sessionId, std::optional<QString> label,

@@ -44,6 +44,9 @@ class SessionBrowser : public QWidget {
     void setNotes(qint64 sessionId, const QString& notes);
     // Asks first; a busy session is refused.
     void askDelete(const QList<qint64>& ids);
+    // What `tierscope analyze --session N` prints (10 s windows), read off the GUI thread and
+    // shown in a window of its own.
+    void analyze(qint64 sessionId);
     void exportCsv(qint64 sessionId, const QString& path);
 
   signals:
@@ -51,6 +54,7 @@ class SessionBrowser : public QWidget {
     void compareRequested(const QString& a, const QString& b);
     void changed();                                          // list the workspace again
     void done(const QString& message, const QString& error); // a write or export finished
+    void analyzed(qint64 sessionId, const QString& text);
 
   private:
     void describe(qint64 sessionId, std::optional<QString> label, std::optional<QString> notes);

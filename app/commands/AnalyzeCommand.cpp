@@ -1,12 +1,13 @@
 #include "app/commands/AnalyzeCommand.h"
 
 #include "app/common/ExitCode.h"
-#include "core/util/DurationParser.h"
+#include "core/analysis/AnalysisText.h"
 #include "core/analysis/SessionAnalysis.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
-#include "core/util/UnitFormat.h"
+#include "core/util/DurationParser.h"
 
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -132,43 +133,7 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
                   << "\n";
         return kExitOk;
     }
-    for (const auto& [device, c] : result.ceilings)
-        if (c.bytesPerS)
-            std::printf("ceiling: %s %s (%s)\n", device.c_str(),
-                        UnitFormat::bytesPerSecond(*c.bytesPerS).c_str(),
-                        c.probed ? "probed" : "ceiling from history, not probed");
-    // Consecutive windows of one class and rule print as one line, with the first's evidence.
-    for (std::size_t i = 0; i < result.windows.size();) {
-        std::size_t j = i;
-        while (j + 1 < result.windows.size() &&
-               result.windows[j + 1].verdict.cls == result.windows[i].verdict.cls &&
-               result.windows[j + 1].verdict.rule == result.windows[i].verdict.rule)
-            ++j;
-        const double from =
-            static_cast<double>(result.windows[i].t0Ns - result.windows[0].t0Ns) / 1e9;
-        const double to = from + static_cast<double>((j - i + 1) * result.windowNs) / 1e9;
-        const auto& v = result.windows[i].verdict;
-        std::printf("%7.0f-%-7.0f s  %-18s [%s] %s\n", from, to, BottleneckClassifier::name(v.cls),
-                    v.rule.c_str(), v.evidence.c_str());
-        TtftBreakdown ttft; // the span's requests, not its first window's
-        for (std::size_t k = i; k <= j; ++k)
-            ttft.add(result.windows[k].ttft);
-        if (!ttft.empty())
-            std::printf("%17s  TTFT: %s\n", "", ttft.text().c_str());
-        if (const std::string q = ttft.quantileText(); !q.empty())
-            std::printf("%17s        %s\n", "", q.c_str());
-        i = j + 1;
-    }
-    std::printf("shares:");
-    for (const auto& [cls, share] : result.shares)
-        std::printf("  %s %.0f %%", BottleneckClassifier::name(cls), share * 100);
-    std::printf("\n");
-    if (!result.ttft.empty()) {
-        std::printf("TTFT breakdown: %s\n", result.ttft.text().c_str());
-        if (const std::string q = result.ttft.quantileText(); !q.empty())
-            std::printf("TTFT parts, %s\n", q.c_str());
-    } else
-        std::printf("TTFT breakdown: absent (no engine request-phase histograms were recorded)\n");
+    std::fputs(AnalysisText::of(result).c_str(), stdout);
     return kExitOk;
 }
 

@@ -1,3 +1,4 @@
+#include "core/analysis/AnalysisText.h"
 #include "core/store/Store.h"
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
@@ -10,6 +11,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -153,7 +155,7 @@ class TestSessionBrowser : public QObject {
         QCOMPARE(compare.first().at(1).toString(), QString("session:%1").arg(m_ids[2]));
         std::unique_ptr<QMenu> one(browser.menuFor({m_ids[1]}));
         for (const auto* text :
-             {"Open", "Compare with…", "Rename…", "Notes…", "Export CSV…", "Delete…"})
+             {"Open", "Compare with…", "Rename…", "Notes…", "Analyze…", "Export CSV…", "Delete…"})
             QVERIFY2(action(one.get(), text), text);
     }
 
@@ -179,6 +181,35 @@ class TestSessionBrowser : public QObject {
         QVERIFY(done.wait(10000));
         QCOMPARE(done.last().at(1).toString(), QString());
         QVERIFY(QFile::exists(m_dir.filePath("s.csv")));
+    }
+
+    // "Analyze…" shows what `tierscope analyze` prints for the session, read off the GUI
+    // thread, in a window of its own; a session that is not there says so.
+    void analyzeShowsWhatTheCliPrints() {
+        SessionListModel model;
+        SessionBrowser browser(&model);
+        browser.setDatabase(m_db);
+        reload(model);
+        QSignalSpy analyzed(&browser, &SessionBrowser::analyzed);
+        std::unique_ptr<QMenu> menu(browser.menuFor({m_ids[1]}));
+        action(menu.get(), "Analyze…")->trigger();
+        QVERIFY(analyzed.wait(10000));
+        std::string expected;
+        {
+            Store store(m_db.toStdString(), Store::Mode::ReadOnly);
+            expected =
+                AnalysisText::of(SessionAnalysis::analyze(store, m_ids[1], 10'000'000'000LL));
+        }
+        QCOMPARE(analyzed.first().at(1).toString(), QString::fromStdString(expected));
+        QVERIFY(analyzed.first().at(1).toString().contains("shares:"));
+        auto* text = browser.findChild<QPlainTextEdit*>("analysisText");
+        QVERIFY(text);
+        QCOMPARE(text->toPlainText(), QString::fromStdString(expected));
+        QSignalSpy done(&browser, &SessionBrowser::done);
+        browser.analyze(987654);
+        QVERIFY(done.wait(10000));
+        QVERIFY2(done.first().at(1).toString().startsWith("Analyze session 987654: "),
+                 qPrintable(done.first().at(1).toString()));
     }
 
     // Delete asks first; Cancel keeps everything, Delete takes only the chosen session, and a
