@@ -1,18 +1,28 @@
 #include "ui/ExperimentDialog.h"
 
-#include "ui/ExperimentWorker.h"
 #include "experiments/ExperimentRunner.h"
+#include "remote/SshTarget.h"
+#include "ui/ExperimentWorker.h"
+#include "ui/RemoteRunLog.h"
 
 #include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QTemporaryFile>
 #include <QVBoxLayout>
+#include <csignal>
+#include <unistd.h>
 #include <utility>
 
 namespace tierscope {
@@ -32,6 +42,13 @@ QColor statusColor(const QString& status) {
         return QColor("#1565c0");
     return QColor("#777777");
 }
+
+bool isRemote(const QString& target) {
+    const QString t = target.trimmed();
+    return !t.isEmpty() && t != "local";
+}
+
+constexpr int kExitRemote = 14; // the CLI's: the server could not be reached or used
 
 } // namespace
 
@@ -63,26 +80,58 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
     m_cancel = new QPushButton(tr("Cancel run"), this);
     m_compare = new QPushButton(tr("Compare results"), this);
     auto* close = new QPushButton(tr("Close"), this);
+    m_reattach = new QPushButton(tr("Reattach"), this);
+    m_reattach->setToolTip(tr("Follow the job on the server again"));
+    m_reattach->hide();
     m_cancel->setEnabled(false);
     m_compare->setEnabled(false);
+    m_target = new QLineEdit(this);
+    m_target->setObjectName("target");
+    m_target->setPlaceholderText(tr("this machine, or ssh://[user@]host[:port]"));
+    m_target->setToolTip(tr("A server: the plan runs there, through your own ssh (its config, "
+                            "keys and agent); tierscope must be installed on it"));
+    m_log = new QPlainTextEdit(this);
+    m_log->setObjectName("serverOutput");
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(5000);
+    m_log->setMaximumHeight(160);
+    m_log->hide();
+    m_binary = QCoreApplication::applicationFilePath();
+    m_env = QProcessEnvironment::systemEnvironment();
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_status, 1);
     buttons->addWidget(m_start);
     buttons->addWidget(m_cancel);
+    buttons->addWidget(m_reattach);
     buttons->addWidget(m_compare);
     buttons->addWidget(close);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
-    layout->addWidget(new QLabel(tr("Shell commands this plan runs on this machine (review them "
-                                    "before you start):"),
-                                 this));
+    auto* where = new QFormLayout;
+    where->addRow(tr("Run on:"), m_target);
+    layout->addLayout(where);
+    auto* commandsLabel = new QLabel(this);
+    auto sayWhere = [commandsLabel, this] {
+        commandsLabel->setText(
+            isRemote(m_target->text())
+                ? tr("Shell commands this plan runs on %1, into that server's workspace "
+                     "(review them before you start):")
+                      .arg(m_target->text().trimmed())
+                : tr("Shell commands this plan runs on this machine (review them before you "
+                     "start):"));
+    };
+    sayWhere();
+    connect(m_target, &QLineEdit::textChanged, this, sayWhere);
+    layout->addWidget(commandsLabel);
     layout->addWidget(m_commands);
     layout->addWidget(m_runs, 1);
+    layout->addWidget(m_log);
     layout->addWidget(m_progress);
     layout->addLayout(buttons);
 
     connect(m_start, &QPushButton::clicked, this, &ExperimentDialog::start);
     connect(m_cancel, &QPushButton::clicked, this, &ExperimentDialog::cancel);
+    connect(m_reattach, &QPushButton::clicked, this, &ExperimentDialog::reattach);
     connect(close, &QPushButton::clicked, this, &QDialog::close);
     connect(m_compare, &QPushButton::clicked, this,
             [this] { emit compareExperimentRequested(m_sessionId, m_planText); });
@@ -108,6 +157,7 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
 }
 
 ExperimentDialog::~ExperimentDialog() {
+    stopRemote();
     m_worker->cancel(); // the thread cannot quit while a run is going
     m_thread.quit();
     m_thread.wait();
@@ -188,9 +238,51 @@ QPair<QString, QString> ExperimentDialog::firstComparison() const {
             QString::fromStdString("arm:" + experiment + "/" + m_plan.arms[1].label)};
 }
 
+void ExperimentDialog::setTarget(const QString& target) {
+    m_target->setText(target);
+}
+
+QString ExperimentDialog::target() const {
+    return m_target->text().trimmed();
+}
+
+void ExperimentDialog::setRemoteCommand(const QString& binary, const QProcessEnvironment& env) {
+    m_binary = binary;
+    m_env = env;
+}
+
 void ExperimentDialog::start() {
     if (!m_valid || m_running)
         return;
+    if (isRemote(m_target->text())) {
+        const QString target = m_target->text().trimmed();
+        const auto parsed = SshTarget::parse(target.toStdString());
+        if (!parsed.target) {
+            m_status->setText(tr("Run on: %1").arg(QString::fromStdString(parsed.error)));
+            return;
+        }
+        // The plan goes to the server from a file of our own (the CLI sends it along).
+        m_planFile =
+            std::make_unique<QTemporaryFile>(QDir::tempPath() + "/tierscope-plan-XXXXXX.toml");
+        const QByteArray text = m_planText.toUtf8();
+        if (!m_planFile->open() || m_planFile->write(text) != text.size() || !m_planFile->flush()) {
+            m_status->setText(
+                tr("Cannot write the plan for the server: %1").arg(m_planFile->errorString()));
+            m_planFile.reset();
+            return;
+        }
+        m_planFile->close();
+        for (int i = 0; i < m_runs->rowCount(); ++i) {
+            auto* status = new QTableWidgetItem(tr("pending"));
+            status->setForeground(statusColor("pending"));
+            m_runs->setItem(i, Status, status);
+            m_runs->setItem(i, Detail, new QTableWidgetItem());
+        }
+        m_jobId.clear();
+        m_log->clear();
+        startRemote({"run", m_planFile->fileName(), "--target", target}, target);
+        return;
+    }
     m_running = true;
     emit aboutToRun();
     m_start->setEnabled(false);
@@ -205,6 +297,15 @@ void ExperimentDialog::start() {
 void ExperimentDialog::cancel() {
     if (!m_running)
         return;
+    if (m_remote) {
+        // The CLI asks the server to stop the job's process group, then ends.
+        ::kill(static_cast<pid_t>(m_remote->processId()), SIGINT);
+        m_cancel->setEnabled(false);
+        m_status->setText(tr("Cancelling on %1: the run in progress stops there, completed runs "
+                             "stay…")
+                              .arg(m_host.isEmpty() ? m_remoteTarget : m_host));
+        return;
+    }
     m_worker->cancel();
     m_cancel->setEnabled(false);
     m_status->setText(tr("Cancelling: the run in progress stops, completed runs stay…"));
@@ -260,6 +361,150 @@ void ExperimentDialog::onFinished(qint64 sessionId, int failed, bool incomplete,
     emit experimentFinished(sessionId, incomplete || !error.isEmpty());
     if (std::exchange(m_closeWhenDone, false))
         close(); // with WA_DeleteOnClose the dialog goes now; its worker is idle
+}
+
+void ExperimentDialog::reattach() {
+    if (m_running || m_jobId.isEmpty() || m_remoteTarget.isEmpty())
+        return;
+    startRemote({"run", "--target", m_remoteTarget, "--attach", m_jobId}, m_remoteTarget);
+}
+
+void ExperimentDialog::startRemote(const QStringList& args, const QString& target) {
+    m_running = true;
+    m_remoteTarget = target;
+    m_current = -1;
+    m_serverSession = 0;
+    m_stderr.clear();
+    m_report.clear();
+    m_lastLine.clear();
+    m_log->show();
+    m_start->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_compare->setEnabled(false);
+    m_reattach->hide();
+    m_status->setText(tr("Connecting to %1…").arg(target));
+    m_remote = new QProcess(this);
+    m_remote->setProcessEnvironment(m_env);
+    // Its own process group: closing the window ends it and its ssh, never the GUI's.
+    m_remote->setChildProcessModifier([] { ::setpgid(0, 0); });
+    connect(m_remote, &QProcess::readyReadStandardError, this, &ExperimentDialog::onRemoteOutput);
+    connect(m_remote, &QProcess::readyReadStandardOutput, this, [this] {
+        m_report += m_remote->readAllStandardOutput();
+        if (m_report.size() > (16 << 20))
+            m_report.truncate(16 << 20); // the CLI bounds it too
+    });
+    connect(m_remote, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+        onRemoteFinished(code, status != QProcess::NormalExit);
+    });
+    connect(m_remote, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            onRemoteFinished(-1, true);
+    });
+    m_remote->start(m_binary, args);
+}
+
+void ExperimentDialog::onRemoteOutput() {
+    m_stderr += m_remote->readAllStandardError();
+    qsizetype end = 0;
+    while ((end = m_stderr.indexOf('\n')) >= 0) {
+        onRemoteLine(QString::fromUtf8(m_stderr.left(end)));
+        m_stderr.remove(0, end + 1);
+    }
+    if (m_stderr.size() > 65536) { // a line that never ends: shown cut, not kept growing
+        onRemoteLine(QString::fromUtf8(m_stderr));
+        m_stderr.clear();
+    }
+}
+
+void ExperimentDialog::onRemoteLine(const QString& text) {
+    m_log->appendPlainText(text);
+    m_lastLine = text;
+    const auto line = RemoteRunLog::parse(text);
+    switch (line.kind) {
+    case RemoteRunLog::Line::Kind::Job:
+        m_jobId = line.jobId;
+        m_host = line.host;
+        m_status->setText(tr("Job %1 on %2: the plan runs there").arg(m_jobId, m_host));
+        break;
+    case RemoteRunLog::Line::Kind::RunStarted:
+        if (line.index < m_runs->rowCount()) {
+            m_current = line.index;
+            auto* item = new QTableWidgetItem(tr("running"));
+            item->setForeground(statusColor("running"));
+            m_runs->setItem(m_current, Status, item);
+            m_runs->scrollToItem(item);
+            m_status->setText(
+                tr("Run %1 of %2 on %3").arg(line.index + 1).arg(line.total).arg(m_host));
+        }
+        break;
+    case RemoteRunLog::Line::Kind::RunFinished:
+        if (m_current >= 0) {
+            auto* item = new QTableWidgetItem(line.status);
+            item->setForeground(statusColor(line.status));
+            m_runs->setItem(m_current, Status, item);
+            m_runs->setItem(m_current, Detail, new QTableWidgetItem(line.detail));
+            m_progress->setValue(m_current + 1);
+        }
+        break;
+    case RemoteRunLog::Line::Kind::Ended:
+        m_serverSession = line.session;
+        break;
+    case RemoteRunLog::Line::Kind::Other:
+        break;
+    }
+}
+
+void ExperimentDialog::onRemoteFinished(int exitCode, bool crashed) {
+    if (!m_remote)
+        return;
+    onRemoteOutput();
+    if (!m_stderr.isEmpty())
+        onRemoteLine(QString::fromUtf8(std::exchange(m_stderr, {})));
+    if (!m_report.isEmpty())
+        m_log->appendPlainText("\n" + QString::fromUtf8(m_report));
+    const QString error =
+        m_remote->error() == QProcess::FailedToStart ? m_remote->errorString() : QString();
+    m_remote->deleteLater();
+    m_remote = nullptr;
+    m_planFile.reset();
+    m_running = false;
+    m_cancel->setEnabled(false);
+    m_start->setEnabled(true);
+    const QString host = m_host.isEmpty() ? m_remoteTarget : m_host;
+    if (!error.isEmpty()) {
+        m_status->setText(tr("Cannot start %1: %2").arg(m_binary, error));
+    } else if (crashed) {
+        m_status->setText(tr("tierscope run --target %1 ended abnormally").arg(m_remoteTarget));
+    } else if (exitCode == kExitRemote && !m_jobId.isEmpty()) {
+        m_status->setText(m_lastLine);
+        m_reattach->show();
+    } else if (exitCode == kExitRemote || exitCode == 2) {
+        m_status->setText(m_lastLine); // unreachable, refused, not installed: one line
+    } else {
+        m_status->setText(
+            m_serverSession > 0
+                ? tr("Done on %1 (exit %2; the report is above). The runs are in the server's "
+                     "session %3: tierscope pull %4 --session %3 brings them here.")
+                      .arg(host)
+                      .arg(exitCode)
+                      .arg(m_serverSession)
+                      .arg(m_remoteTarget)
+                : tr("Ended on %1 (exit %2; see the output above).").arg(host).arg(exitCode));
+    }
+    if (std::exchange(m_closeWhenDone, false))
+        close();
+}
+
+void ExperimentDialog::stopRemote() {
+    if (!m_remote || m_remote->state() == QProcess::NotRunning)
+        return;
+    const auto group = static_cast<pid_t>(m_remote->processId());
+    m_remote->disconnect(this);
+    ::kill(-group, SIGTERM); // the job on the server goes on; Reattach, or --attach, finds it
+    if (!m_remote->waitForFinished(3000)) {
+        ::kill(-group, SIGKILL);
+        m_remote->waitForFinished(2000);
+    }
 }
 
 } // namespace tierscope

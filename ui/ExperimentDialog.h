@@ -4,9 +4,14 @@
 #include "experiments/RunSchedule.h"
 
 #include <QDialog>
+#include <QProcessEnvironment>
 #include <QThread>
+#include <memory>
 
 class QLabel;
+class QLineEdit;
+class QProcess;
+class QTemporaryFile;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
@@ -17,8 +22,11 @@ namespace tierscope {
 class ExperimentWorker;
 
 // Runs an experiment plan from the GUI. Before anything runs it shows the plan and every shell
-// command the plan would run on this machine; the user starts it. Then a progress bar, the
-// status of each run, and cancel: completed runs stay and the experiment is marked incomplete.
+// command the plan would run; the user starts it. Then a progress bar, the status of each run,
+// and cancel: completed runs stay and the experiment is marked incomplete. "Run on" takes a
+// server, ssh://[user@]host[:port]: the plan then runs there, through `tierscope run --target`
+// started as a child, whose progress fills the same table; Cancel stops the job on the server,
+// and after a lost connection Reattach follows it again.
 class ExperimentDialog : public QDialog {
     Q_OBJECT
   public:
@@ -34,10 +42,22 @@ class ExperimentDialog : public QDialog {
     QString statusText() const;
     // The first arm and the second of the first variant, as compare specs.
     QPair<QString, QString> firstComparison() const;
+    // Empty or "local": this machine.
+    void setTarget(const QString& target);
+    QString target() const;
+    // The tierscope that runs a plan on a server, and its environment; by default this program
+    // and the GUI's own environment.
+    void setRemoteCommand(const QString& binary, const QProcessEnvironment& env);
+    QPlainTextEdit* remoteLog() const { return m_log; }
+    QString remoteJob() const { return m_jobId; }
+    qint64 serverSession() const { return m_serverSession; }
+    bool running() const { return m_running; }
 
   public slots:
     void start();
     void cancel();
+    // Follows the server's job again after the connection to it was lost.
+    void reattach();
     // Mid-run, asks whether to cancel; yes: the run in progress stops, the dialog hides at once
     // and closes when the worker is done, so the window never waits on the experiment.
     void reject() override;
@@ -54,6 +74,11 @@ class ExperimentDialog : public QDialog {
 
   private:
     void describe();
+    void startRemote(const QStringList& args, const QString& target);
+    void onRemoteOutput();
+    void onRemoteLine(const QString& line);
+    void onRemoteFinished(int exitCode, bool crashed);
+    void stopRemote();
     void onFinished(qint64 sessionId, int failed, bool incomplete, const QString& error);
 
     QString m_db;
@@ -75,6 +100,22 @@ class ExperimentDialog : public QDialog {
     QPushButton* m_start = nullptr;
     QPushButton* m_cancel = nullptr;
     QPushButton* m_compare = nullptr;
+    QPushButton* m_reattach = nullptr;
+    QLineEdit* m_target = nullptr;
+    QPlainTextEdit* m_log = nullptr;
+
+    QProcess* m_remote = nullptr;
+    std::unique_ptr<QTemporaryFile> m_planFile;
+    QString m_binary;
+    QProcessEnvironment m_env;
+    QString m_remoteTarget; // of the run in progress or the last one
+    QString m_jobId;
+    QString m_host;
+    QString m_lastLine;
+    QByteArray m_stderr; // a line not yet complete
+    QByteArray m_report;
+    int m_current = -1;
+    qint64 m_serverSession = 0;
 };
 
 } // namespace tierscope

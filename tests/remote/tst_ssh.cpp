@@ -4,12 +4,17 @@
 #include "core/store/Store.h"
 #include "remote/RemoteMirror.h"
 #include "remote/SshSession.h"
+#include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
 
+#include <QPlainTextEdit>
 #include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -65,6 +70,10 @@ class TestSsh : public QObject {
         const QString path = m_local.filePath(name + ".toml");
         test::writeFile(path, plan.toUtf8());
         return path;
+    }
+    static QString contents(const QString& path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
     }
     static QString jobId(const QByteArray& err) {
         const QRegularExpression re("job ([0-9]+-[0-9]+) on ");
@@ -360,6 +369,114 @@ class TestSsh : public QObject {
         for (const auto& s : server.sessions())
             found = found || s.label == "remote-ckpt";
         QVERIFY(found);
+    }
+
+    // The GUI's Run plan with a target: the plan runs on the server through `run --target`,
+    // its progress fills the dialog's table, and the status names the server's session to pull.
+    void guiRunsAPlanOnTheServer() {
+        const QString planPath = writePlan("gui", 1, 0);
+        ExperimentDialog dialog(m_local.filePath("guirun.db"), "gui.toml", contents(planPath));
+        dialog.setTarget(m_server.target());
+        dialog.setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
+        QVERIFY(dialog.commandsText().contains("sleep 0"));
+        dialog.start();
+        QVERIFY(dialog.running());
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.running(), 240000);
+        const QString log = dialog.remoteLog()->toPlainText();
+        QVERIFY2(!dialog.remoteJob().isEmpty(), qPrintable(log));
+        for (int row = 0; row < 2; ++row)
+            QVERIFY2(dialog.runTable()->item(row, 4)->text() == "completed", qPrintable(log));
+        QCOMPARE(dialog.progress()->value(), 2);
+        QVERIFY2(log.contains("model_load_time"), qPrintable(log)); // the report
+        QVERIFY2(dialog.serverSession() > 0, qPrintable(log));
+        QVERIFY2(dialog.statusText().contains(QString("tierscope pull %1 --session %2")
+                                                  .arg(m_server.target())
+                                                  .arg(dialog.serverSession())),
+                 qPrintable(dialog.statusText()));
+        QVERIFY(!QFile::exists(m_local.filePath("guirun.db"))); // nothing ran here
+        Store server(m_server.serverDb().toStdString(), Store::Mode::ReadOnly);
+        const auto runs = server.runsOfArm("gui/model-load", "b");
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].status, std::string("completed"));
+        QCOMPARE(runs[0].sessionId, dialog.serverSession());
+    }
+
+    // Cancel in the dialog stops the job on the server (its process group there, cleanly):
+    // the experiment ends incomplete with what ran kept, and the dialog says so.
+    void guiCancelStopsTheRunOnTheServer() {
+        const QString planPath = writePlan("guicancel", 3, 2);
+        ExperimentDialog dialog(m_local.filePath("guicancel.db"), "guicancel.toml",
+                                contents(planPath));
+        dialog.setTarget(m_server.target());
+        dialog.setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
+        dialog.start();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running", 120000);
+        const QString job = dialog.remoteJob();
+        QVERIFY(!job.isEmpty());
+        dialog.cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.running(), 120000);
+        const QString log = dialog.remoteLog()->toPlainText();
+        QVERIFY2(log.contains("stopping job " + job), qPrintable(log));
+        QVERIFY2(log.contains("INCOMPLETE"), qPrintable(log));
+        QVERIFY(jobEnded(job));
+        Store server(m_server.serverDb().toStdString(), Store::Mode::ReadOnly);
+        QVERIFY(server.runsOfArm("guicancel/model-load", "a").size() +
+                    server.runsOfArm("guicancel/model-load", "b").size() <
+                6);
+    }
+
+    // The connection drops mid-run: the dialog says so and offers Reattach; the job went on,
+    // and reattaching fills the table to the end.
+    void guiReattachesAfterADroppedConnection() {
+        const QString planPath = writePlan("guidrop", 1, 2);
+        ExperimentDialog dialog(m_local.filePath("guidrop.db"), "guidrop.toml", contents(planPath));
+        dialog.setTarget(m_server.target());
+        dialog.setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
+        dialog.start();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running", 120000);
+        const QString job = dialog.remoteJob();
+        QVERIFY(!job.isEmpty());
+        int killed = 0;
+        for (const pid_t pid : test::SshTestServer::descendants()) {
+            const std::string cmdline =
+                SysfsReader::readFile("/proc/" + std::to_string(pid) + "/cmdline").value_or("");
+            if (cmdline.find("ControlMaster=yes") != std::string::npos &&
+                cmdline.find("ssh") == 0) {
+                ::kill(pid, SIGKILL);
+                ++killed;
+            }
+        }
+        QCOMPARE(killed, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.running(), 120000);
+        QVERIFY2(dialog.statusText().contains("was lost; job " + job + " goes on there"),
+                 qPrintable(dialog.statusText()));
+        dialog.show();
+        bool offered = false;
+        for (auto* b : dialog.findChildren<QPushButton*>())
+            offered = offered || (b->text() == "Reattach" && b->isVisible());
+        QVERIFY(offered);
+        dialog.reattach();
+        QVERIFY(dialog.running());
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.running(), 120000);
+        const QString log = dialog.remoteLog()->toPlainText();
+        for (int row = 0; row < 2; ++row)
+            QVERIFY2(dialog.runTable()->item(row, 4)->text() == "completed", qPrintable(log));
+        QCOMPARE(dialog.remoteJob(), job);
+        QVERIFY2(dialog.serverSession() > 0, qPrintable(log));
+    }
+
+    // A hostile target never reaches ssh: the dialog says what is wrong and runs nothing.
+    void guiRefusesAHostileTarget() {
+        const QString planPath = writePlan("guihostile", 1, 0);
+        ExperimentDialog dialog(m_local.filePath("guihostile.db"), "guihostile.toml",
+                                contents(planPath));
+        dialog.setTarget("ssh://-oProxyCommand=touch " + m_local.filePath("pwned"));
+        dialog.setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
+        dialog.start();
+        QVERIFY(!dialog.running());
+        QVERIFY2(dialog.statusText().startsWith("Run on: "), qPrintable(dialog.statusText()));
+        QTest::qWait(200);
+        QVERIFY(!QFile::exists(m_local.filePath("pwned")));
     }
 
     // Ctrl-C on the workstation stops the job's process group on the server, cleanly: the

@@ -2,6 +2,7 @@
 #include "core/store/Store.h"
 #include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
+#include "ui/RemoteRunLog.h"
 #include "ui/compare/CompareDialog.h"
 
 #include <QApplication>
@@ -104,6 +105,34 @@ files = 2
         qRegisterMetaType<tierscope::ExperimentDialog*>();
     }
     void cleanupTestCase() { QDir(m_shm).removeRecursively(); }
+
+    // The lines `tierscope run --target` writes while it follows a job, as the dialog reads
+    // them (the format RunCommand and RemoteJob write; a run on a server in tst_ssh).
+    void remoteRunLogLines() {
+        using Kind = RemoteRunLog::Line::Kind;
+        const auto job = RemoteRunLog::parse(
+            "job 1764590400-1234 on gpu01 (reattach: tierscope run --target ssh://gpu01 "
+            "--attach 1764590400-1234)");
+        QCOMPARE(job.kind, Kind::Job);
+        QCOMPARE(job.jobId, QString("1764590400-1234"));
+        QCOMPARE(job.host, QString("gpu01"));
+        const auto started = RemoteRunLog::parse("[3/8] nvmeof, plan/load@c8, repetition 1");
+        QCOMPARE(started.kind, Kind::RunStarted);
+        QCOMPARE(started.index, 2);
+        QCOMPARE(started.total, 8);
+        QCOMPARE(RemoteRunLog::parse("[9/8] x").kind, Kind::Other); // out of range
+        QCOMPARE(RemoteRunLog::parse("[0/8] x").kind, Kind::Other);
+        const auto finished = RemoteRunLog::parse("  completed: 80 requests, 0 failed");
+        QCOMPARE(finished.kind, Kind::RunFinished);
+        QCOMPARE(finished.status, QString("completed"));
+        QCOMPARE(finished.detail, QString("80 requests, 0 failed"));
+        const auto ended = RemoteRunLog::parse(
+            "experiment \"plan\": 8 runs, 0 failed; session 42 in /srv/tierscope.db");
+        QCOMPARE(ended.kind, Kind::Ended);
+        QCOMPARE(ended.session, 42);
+        QCOMPARE(RemoteRunLog::parse("stopping job 1-2 on gpu01 ...").kind, Kind::Other);
+        QCOMPARE(RemoteRunLog::parse("").kind, Kind::Other);
+    }
 
     void runsAPlanThenComparesItsArms() {
         MainWindow::Options o;
