@@ -5,6 +5,7 @@
 #include "core/util/UnitFormat.h"
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
+#include "ui/AppPalette.h"
 #include "ui/DevicesView.h"
 #include "ui/EngineAbsence.h"
 #include "ui/ExperimentDialog.h"
@@ -36,6 +37,8 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
+#include <QPixmap>
 #include <QPointer>
 #include <QScreen>
 #include <QSettings>
@@ -56,8 +59,37 @@ constexpr std::int64_t kSecond = 1000000000LL;
 constexpr int kLiveRepaintMs = 100; // live updates are batched, never per sample
 constexpr int kSessionListRefreshMs = 3000;
 
-bool darkPalette() {
-    return QApplication::palette().color(QPalette::Window).lightness() < 128;
+// The style's media icons are black, and vanish on a dark palette: drawn here in the
+// palette's text colour (Record in red, as recorders show it).
+enum class Media { Record, Stop, Pause };
+QIcon mediaIcon(Media kind, const QPalette& palette) {
+    QIcon icon;
+    for (const QPalette::ColorGroup group : {QPalette::Active, QPalette::Disabled}) {
+        QPixmap pixmap(32, 32);
+        pixmap.fill(Qt::transparent);
+        QPainter p(&pixmap);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(Qt::NoPen);
+        const QColor ink = palette.color(group, QPalette::WindowText);
+        switch (kind) {
+        case Media::Record:
+            p.setBrush(group == QPalette::Active ? QColor(0xd3, 0x2f, 0x2f) : ink);
+            p.drawEllipse(QRectF(6, 6, 20, 20));
+            break;
+        case Media::Stop:
+            p.setBrush(ink);
+            p.drawRoundedRect(QRectF(7, 7, 18, 18), 2, 2);
+            break;
+        case Media::Pause:
+            p.setBrush(ink);
+            p.drawRect(QRectF(8, 6, 6, 20));
+            p.drawRect(QRectF(18, 6, 6, 20));
+            break;
+        }
+        p.end();
+        icon.addPixmap(pixmap, group == QPalette::Active ? QIcon::Normal : QIcon::Disabled);
+    }
+    return icon;
 }
 
 } // namespace
@@ -153,7 +185,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
                 m_record->setChecked(true);
                 m_record->setEnabled(true);
                 m_record->setText(tr("Stop"));
-                m_record->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
+                m_record->setIcon(mediaIcon(Media::Stop, QApplication::palette()));
                 if (std::exchange(m_restarting, false))
                     statusBar()->showMessage(
                         tr("Recording restarted with the new settings as session %1").arg(id),
@@ -179,7 +211,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_record->setChecked(false);
         m_record->setEnabled(true);
         m_record->setText(tr("Record"));
-        m_record->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+        m_record->setIcon(mediaIcon(Media::Record, QApplication::palette()));
         if (!error.isEmpty())
             statusBar()->showMessage(
                 tr("Recording stopped: %1. Everything recorded before it is kept in session %2.")
@@ -268,7 +300,7 @@ void MainWindow::buildToolbar() {
     bar->setObjectName("recording"); // saveState needs it
     bar->setMovable(false);
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    m_record = bar->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("Record"));
+    m_record = bar->addAction(mediaIcon(Media::Record, QApplication::palette()), tr("Record"));
     m_record->setCheckable(true);
     m_record->setToolTip(tr("Start or stop recording this machine (Ctrl+R)"));
     m_record->setShortcut(QKeySequence("Ctrl+R"));
@@ -301,7 +333,7 @@ void MainWindow::buildToolbar() {
         refreshLive();
     });
     bar->addWidget(m_window);
-    m_pause = bar->addAction(style()->standardIcon(QStyle::SP_MediaPause), tr("Pause"));
+    m_pause = bar->addAction(mediaIcon(Media::Pause, QApplication::palette()), tr("Pause"));
     m_pause->setCheckable(true);
     m_pause->setShortcut(QKeySequence(Qt::Key_Space));
     m_pause->setToolTip(tr("Freeze the live view; recording goes on (Space)"));
@@ -602,8 +634,10 @@ void MainWindow::setSettings(const Settings& settings) {
 }
 
 void MainWindow::applySettings() {
-    const bool dark = m_settings.theme == Settings::Theme::Dark ||
-                      (m_settings.theme == Settings::Theme::System && darkPalette());
+    const bool dark = AppPalette::apply(m_settings.theme);
+    m_record->setIcon(
+        mediaIcon(m_liveSession != 0 ? Media::Stop : Media::Record, QApplication::palette()));
+    m_pause->setIcon(mediaIcon(Media::Pause, QApplication::palette()));
     m_timeline->setRenderer(m_settings.openGl ? TimelineChart::Renderer::OpenGl
                                               : TimelineChart::Renderer::Painter);
     m_timeline->setDark(dark);

@@ -3,6 +3,7 @@
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
 #include "core/util/WallClock.h"
+#include "ui/AppPalette.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
 #include "ui/RunTableModel.h"
@@ -15,6 +16,7 @@
 #include "ui/timeline/TimelineView.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -29,6 +31,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -607,6 +610,26 @@ class TestMainWindow : public QObject {
         }
         QTRY_VERIFY_WITH_TIMEOUT(window.sessionModel()->indexOfSession(second).isValid(), 20000);
         QCOMPARE(window.sessionBrowser()->currentSession(), first);
+    }
+
+    // The theme colours the whole application, docks and tables included, not the chart
+    // panels alone; Light brings a light palette back whatever the platform's is.
+    void theThemeColoursTheWholeApplication() {
+        MainWindow window({m_dir.filePath("theme.db"), 0, false, 60});
+        Settings settings = Settings::load();
+        const auto before = settings.theme;
+        settings.theme = Settings::Theme::Dark;
+        window.setSettings(settings);
+        QVERIFY(AppPalette::isDark(QApplication::palette()));
+        QTRY_VERIFY(AppPalette::isDark(window.sessionBrowser()->palette()));
+        QTRY_VERIFY(window.runsPanel()->table()->palette().color(QPalette::Base).lightness() < 128);
+        QCOMPARE(window.runsPanel()->cdfChart()->theme(), QChart::ChartThemeDark);
+        settings.theme = Settings::Theme::Light;
+        window.setSettings(settings);
+        QVERIFY(!AppPalette::isDark(QApplication::palette()));
+        QTRY_VERIFY(!AppPalette::isDark(window.sessionBrowser()->palette()));
+        settings.theme = before;
+        window.setSettings(settings);
     }
 
     // An engine URL entered in Settings reaches the running recording (which restarts with it),
