@@ -54,6 +54,16 @@ std::string duration(double s) {
     return buffer;
 }
 
+// A quantile in the lowest bucket is histogram_quantile's interpolation from 0 to its upper
+// bound: vLLM's phase buckets start at 0.3 s, so a 1 ms queue would read "150.0 ms". Said as
+// what the buckets know: "<= 300.0 ms".
+std::string bounded(const Observed& o, double quantile) {
+    if (o.buckets && !o.buckets->empty() && std::isfinite(o.buckets->front().first) &&
+        quantile <= o.buckets->front().first)
+        return "<= " + duration(o.buckets->front().first);
+    return duration(quantile);
+}
+
 } // namespace
 
 std::optional<double> TtftBreakdown::Observed::quantile(double q) const {
@@ -175,8 +185,8 @@ std::string TtftBreakdown::quantileText() const {
         const auto p50 = (*part)->quantile(0.50), p99 = (*part)->quantile(0.99);
         if (!p50 || !p99)
             continue;
-        out += (out.empty() ? "p50 / p99: " : ", ") + std::string(name) + " " + duration(*p50) +
-               " / " + duration(*p99);
+        out += (out.empty() ? "p50 / p99: " : ", ") + std::string(name) + " " +
+               bounded(**part, *p50) + " / " + bounded(**part, *p99);
     }
     return out;
 }

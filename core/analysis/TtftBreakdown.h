@@ -52,8 +52,8 @@ struct TtftBreakdown {
     // not expose them, or nothing was recorded); empty when there is no part at all.
     std::string text() const;
     // Each part's own p50 and p99 over the span, which do not add up as the means do:
-    // "p50 / p99: TTFT 8.90 s / 14.00 s, queue 1.00 s / 3.00 s, ..."; empty when no part has
-    // buckets.
+    // "p50 / p99: TTFT 8.90 s / 14.00 s, queue <= 300.0 ms / 1.20 s, ..." (a quantile in the
+    // lowest bucket is given as that bucket's bound); empty when no part has buckets.
     std::string quantileText() const;
 };
 

@@ -197,12 +197,12 @@ class TestCli : public QObject {
         QCOMPARE(j["windows"][0]["ttft_breakdown"]["queue_mean_s"].get<double>(), 0.25);
         // TTFT's own quantiles from its buckets (20 of 40 under 0.5 s); the other parts' buckets
         // were not stored: null.
-        QVERIFY2(text.out.contains("TTFT parts, p50 / p99: TTFT 500.0 ms / 1.97 s\n"),
+        QVERIFY2(text.out.contains("TTFT parts, p50 / p99: TTFT <= 500.0 ms / 1.97 s\n"),
                  text.out.constData());
         QCOMPARE(j["ttft_breakdown"]["quantiles"]["ttft_p50_s"].get<double>(), 0.5);
         QVERIFY(j["ttft_breakdown"]["quantiles"]["queue_p50_s"].is_null());
         QCOMPARE(j["ttft_breakdown"]["quantile_text"].get<std::string>(),
-                 std::string("p50 / p99: TTFT 500.0 ms / 1.97 s"));
+                 std::string("p50 / p99: TTFT <= 500.0 ms / 1.97 s"));
 
         // A session without the histograms: the breakdown is absent, and says so.
         std::int64_t bare = 0;

@@ -90,10 +90,14 @@ class TestTtftBreakdown : public QObject {
         slow.ttft->buckets = HistogramQuantile::Buckets{{0.1, 0}, {1, 10}, {INFINITY, 10}};
         QCOMPARE(*fast.ttft->quantile(0.5), 0.05);
         QCOMPARE(*slow.ttft->quantile(0.5), 0.55);
+        QCOMPARE(slow.quantileText(), std::string("p50 / p99: TTFT 550.0 ms / 991.0 ms"));
+        // In the lowest bucket histogram_quantile interpolates from 0: the text says only what
+        // the buckets know, an upper bound (the number itself stays histogram_quantile's).
+        QCOMPARE(fast.quantileText(), std::string("p50 / p99: TTFT <= 100.0 ms / <= 100.0 ms"));
         fast.add(slow);
         QCOMPARE(*fast.ttft->quantile(0.5), 0.1);
         QCOMPARE(*fast.ttft->quantile(0.99), 0.1 + 0.9 * (19.8 - 10) / 10);
-        QCOMPARE(fast.quantileText(), std::string("p50 / p99: TTFT 100.0 ms / 982.0 ms"));
+        QCOMPARE(fast.quantileText(), std::string("p50 / p99: TTFT <= 100.0 ms / 982.0 ms"));
     }
 
     // A span whose observations have no buckets (recorded before they were, or by an engine
