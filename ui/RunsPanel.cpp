@@ -179,6 +179,8 @@ void RunsPanel::buildCdf(const std::vector<std::string>& groups) {
         top = std::max(top, row.ttftS.back());
         QPen pen(groupColor(indexOf(groups, row.group), m_dark));
         pen.setWidthF(row.run.id == m_highlighted ? 3.5 : 1.5);
+        if (!row.measurement) // a warm-up or a cancelled run: drawn, but not as a measurement
+            pen.setStyle(Qt::DashLine);
         line->setPen(pen);
         m_cdf->addSeries(line);
         nameOncePerGroup(m_cdf, line, QString::fromStdString(row.group), named);
@@ -209,8 +211,12 @@ void RunsPanel::buildOverlay(const std::vector<std::string>& groups) {
         }
         const bool thick = row.run.id == m_highlighted;
         dots->setMarkerSize(thick ? 9 : 6);
-        dots->setColor(groupColor(indexOf(groups, row.group), m_dark));
-        dots->setBorderColor(thick ? palette().color(QPalette::Text) : Qt::transparent);
+        const QColor color = groupColor(indexOf(groups, row.group), m_dark);
+        // Hollow for a warm-up or a cancelled run, as its CDF is dashed.
+        dots->setColor(row.measurement ? color : QColor(Qt::transparent));
+        dots->setBorderColor(thick             ? palette().color(QPalette::Text)
+                             : row.measurement ? QColor(Qt::transparent)
+                                               : color);
         m_overlay->addSeries(dots);
         nameOncePerGroup(m_overlay, dots, QString::fromStdString(row.group), named);
         all.push_back(dots);

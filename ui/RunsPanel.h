@@ -16,8 +16,8 @@ class RunTableModel;
 
 // The load and run views of a session with requests: the per-run summary table beside the
 // TTFT CDF of each run and each run's TTFTs aligned at its start, one colour per arm (or
-// workload) in both charts. Selecting a row thickens that run's lines and asks the timeline to
-// show it.
+// workload) in both charts; a warm-up or cancelled run is dashed and hollow there, as compare
+// leaves it out. Selecting a row thickens that run's lines and asks the timeline to show it.
 class RunsPanel : public QWidget {
     Q_OBJECT
   public:

@@ -71,6 +71,23 @@ class TestSsh : public QObject {
         test::writeFile(path, plan.toUtf8());
         return path;
     }
+    // Kills the ssh master connections this suite's clients hold: what a dropped network
+    // does. Returns how many there were.
+    static int dropConnection() {
+        int killed = 0;
+        for (const pid_t pid : test::SshTestServer::descendants()) {
+            // A process may end while its cmdline is read (ESRCH): that read is empty, not
+            // an exception out of the stream.
+            const std::string cmdline =
+                SysfsReader::readFile("/proc/" + std::to_string(pid) + "/cmdline").value_or("");
+            if (cmdline.find("ControlMaster=yes") != std::string::npos &&
+                cmdline.find("ssh") == 0) {
+                ::kill(pid, SIGKILL);
+                ++killed;
+            }
+        }
+        return killed;
+    }
     static QString contents(const QString& path) {
         QFile file(path);
         return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
@@ -436,17 +453,7 @@ class TestSsh : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running", 120000);
         const QString job = dialog.remoteJob();
         QVERIFY(!job.isEmpty());
-        int killed = 0;
-        for (const pid_t pid : test::SshTestServer::descendants()) {
-            const std::string cmdline =
-                SysfsReader::readFile("/proc/" + std::to_string(pid) + "/cmdline").value_or("");
-            if (cmdline.find("ControlMaster=yes") != std::string::npos &&
-                cmdline.find("ssh") == 0) {
-                ::kill(pid, SIGKILL);
-                ++killed;
-            }
-        }
-        QCOMPARE(killed, 1);
+        QCOMPARE(dropConnection(), 1);
         QTRY_VERIFY_WITH_TIMEOUT(!dialog.running(), 120000);
         QVERIFY2(dialog.statusText().contains("was lost; job " + job + " goes on there"),
                  qPrintable(dialog.statusText()));
@@ -516,20 +523,7 @@ class TestSsh : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("[1/2]"), 120000);
         const QString job = jobId(err);
         QVERIFY(!job.isEmpty());
-        // Kill the ssh master connection of that client: what a dropped network does.
-        int killed = 0;
-        for (const pid_t pid : test::SshTestServer::descendants()) {
-            // A process may end while its cmdline is read (ESRCH): that read is empty, not
-            // an exception out of the stream.
-            const std::string cmdline =
-                SysfsReader::readFile("/proc/" + std::to_string(pid) + "/cmdline").value_or("");
-            if (cmdline.find("ControlMaster=yes") != std::string::npos &&
-                cmdline.find("ssh") == 0) {
-                ::kill(pid, SIGKILL);
-                ++killed;
-            }
-        }
-        QCOMPARE(killed, 1);
+        QCOMPARE(dropConnection(), 1);
         QVERIFY(p.waitForFinished(120000));
         err += p.readAllStandardError();
         QCOMPARE(p.exitCode(), 14);

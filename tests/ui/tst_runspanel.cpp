@@ -142,6 +142,22 @@ class TestRunsPanel : public QObject {
         panel.setRows({});
         QCOMPARE(panel.cdfChart()->series().size(), 0);
     }
+
+    // A warm-up run is drawn, dashed and hollow: it is no measurement and compare leaves it out.
+    void aWarmUpIsDashed() {
+        auto runs = twoArms();
+        runs[1].first.status = "warmup";
+        RunsPanel panel;
+        panel.setRows(RunRequestSummary::of(runs));
+        auto line = [&](int i) {
+            return qobject_cast<QLineSeries*>(panel.cdfChart()->series()[i]);
+        };
+        QCOMPARE(line(1)->pen().style(), Qt::DashLine);
+        QCOMPARE(line(0)->pen().style(), Qt::SolidLine);
+        auto* dots = qobject_cast<QScatterSeries*>(panel.overlayChart()->series()[1]);
+        QCOMPARE(dots->color().alpha(), 0);
+        QCOMPARE(dots->borderColor(), line(1)->pen().color());
+    }
 };
 
 QTEST_MAIN(TestRunsPanel)
