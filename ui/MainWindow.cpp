@@ -250,6 +250,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     });
     connect(m_timeline, &TimelineView::plotWidthChanged, this, &MainWindow::refetchForWidth);
     connect(m_timeline, &TimelineView::runSelected, m_runs, &RunsPanel::highlightRun);
+    connect(m_timeline, &TimelineView::chartExportRequested, this, &MainWindow::askExportChart);
     connect(m_timeline, &TimelineView::runSelected, this, [this](qint64 runId) {
         for (const auto& s : m_timeline->spans())
             if (s.runId == runId)
@@ -460,7 +461,44 @@ void MainWindow::exportView(const QString& path, QSize size) {
                                     .arg(path));
         return;
     }
-    const QByteArray svg = ChartRenderer::svgOf(m_timeline); // painting: the GUI thread's job
+    exportWidget(m_timeline, path, size);
+}
+
+void MainWindow::exportChart(const QString& chartId, const QString& path, QSize size) {
+    TimelineChart* chart = m_timeline->chart(chartId.toStdString());
+    if (!chart) {
+        emit viewExported(path, tr("No chart \"%1\" in this view").arg(chartId));
+        return;
+    }
+    if (!ChartRenderer::formatOf(path) || size.isEmpty()) {
+        emit viewExported(path, tr("%1: charts export as .png, .svg or .pdf at a size such as "
+                                   "1200x400")
+                                    .arg(path));
+        return;
+    }
+    exportWidget(chart, path, size);
+}
+
+void MainWindow::askExportChart(const QString& chartId) {
+    TimelineChart* chart = m_timeline->chart(chartId.toStdString());
+    if (!chart)
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), chartId + ".png",
+                                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    bool ok = false;
+    const QString size = QInputDialog::getText(
+        this, tr("Export chart"), tr("Size in pixels (width x height)"), QLineEdit::Normal,
+        QString("%1x%2").arg(chart->width()).arg(chart->height()), &ok);
+    const QStringList wh = size.split('x');
+    if (ok && wh.size() == 2)
+        exportChart(chartId, path, QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt()));
+}
+
+void MainWindow::exportWidget(QWidget* widget, const QString& path, QSize size) {
+    const auto format = ChartRenderer::formatOf(path);
+    const QByteArray svg = ChartRenderer::svgOf(widget); // painting: the GUI thread's job
     QPointer<MainWindow> self(this);
     QThreadPool::globalInstance()->start([self, svg, path, format, size] {
         const QString error = ChartRenderer::write(svg, path, *format, size);

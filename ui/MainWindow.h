@@ -79,6 +79,9 @@ class MainWindow : public QMainWindow {
     // The live or session view as PNG, SVG or PDF (by the suffix) at `size` pixels; the file
     // is written off the GUI thread (viewExported).
     void exportView(const QString& path, QSize size);
+    // One chart of the view ("load-ttft", "gpu-busy", ...) the same way; an id the view does
+    // not show is an error (viewExported).
+    void exportChart(const QString& chartId, const QString& path, QSize size);
     // Every action with a shortcut, one "Ctrl+Q  Quit" line each, for Help > Shortcuts.
     QString shortcutList() const;
     qint64 prometheusSessionId() const { return m_feedSession; }
@@ -86,6 +89,8 @@ class MainWindow : public QMainWindow {
     // The live view from a server over SSH (`tierscope stream` there, which records into the
     // server's workspace), mirrored into a local session; local recording stops.
     void connectServer(const QString& target);
+    void exportWidget(QWidget* widget, const QString& path, QSize size);
+    void askExportChart(const QString& chartId);
     RemoteFeed* remoteFeed() const { return m_remote; }
 
   signals:

@@ -28,6 +28,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QScreen>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -344,6 +345,22 @@ class TestMainWindow : public QObject {
         emit window.timeline()->rangeChanged(10, 20);
         QTest::qWait(500);
         QVERIFY(ttft->pointCount() > 0); // the range reload keeps them
+        // One chart exports on its own, at the size asked; a chart the view lacks is an error.
+        QSignalSpy exported(&window, &MainWindow::viewExported);
+        const QString png = m_dir.filePath("load-ttft.png");
+        window.exportChart("load-ttft", png, QSize(900, 300));
+        QVERIFY(exported.wait(20000));
+        QCOMPARE(exported.last().at(1).toString(), QString());
+        const QImage image(png);
+        QCOMPARE(image.size(), QSize(900, 300));
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7)
+                colours.insert(image.pixel(x, y));
+        QVERIFY2(colours.size() > 3, "the exported chart is blank");
+        window.exportChart("no-such-chart", m_dir.filePath("x.png"), QSize(900, 300));
+        QVERIFY(exported.last().at(1).toString().contains("No chart \"no-such-chart\""));
+        QVERIFY(!QFile::exists(m_dir.filePath("x.png")));
         // The runs panel: the run's row, its CDF and its requests from the run's start.
         auto* runs = window.findChild<QDockWidget*>("runs");
         QVERIFY(runs && !runs->isHidden());

@@ -2,6 +2,7 @@
 // QtCharts' own line series must put the same values at the same pixels.
 #include "ui/timeline/LinePlotItem.h"
 #include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineView.h"
 
 #include <QChart>
 #include <QChartView>
@@ -9,8 +10,11 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QMenu>
+#include <QSignalSpy>
 #include <QValueAxis>
 #include <QtTest>
+#include <memory>
 
 using namespace tierscope;
 
@@ -262,6 +266,21 @@ class TimelineChartTest : public QObject {
         QCOMPARE(chart.markerLabels(), QStringList{"later"});
         chart.setMarkers({});
         QVERIFY(chart.markerLabels().isEmpty());
+    }
+
+    // A right-click on a chart offers to export that chart; the view names which one asked.
+    void aChartsContextMenuExportsIt() {
+        TimelineView view;
+        view.setCharts({percentChart()});
+        TimelineChart* chart = view.chart("cpu");
+        QVERIFY(chart);
+        QSignalSpy asked(&view, &TimelineView::chartExportRequested);
+        std::unique_ptr<QMenu> menu(chart->contextMenu());
+        QCOMPARE(menu->actions().size(), 1);
+        QCOMPARE(menu->actions().front()->text(), QString("Export this chart…"));
+        menu->actions().front()->trigger();
+        QCOMPARE(asked.count(), 1);
+        QCOMPARE(asked.first().first().toString(), QString("cpu"));
     }
 };
 

@@ -4,9 +4,11 @@
 #include "ui/timeline/ChartPoints.h"
 #include "ui/timeline/LinePlotItem.h"
 
+#include <QAction>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QContextMenuEvent>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
@@ -15,6 +17,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -500,6 +503,13 @@ void TimelineChart::setCrosshair(double x) {
     m_crossText->setVisible(!lines.isEmpty());
 }
 
+QMenu* TimelineChart::contextMenu() {
+    auto* menu = new QMenu(this);
+    connect(menu->addAction(tr("Export this chart…")), &QAction::triggered, this,
+            &TimelineChart::exportRequested);
+    return menu;
+}
+
 bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
     if (watched != m_view->viewport() || m_series.empty())
         return QWidget::eventFilter(watched, event);
@@ -507,6 +517,12 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
         return m_chart->mapToValue(m_view->mapToScene(pos.toPoint()), m_series.front()).x();
     };
     switch (event->type()) {
+    case QEvent::ContextMenu: {
+        auto* menu = contextMenu();
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(static_cast<QContextMenuEvent*>(event)->globalPos());
+        return true;
+    }
     case QEvent::MouseMove: {
         auto* e = static_cast<QMouseEvent*>(event);
         const double x = xAt(e->position());

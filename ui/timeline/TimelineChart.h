@@ -17,6 +17,7 @@ class QGraphicsLineItem;
 class QGraphicsRectItem;
 class QGraphicsSimpleTextItem;
 class QComboBox;
+class QMenu;
 class QStackedWidget;
 
 namespace tierscope {
@@ -90,6 +91,8 @@ class TimelineChart : public QWidget {
     QStringList nodes() const;
     // Shows only that node's series; empty: all nodes.
     void selectNode(const QString& node);
+    // The menu a right-click on the plot opens (owned by the caller).
+    QMenu* contextMenu();
 
   signals:
     void hovered(double x); // NaN when the pointer leaves
@@ -97,6 +100,7 @@ class TimelineChart : public QWidget {
     void panned(double dx);
     void resetRequested();       // a double-click on an interactive chart
     void spanClicked(int index); // a click (not a drag) inside a span
+    void exportRequested();      // "Export this chart…" in its context menu
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -111,6 +111,8 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         connect(chart->chart(), &QChart::plotAreaChanged, this, &TimelineView::alignBand);
         connect(chart, &TimelineChart::panned, this, &TimelineView::pan);
         connect(chart, &TimelineChart::resetRequested, this, &TimelineView::resetZoom);
+        connect(chart, &TimelineChart::exportRequested, this,
+                [this, id = QString::fromStdString(spec->id)] { emit chartExportRequested(id); });
         chart->setTimeRange(m_x0, m_x1, m_axisTitle);
         applyMarkers(chart);
         connect(chart, &TimelineChart::spanClicked, this, [this](int index) {

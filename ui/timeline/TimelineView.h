@@ -72,6 +72,7 @@ class TimelineView : public QWidget {
     void rangeChanged(double x0, double x1); // after a zoom or pan by the user
     void plotWidthChanged(int px);           // the charts were laid out anew
     void runSelected(qint64 runId);          // by a click on its span
+    void chartExportRequested(const QString& chartId); // from a chart's context menu
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
