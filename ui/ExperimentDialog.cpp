@@ -136,20 +136,10 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
     connect(m_compare, &QPushButton::clicked, this,
             [this] { emit compareExperimentRequested(m_sessionId, m_planText); });
     connect(m_worker, &ExperimentWorker::stepStarted, this, [this](int index) {
-        auto* item = new QTableWidgetItem(tr("running"));
-        item->setForeground(statusColor("running"));
-        m_runs->setItem(index, Status, item);
-        m_runs->scrollToItem(item);
+        runStarted(index);
         m_status->setText(tr("Run %1 of %2").arg(index + 1).arg(m_schedule.size()));
     });
-    connect(m_worker, &ExperimentWorker::stepFinished, this,
-            [this](int index, const QString& status, const QString& detail) {
-                auto* item = new QTableWidgetItem(status);
-                item->setForeground(statusColor(status));
-                m_runs->setItem(index, Status, item);
-                m_runs->setItem(index, Detail, new QTableWidgetItem(detail));
-                m_progress->setValue(index + 1);
-            });
+    connect(m_worker, &ExperimentWorker::stepFinished, this, &ExperimentDialog::runFinished);
     connect(m_worker, &ExperimentWorker::message, this,
             [this](const QString& text) { m_status->setText(text); });
     connect(m_worker, &ExperimentWorker::finished, this, &ExperimentDialog::onFinished);
@@ -212,9 +202,7 @@ void ExperimentDialog::describe() {
         m_runs->setItem(
             i, Repetition,
             new QTableWidgetItem(s.warmup ? tr("warm-up") : QString::number(s.repetition)));
-        auto* status = new QTableWidgetItem(tr("pending"));
-        status->setForeground(statusColor("pending"));
-        m_runs->setItem(i, Status, status);
+        setRunStatus(i, "pending", tr("pending"));
     }
     m_progress->setRange(0, static_cast<int>(m_schedule.size()));
     m_progress->setValue(0);
@@ -273,9 +261,7 @@ void ExperimentDialog::start() {
         }
         m_planFile->close();
         for (int i = 0; i < m_runs->rowCount(); ++i) {
-            auto* status = new QTableWidgetItem(tr("pending"));
-            status->setForeground(statusColor("pending"));
-            m_runs->setItem(i, Status, status);
+            setRunStatus(i, "pending", tr("pending"));
             m_runs->setItem(i, Detail, new QTableWidgetItem());
         }
         m_jobId.clear();
@@ -363,6 +349,24 @@ void ExperimentDialog::onFinished(qint64 sessionId, int failed, bool incomplete,
         close(); // with WA_DeleteOnClose the dialog goes now; its worker is idle
 }
 
+void ExperimentDialog::setRunStatus(int row, const QString& status, const QString& shown) {
+    auto* item = new QTableWidgetItem(shown.isEmpty() ? status : shown);
+    item->setForeground(statusColor(status));
+    m_runs->setItem(row, Status, item);
+}
+
+void ExperimentDialog::runStarted(int row) {
+    setRunStatus(row, "running", tr("running"));
+    m_runs->scrollToItem(m_runs->item(row, Status));
+}
+
+// For a run here (the worker) and on a server (its progress lines) alike.
+void ExperimentDialog::runFinished(int row, const QString& status, const QString& detail) {
+    setRunStatus(row, status);
+    m_runs->setItem(row, Detail, new QTableWidgetItem(detail));
+    m_progress->setValue(row + 1);
+}
+
 void ExperimentDialog::reattach() {
     if (m_running || m_jobId.isEmpty() || m_remoteTarget.isEmpty())
         return;
@@ -429,22 +433,14 @@ void ExperimentDialog::onRemoteLine(const QString& text) {
     case RemoteRunLog::Line::Kind::RunStarted:
         if (line.index < m_runs->rowCount()) {
             m_current = line.index;
-            auto* item = new QTableWidgetItem(tr("running"));
-            item->setForeground(statusColor("running"));
-            m_runs->setItem(m_current, Status, item);
-            m_runs->scrollToItem(item);
+            runStarted(m_current);
             m_status->setText(
                 tr("Run %1 of %2 on %3").arg(line.index + 1).arg(line.total).arg(m_host));
         }
         break;
     case RemoteRunLog::Line::Kind::RunFinished:
-        if (m_current >= 0) {
-            auto* item = new QTableWidgetItem(line.status);
-            item->setForeground(statusColor(line.status));
-            m_runs->setItem(m_current, Status, item);
-            m_runs->setItem(m_current, Detail, new QTableWidgetItem(line.detail));
-            m_progress->setValue(m_current + 1);
-        }
+        if (m_current >= 0)
+            runFinished(m_current, line.status, line.detail);
         break;
     case RemoteRunLog::Line::Kind::Ended:
         m_serverSession = line.session;

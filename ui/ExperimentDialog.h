@@ -78,6 +78,10 @@ class ExperimentDialog : public QDialog {
     void onRemoteOutput();
     void onRemoteLine(const QString& line);
     void onRemoteFinished(int exitCode, bool crashed);
+    // The status cell of a run, coloured by its status (shown: the text, if not the status).
+    void setRunStatus(int row, const QString& status, const QString& shown = {});
+    void runStarted(int row);
+    void runFinished(int row, const QString& status, const QString& detail);
     void stopRemote();
     void onFinished(qint64 sessionId, int failed, bool incomplete, const QString& error);
 
