@@ -52,51 +52,41 @@ QVariant RunTableModel::value(const RunRequestSummary::Row& row, int column) con
     switch (column) {
     case Run:
         return QVariant::fromValue<qint64>(row.run.id);
+    case Group:
+        return QString::fromStdString(row.group);
     case Repetition:
         return row.run.repetition;
-    case Requests: {
-        const auto it = row.kpis.find(RunKpis::kIssued);
-        return it == row.kpis.end() ? QVariant() : QVariant(it->second);
-    }
+    case Status:
+        return QString::fromStdString(row.run.status);
     default:
         break;
     }
-    if (const char* kpi = kpiOf(column)) {
-        const auto it = row.kpis.find(kpi);
-        return it == row.kpis.end() ? QVariant() : QVariant(it->second);
-    }
-    return {};
+    const char* kpi = column == Requests ? RunKpis::kIssued : kpiOf(column);
+    if (!kpi)
+        return {};
+    const auto it = row.kpis.find(kpi);
+    return it == row.kpis.end() ? QVariant() : QVariant(it->second);
 }
 
 QString RunTableModel::text(const RunRequestSummary::Row& row, int column) const {
+    const QVariant v = value(row, column);
+    if (!v.isValid())
+        return {}; // absent: an empty cell, never 0
+    const double x = v.toDouble();
     switch (column) {
-    case Group:
-        return QString::fromStdString(row.group);
-    case Status:
-        return QString::fromStdString(row.run.status);
     case TtftP50:
     case TtftP99:
-        if (const auto v = value(row, column); v.isValid())
-            return duration(v.toDouble());
-        return {};
+        return duration(x);
     case FailureRate:
-        if (const auto v = value(row, column); v.isValid())
-            return QString("%1 %").arg(v.toDouble(), 0, 'f', 1);
-        return {};
+        return QString("%1 %").arg(x, 0, 'f', 1);
     case OutputThroughput:
-        if (const auto v = value(row, column); v.isValid())
-            return QString("%1 tok/s").arg(v.toDouble(), 0, 'f', 1);
-        return {};
+        return QString("%1 tok/s").arg(x, 0, 'f', 1);
     case RequestThroughput:
-        if (const auto v = value(row, column); v.isValid())
-            return QString("%1 req/s").arg(v.toDouble(), 0, 'f', 2);
-        return {};
+        return QString("%1 req/s").arg(x, 0, 'f', 2);
     case Requests:
-        if (const auto v = value(row, column); v.isValid())
-            return QString::number(std::llround(v.toDouble()));
-        return {};
+        return QString::number(std::llround(x));
     default:
-        return value(row, column).toString();
+        return v.toString();
     }
 }
 
@@ -105,17 +95,15 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
         index.column() >= ColumnCount)
         return {};
     const auto& row = m_rows[static_cast<std::size_t>(index.row())];
+    const bool words = index.column() == Group || index.column() == Status;
     switch (role) {
     case Qt::DisplayRole:
         return text(row, index.column());
     case Qt::UserRole:
-        return index.column() == Group || index.column() == Status
-                   ? QVariant(text(row, index.column()))
-                   : value(row, index.column());
+        return value(row, index.column());
     case Qt::TextAlignmentRole:
-        return index.column() == Group || index.column() == Status
-                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return words ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                     : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         if (!row.measurement)
             return tr("Run %1 is %2: not a measurement, and compare leaves it out")
