@@ -197,7 +197,6 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
         for (const auto& latency : kLatencies)
             quantiles(out, now, latency.prefix, latency.families);
         means(out, now);
-        buckets(out, now);
         put(out, "prompt_tokens_per_s", "1/s",
             rate(now, {"vllm:prompt_tokens", "sglang:prompt_tokens"}));
         put(out, "generation_tokens_per_s", "1/s",
@@ -236,23 +235,17 @@ void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& n
     put(out, prefix + "_p50_s", "s", HistogramQuantile::compute(0.50, *delta));
     put(out, prefix + "_p90_s", "s", HistogramQuantile::compute(0.90, *delta));
     put(out, prefix + "_p99_s", "s", HistogramQuantile::compute(0.99, *delta));
-}
-
-void EngineMetricsMapper::buckets(std::vector<Reading>& out, const Snapshot& now) const {
+    // The TTFT parts' increases themselves too: summed over any span, they give that span's own
+    // quantiles.
     static const std::vector<std::string> kParts = {"ttft", "queue_time", "prefill_time",
                                                     "lmcache_retrieve"};
-    for (const auto& latency : kLatencies) {
-        if (std::find(kParts.begin(), kParts.end(), latency.prefix) == kParts.end())
-            continue;
-        const auto delta = intervalBuckets(now, latency.families);
-        if (!delta)
-            continue;
-        for (const auto& [le, count] : *delta) {
-            char bound[40] = "+Inf";
-            if (!std::isinf(le))
-                std::snprintf(bound, sizeof bound, "%.15g", le);
-            put(out, std::string(latency.prefix) + "_bucket{le=" + bound + "}", "1", count);
-        }
+    if (std::find(kParts.begin(), kParts.end(), prefix) == kParts.end())
+        return;
+    for (const auto& [le, count] : *delta) {
+        char bound[40] = "+Inf";
+        if (!std::isinf(le))
+            std::snprintf(bound, sizeof bound, "%.15g", le);
+        put(out, prefix + "_bucket{le=" + bound + "}", "1", count);
     }
 }
 

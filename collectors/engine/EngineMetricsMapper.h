@@ -40,6 +40,8 @@ class EngineMetricsMapper {
 
     void put(std::vector<Reading>& out, const std::string& what, const char* unit,
              std::optional<double> value) const;
+    // <prefix>_p50_s, _p90_s and _p99_s over the interval; for the TTFT parts also each
+    // cumulative bucket's increase, <prefix>_bucket{le=...}.
     void quantiles(std::vector<Reading>& out, const Snapshot& now, const std::string& prefix,
                    const std::vector<std::string>& families) const;
     std::optional<HistogramQuantile::Buckets>
@@ -48,9 +50,6 @@ class EngineMetricsMapper {
     std::optional<Observed> observed(const Snapshot& now,
                                      const std::vector<std::string>& families) const;
     void means(std::vector<Reading>& out, const Snapshot& now) const;
-    // The interval's increase of each cumulative bucket of the TTFT parts' histograms, as
-    // <prefix>_bucket{le=...}: summed over any span, they give that span's own quantiles.
-    void buckets(std::vector<Reading>& out, const Snapshot& now) const;
     std::optional<double> rate(const Snapshot& now, const std::vector<std::string>& names) const;
     std::optional<double> ratio(const Snapshot& now, const std::vector<std::string>& hits,
                                 const std::vector<std::string>& queries) const;
