@@ -389,17 +389,8 @@ void MainWindow::buildMenus(const QList<QAction*>& tools, QAction* plan, QAction
     auto* exportView = file->addAction(tr("&Export view…"));
     exportView->setShortcut(QKeySequence("Ctrl+E"));
     connect(exportView, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export view"), "tierscope.png", tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-        if (path.isEmpty())
-            return;
-        bool ok = false;
-        const QString size = QInputDialog::getText(
-            this, tr("Export view"), tr("Size in pixels (width x height)"), QLineEdit::Normal,
-            QString("%1x%2").arg(m_timeline->width()).arg(m_timeline->height()), &ok);
-        const QStringList wh = size.split('x');
-        if (ok && wh.size() == 2)
-            this->exportView(path, QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt()));
+        if (const auto to = askExportTarget(tr("Export view"), "tierscope.png", m_timeline->size()))
+            this->exportView(to->first, to->second);
     });
     file->addSeparator();
     file->addAction(settings);
@@ -454,14 +445,7 @@ QString MainWindow::shortcutList() const {
 }
 
 void MainWindow::exportView(const QString& path, QSize size) {
-    const auto format = ChartRenderer::formatOf(path);
-    if (!format || size.isEmpty()) {
-        emit viewExported(path, tr("%1: views export as .png, .svg or .pdf at a size such as "
-                                   "1920x1080")
-                                    .arg(path));
-        return;
-    }
-    exportWidget(m_timeline, path, size);
+    exportWidget(m_timeline, path, size, tr("views"), "1920x1080");
 }
 
 void MainWindow::exportChart(const QString& chartId, const QString& path, QSize size) {
@@ -470,34 +454,41 @@ void MainWindow::exportChart(const QString& chartId, const QString& path, QSize 
         emit viewExported(path, tr("No chart \"%1\" in this view").arg(chartId));
         return;
     }
-    if (!ChartRenderer::formatOf(path) || size.isEmpty()) {
-        emit viewExported(path, tr("%1: charts export as .png, .svg or .pdf at a size such as "
-                                   "1200x400")
-                                    .arg(path));
-        return;
-    }
-    exportWidget(chart, path, size);
+    exportWidget(chart, path, size, tr("charts"), "1200x400");
 }
 
 void MainWindow::askExportChart(const QString& chartId) {
     TimelineChart* chart = m_timeline->chart(chartId.toStdString());
     if (!chart)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), chartId + ".png",
-                                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-    if (path.isEmpty())
-        return;
-    bool ok = false;
-    const QString size = QInputDialog::getText(
-        this, tr("Export chart"), tr("Size in pixels (width x height)"), QLineEdit::Normal,
-        QString("%1x%2").arg(chart->width()).arg(chart->height()), &ok);
-    const QStringList wh = size.split('x');
-    if (ok && wh.size() == 2)
-        exportChart(chartId, path, QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt()));
+    if (const auto to = askExportTarget(tr("Export chart"), chartId + ".png", chart->size()))
+        exportChart(chartId, to->first, to->second);
 }
 
-void MainWindow::exportWidget(QWidget* widget, const QString& path, QSize size) {
+std::optional<std::pair<QString, QSize>>
+MainWindow::askExportTarget(const QString& title, const QString& name, QSize current) {
+    const QString path = QFileDialog::getSaveFileName(this, title, name,
+                                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    if (path.isEmpty())
+        return std::nullopt;
+    bool ok = false;
+    const QString size =
+        QInputDialog::getText(this, title, tr("Size in pixels (width x height)"), QLineEdit::Normal,
+                              QString("%1x%2").arg(current.width()).arg(current.height()), &ok);
+    const QStringList wh = size.split('x');
+    if (!ok || wh.size() != 2)
+        return std::nullopt;
+    return std::pair{path, QSize(wh[0].trimmed().toInt(), wh[1].trimmed().toInt())};
+}
+
+void MainWindow::exportWidget(QWidget* widget, const QString& path, QSize size, const QString& what,
+                              const char* exampleSize) {
     const auto format = ChartRenderer::formatOf(path);
+    if (!format || size.isEmpty()) {
+        emit viewExported(path, tr("%1: %2 export as .png, .svg or .pdf at a size such as %3")
+                                    .arg(path, what, QString::fromLatin1(exampleSize)));
+        return;
+    }
     const QByteArray svg = ChartRenderer::svgOf(widget); // painting: the GUI thread's job
     QPointer<MainWindow> self(this);
     QThreadPool::globalInstance()->start([self, svg, path, format, size] {

@@ -10,6 +10,8 @@
 #include <QMainWindow>
 #include <QThread>
 #include <memory>
+#include <optional>
+#include <utility>
 
 class QAction;
 class QComboBox;
@@ -89,7 +91,13 @@ class MainWindow : public QMainWindow {
     // The live view from a server over SSH (`tierscope stream` there, which records into the
     // server's workspace), mirrored into a local session; local recording stops.
     void connectServer(const QString& target);
-    void exportWidget(QWidget* widget, const QString& path, QSize size);
+    // Writes `widget` off the GUI thread (viewExported); a path that is no .png, .svg or .pdf,
+    // or an empty size, is an error that names what exports ("views") and a size for it.
+    void exportWidget(QWidget* widget, const QString& path, QSize size, const QString& what,
+                      const char* exampleSize);
+    // Asks for a file and a size (default: `current`); absent when the user cancels.
+    std::optional<std::pair<QString, QSize>> askExportTarget(const QString& title,
+                                                             const QString& name, QSize current);
     void askExportChart(const QString& chartId);
     RemoteFeed* remoteFeed() const { return m_remote; }
 
