@@ -60,7 +60,7 @@ void fromRequests(Values& out, const std::vector<StoredRequest>& requests, bool 
         }
         if (r.ttftS) {
             ttftSent.push_back(*r.ttftS);
-            ttft.push_back(openLoop ? *r.ttftFromScheduleS() : *r.ttftS);
+            ttft.push_back(*RunKpis::ttftOf(r, openLoop));
         }
         if (r.itlMeanS && r.itlCount && *r.itlCount > 0) {
             gapSum += *r.itlMeanS * static_cast<double>(*r.itlCount);
@@ -210,6 +210,10 @@ std::string RunKpis::shareName(BottleneckClassifier::Class c) {
 
 bool RunKpis::isMeasurement(const RunInfo& run) {
     return run.status == "completed" || run.status == "imported";
+}
+
+std::optional<double> RunKpis::ttftOf(const StoredRequest& r, bool openLoop) {
+    return openLoop ? r.ttftFromScheduleS() : r.ttftS;
 }
 
 bool RunKpis::openLoop(const RunInfo& run) {

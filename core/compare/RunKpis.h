@@ -1,9 +1,10 @@
 #pragma once
 
-#include "core/model/RunInfo.h"
 #include "core/analysis/RunTimeline.h"
+#include "core/model/RunInfo.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ class RunKpis {
     static std::string variant(const RunInfo& run);
     // Under an open-loop rate TTFT counts from the scheduled send.
     static bool openLoop(const RunInfo& run);
+    // A request's TTFT as the KPIs count it (from the schedule when `openLoop`); absent when
+    // it reached no first token.
+    static std::optional<double> ttftOf(const StoredRequest& r, bool openLoop);
 
     // The run's values by KPI name; a KPI the run has no evidence for is absent.
     static std::map<std::string, double>

@@ -19,15 +19,15 @@ RunRequestSummary::of(const std::vector<std::pair<RunInfo, std::vector<StoredReq
         row.kpis = RunKpis::of(run, requests, nullptr);
         const bool openLoop = RunKpis::openLoop(run);
         for (const auto& r : requests) {
-            if (!r.ok || !r.ttftS)
+            const auto ttft = RunKpis::ttftOf(r, openLoop);
+            if (!r.ok || !ttft)
                 continue;
-            const double ttft = openLoop ? *r.ttftFromScheduleS() : *r.ttftS;
-            row.ttftS.push_back(ttft);
+            row.ttftS.push_back(*ttft);
             // Under a rate the schedule is when the user asked: the overlay plots the request
             // there, as its TTFT counts from there.
             const std::int64_t at =
                 openLoop && r.scheduledNs && *r.scheduledNs > 0 ? *r.scheduledNs : r.sendNs;
-            row.ttftOverRunS.emplace_back(static_cast<double>(at - run.startNs) / 1e9, ttft);
+            row.ttftOverRunS.emplace_back(static_cast<double>(at - run.startNs) / 1e9, *ttft);
         }
         std::sort(row.ttftS.begin(), row.ttftS.end());
         std::sort(row.ttftOverRunS.begin(), row.ttftOverRunS.end());
