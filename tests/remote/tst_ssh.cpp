@@ -18,6 +18,7 @@
 #include <atomic>
 #include <csignal>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -88,9 +89,18 @@ class TestSsh : public QObject {
         }
         return killed;
     }
-    static QString contents(const QString& path) {
-        QFile file(path);
-        return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+    // The experiment dialog for writePlan(name, ...), set to run on the test server; its own
+    // workspace is <name>-dialog.db, which a run on the server never creates.
+    std::unique_ptr<ExperimentDialog> remoteDialog(const QString& name, int repetitions,
+                                                   int sleepS) {
+        QFile plan(writePlan(name, repetitions, sleepS));
+        const QString text =
+            plan.open(QIODevice::ReadOnly) ? QString::fromUtf8(plan.readAll()) : QString();
+        auto dialog = std::make_unique<ExperimentDialog>(m_local.filePath(name + "-dialog.db"),
+                                                         name + ".toml", text);
+        dialog->setTarget(m_server.target());
+        dialog->setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
+        return dialog;
     }
     static QString jobId(const QByteArray& err) {
         const QRegularExpression re("job ([0-9]+-[0-9]+) on ");
@@ -391,10 +401,8 @@ class TestSsh : public QObject {
     // The GUI's Run plan with a target: the plan runs on the server through `run --target`,
     // its progress fills the dialog's table, and the status names the server's session to pull.
     void guiRunsAPlanOnTheServer() {
-        const QString planPath = writePlan("gui", 1, 0);
-        ExperimentDialog dialog(m_local.filePath("guirun.db"), "gui.toml", contents(planPath));
-        dialog.setTarget(m_server.target());
-        dialog.setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
+        const auto owned = remoteDialog("gui", 1, 0);
+        ExperimentDialog& dialog = *owned;
         QVERIFY(dialog.commandsText().contains("sleep 0"));
         dialog.start();
         QVERIFY(dialog.running());
@@ -410,7 +418,7 @@ class TestSsh : public QObject {
                                                   .arg(m_server.target())
                                                   .arg(dialog.serverSession())),
                  qPrintable(dialog.statusText()));
-        QVERIFY(!QFile::exists(m_local.filePath("guirun.db"))); // nothing ran here
+        QVERIFY(!QFile::exists(m_local.filePath("gui-dialog.db"))); // nothing ran here
         Store server(m_server.serverDb().toStdString(), Store::Mode::ReadOnly);
         const auto runs = server.runsOfArm("gui/model-load", "b");
         QCOMPARE(runs.size(), std::size_t(1));
@@ -421,11 +429,8 @@ class TestSsh : public QObject {
     // Cancel in the dialog stops the job on the server (its process group there, cleanly):
     // the experiment ends incomplete with what ran kept, and the dialog says so.
     void guiCancelStopsTheRunOnTheServer() {
-        const QString planPath = writePlan("guicancel", 3, 2);
-        ExperimentDialog dialog(m_local.filePath("guicancel.db"), "guicancel.toml",
-                                contents(planPath));
-        dialog.setTarget(m_server.target());
-        dialog.setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
+        const auto owned = remoteDialog("guicancel", 3, 2);
+        ExperimentDialog& dialog = *owned;
         dialog.start();
         QTRY_VERIFY_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running", 120000);
         const QString job = dialog.remoteJob();
@@ -445,10 +450,8 @@ class TestSsh : public QObject {
     // The connection drops mid-run: the dialog says so and offers Reattach; the job went on,
     // and reattaching fills the table to the end.
     void guiReattachesAfterADroppedConnection() {
-        const QString planPath = writePlan("guidrop", 1, 2);
-        ExperimentDialog dialog(m_local.filePath("guidrop.db"), "guidrop.toml", contents(planPath));
-        dialog.setTarget(m_server.target());
-        dialog.setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
+        const auto owned = remoteDialog("guidrop", 1, 2);
+        ExperimentDialog& dialog = *owned;
         dialog.start();
         QTRY_VERIFY_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running", 120000);
         const QString job = dialog.remoteJob();
@@ -474,11 +477,9 @@ class TestSsh : public QObject {
 
     // A hostile target never reaches ssh: the dialog says what is wrong and runs nothing.
     void guiRefusesAHostileTarget() {
-        const QString planPath = writePlan("guihostile", 1, 0);
-        ExperimentDialog dialog(m_local.filePath("guihostile.db"), "guihostile.toml",
-                                contents(planPath));
+        const auto owned = remoteDialog("guihostile", 1, 0);
+        ExperimentDialog& dialog = *owned;
         dialog.setTarget("ssh://-oProxyCommand=touch " + m_local.filePath("pwned"));
-        dialog.setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
         dialog.start();
         QVERIFY(!dialog.running());
         QVERIFY2(dialog.statusText().startsWith("Run on: "), qPrintable(dialog.statusText()));
