@@ -1,5 +1,7 @@
 #include "ui/DevicesView.h"
 
+#include "ui/timeline/StatusColor.h"
+
 #include <QHeaderView>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -73,7 +75,7 @@ void DevicesView::setDevices(const std::vector<DeviceRecord>& devices) {
         auto* item = new QTreeWidgetItem(parentItem, {QString::fromStdString(d.name), details});
         item->setToolTip(1, QString::fromStdString(attrs.is_object() ? attrs.dump(2) : d.attrs));
         if (d.kind == "backend" && attrs.is_object() && attrs.value("state", "") != "available")
-            item->setForeground(1, QBrush(QColor(200, 120, 0)));
+            item->setForeground(1, StatusColor::text(StatusColor::Kind::Caution, palette()));
     }
     for (auto& [kind, group] : groups) {
         if (group->childCount() == 0)

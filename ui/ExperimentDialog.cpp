@@ -4,6 +4,7 @@
 #include "remote/SshTarget.h"
 #include "ui/ExperimentWorker.h"
 #include "ui/RemoteRunLog.h"
+#include "ui/timeline/StatusColor.h"
 
 #include <QCloseEvent>
 #include <QCoreApplication>
@@ -31,16 +32,16 @@ namespace {
 
 enum Column { Number, Arm, Experiment, Repetition, Status, Detail };
 
-QColor statusColor(const QString& status) {
+StatusColor::Kind statusKind(const QString& status) {
     if (status == "completed" || status == "warmup")
-        return QColor("#2e7d32");
+        return StatusColor::Kind::Good;
     if (status == "failed")
-        return QColor("#c62828");
+        return StatusColor::Kind::Bad;
     if (status == "cancelled")
-        return QColor("#b26a00");
+        return StatusColor::Kind::Caution;
     if (status == "running")
-        return QColor("#1565c0");
-    return QColor("#777777");
+        return StatusColor::Kind::Changed;
+    return StatusColor::Kind::Muted;
 }
 
 bool isRemote(const QString& target) {
@@ -351,7 +352,7 @@ void ExperimentDialog::onFinished(qint64 sessionId, int failed, bool incomplete,
 
 void ExperimentDialog::setRunStatus(int row, const QString& status, const QString& shown) {
     auto* item = new QTableWidgetItem(shown.isEmpty() ? status : shown);
-    item->setForeground(statusColor(status));
+    item->setForeground(StatusColor::text(statusKind(status), m_runs->palette()));
     m_runs->setItem(row, Status, item);
 }
 

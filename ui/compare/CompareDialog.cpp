@@ -3,6 +3,7 @@
 #include "core/compare/GatePresets.h"
 #include "core/report/ComparisonVerdict.h"
 #include "ui/compare/ComparisonWorker.h"
+#include "ui/timeline/StatusColor.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -32,26 +33,26 @@ namespace {
 QColor verdictColor(Gate::Verdict v) {
     switch (v) {
     case Gate::Verdict::Pass:
-        return QColor("#2e7d32");
+        return StatusColor::fill(StatusColor::Kind::Good);
     case Gate::Verdict::Fail:
-        return QColor("#c62828");
+        return StatusColor::fill(StatusColor::Kind::Bad);
     case Gate::Verdict::Inconclusive:
         break;
     }
-    return QColor("#b26a00");
+    return StatusColor::fill(StatusColor::Kind::Caution);
 }
 
 // Significance first: only a change whose interval excludes zero gets a colour, and a KPI
 // without a better direction (a time share) gets a neutral one.
-std::optional<QColor> toneColor(ComparisonVerdict::Tone tone) {
+std::optional<StatusColor::Kind> toneKind(ComparisonVerdict::Tone tone) {
     switch (tone) {
     case ComparisonVerdict::Tone::Better:
-        return QColor("#2e7d32");
+        return StatusColor::Kind::Good;
     case ComparisonVerdict::Tone::Worse:
     case ComparisonVerdict::Tone::Invalid:
-        return QColor("#c62828");
+        return StatusColor::Kind::Bad;
     case ComparisonVerdict::Tone::Changed:
-        return QColor("#1565c0");
+        return StatusColor::Kind::Changed;
     case ComparisonVerdict::Tone::NoDifference:
     case ComparisonVerdict::Tone::NoInterval:
         break;
@@ -382,10 +383,10 @@ void CompareDialog::showResult(const ComparisonReport::Input& in) {
     const auto verdict =
         ComparisonVerdict::of(in, std::set<int>(m_notApplicable.begin(), m_notApplicable.end()));
     m_verdict->setText(QString::fromStdString(verdict.sentence));
-    const auto color = toneColor(verdict.tone);
-    m_verdict->setStyleSheet(
-        color ? QString("background: %1; color: white; border-radius: 4px").arg(color->name())
-              : QString("border: 1px solid palette(mid); border-radius: 4px"));
+    const auto kind = toneKind(verdict.tone);
+    m_verdict->setStyleSheet(kind ? QString("background: %1; color: white; border-radius: 4px")
+                                        .arg(StatusColor::fill(*kind).name())
+                                  : QString("border: 1px solid palette(mid); border-radius: 4px"));
     fillKpis(in);
     fillGates(in);
     QStringList shares;
@@ -424,7 +425,9 @@ void CompareDialog::showResult(const ComparisonReport::Input& in) {
         for (const auto& line : in.invalid)
             why << QString::fromStdString(line);
         status = tr("INVALID, gates not judged: %1\n%2").arg(why.join("; "), status);
-        m_status->setStyleSheet("color: #c62828; font-weight: bold");
+        m_status->setStyleSheet(
+            QString("color: %1; font-weight: bold")
+                .arg(StatusColor::text(StatusColor::Kind::Bad, m_status->palette()).name()));
     } else {
         m_status->setStyleSheet({});
     }
@@ -478,8 +481,8 @@ void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
                                            .arg(k.relative() * 100, 0, 'f', 1)
                                      : tr("n/a"));
         // Coloured only where the interval excludes zero; otherwise the change may be noise.
-        if (const auto color = toneColor(ComparisonVerdict::tone(k)))
-            change->setForeground(*color);
+        if (const auto tone = toneKind(ComparisonVerdict::tone(k)))
+            change->setForeground(StatusColor::text(*tone, m_kpis->palette()));
         change->setToolTip(k.directional
                                ? tr("better: %1").arg(KpiComparison::verdictText(k.verdict()))
                                : tr("%1; a time share is neither better nor worse by itself")
@@ -509,7 +512,7 @@ void CompareDialog::fillGates(const ComparisonReport::Input& in) {
         m_gates->setItem(row, 0, cell(QString::fromStdString(gate.text), Qt::AlignLeft));
         m_gates->setItem(row, 1,
                          m_notApplicable.contains(row)
-                             ? badge(tr("n/a"), QColor("#757575"))
+                             ? badge(tr("n/a"), StatusColor::fill(StatusColor::Kind::Muted))
                              : badge(Gate::name(verdict.verdict), verdictColor(verdict.verdict)));
         m_gates->setItem(row, 2, cell(QString::fromStdString(verdict.reason), Qt::AlignLeft));
     }
@@ -541,9 +544,9 @@ void CompareDialog::addCheckTab(const ComparisonReport::Input& in) {
         if (bad || good || check.status == "warn") {
             auto* result = m_checks->item(row, 3);
             result->setForeground(Qt::white);
-            result->setBackground(bad    ? QColor("#c62828")
-                                  : good ? QColor("#2e7d32")
-                                         : QColor("#b26a00"));
+            result->setBackground(StatusColor::fill(bad    ? StatusColor::Kind::Bad
+                                                    : good ? StatusColor::Kind::Good
+                                                           : StatusColor::Kind::Caution));
         }
         ++counts[check.status];
     }
