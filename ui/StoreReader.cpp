@@ -61,7 +61,8 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
         while (events.step())
             if (const QString text = markerText(events.columnText(1), events.columnText(2));
                 !text.isEmpty())
-                view.markers.push_back({events.columnInt(0), text});
+                view.markers.push_back(
+                    {events.columnInt(0), text, isRoutineEvent(events.columnText(1))});
         std::vector<StoredRequest> requests;
         std::vector<std::pair<RunInfo, std::vector<StoredRequest>>> runs;
         for (const auto& run : store.runsOfSession(sessionId)) {
@@ -138,10 +139,11 @@ void StoreReader::addRequestCharts(const std::vector<StoredRequest>& requests, S
     ChartCatalog::Chart ttft{"load-ttft",
                              "Client TTFT per request",
                              ChartCatalog::Unit::Seconds,
-                             {{kRequestTtft, "TTFT from the actual send", false}},
+                             {{kRequestTtft, "TTFT from the actual send", false, {}, true}},
                              {}};
     if (!scheduled.empty())
-        ttft.series.push_back({kRequestTtftScheduled, "TTFT from the scheduled send", false});
+        ttft.series.push_back(
+            {kRequestTtftScheduled, "TTFT from the scheduled send", false, {}, true});
     std::vector<Bucket> rate;
     if (!tokens.empty()) // every second from the first completion to the last: idle is 0 here
         for (auto s = tokens.begin()->first; s <= tokens.rbegin()->first; ++s) {
@@ -161,6 +163,10 @@ void StoreReader::addRequestCharts(const std::vector<StoredRequest>& requests, S
     view.charts.insert(view.charts.begin(), {ttft, throughput});
     for (const auto& [id, buckets] : view.requestData)
         view.data[id] = buckets;
+}
+
+bool StoreReader::isRoutineEvent(const std::string& kind) {
+    return kind == "engine-start" || kind == "engine-stop";
 }
 
 QString StoreReader::markerText(const std::string& kind, const std::string& text) {

@@ -50,6 +50,8 @@ class StoreReader : public QObject {
     // The line an event draws: a marker's note, else "<kind>: <text>"; none (empty) for the
     // events that only bound the session or hold a whole file (the experiment plan).
     static QString markerText(const std::string& kind, const std::string& text);
+    // An event every run repeats, drawn as a tick rather than a labelled line.
+    static bool isRoutineEvent(const std::string& kind);
     // A load session's requests as charts: TTFT per request at its send (and at its scheduled
     // send under a fixed rate), and output tokens/s per second of completion. Their series
     // take negative ids, which no stored metric has.

@@ -19,6 +19,9 @@ class ChartCatalog {
         std::string name;       // legend text
         bool reference = false; // a limit drawn for comparison (VRAM total), not a reading
         std::string node;       // the machine it came from, when read through Prometheus
+        // One dot per value, not a line: each is an event (a request's TTFT), and a line
+        // between two requests would draw values nobody measured.
+        bool dots = false;
     };
     struct Chart {
         std::string id;

@@ -12,6 +12,7 @@
 #include "ui/SessionListModel.h"
 #include "ui/timeline/BottleneckBand.h"
 #include "ui/timeline/StatTileRow.h"
+#include "ui/timeline/StatusColor.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
@@ -262,6 +263,7 @@ class TestMainWindow : public QObject {
                 "{\"validity\":[{\"status\":\"fail\",\"detail\":\"B is served by A\"}]}");
             store.addEvent(id, kStart + 28 * kSecond, "clock-step", "wall clock stepped -0.8 s");
             store.addEvent(id, kStart + 2 * kSecond, "experiment-plan", "name = \"exp\"\n...");
+            store.addEvent(id, kStart + 3 * kSecond, "engine-start", "disk: vllm serve ...");
         }
         MainWindow window({db, id, false, 60});
         window.resize(1400, 900);
@@ -273,9 +275,12 @@ class TestMainWindow : public QObject {
         QCOMPARE(spans[2].kind, TimelineSpan::Kind::Invalid);
         QCOMPARE(spans[2].label, QString("INVALID shm r1"));
         QVERIFY(spans[2].detail.contains("B is served by A"));
-        QCOMPARE(window.timeline()->markers().size(), std::size_t(1)); // not the plan's TOML
-        QCOMPARE(window.timeline()->markers().front().text,
-                 QString("clock-step: wall clock stepped -0.8 s"));
+        const auto& markers = window.timeline()->markers(); // not the plan's TOML
+        QCOMPARE(markers.size(), std::size_t(2));
+        QCOMPARE(markers[0].text, QString("engine-start: disk"));
+        QVERIFY(markers[0].routine); // a tick, not a labelled line
+        QCOMPARE(markers[1].text, QString("clock-step: wall clock stepped -0.8 s"));
+        QVERIFY(!markers[1].routine);
         int drawn = 0;
         for (auto* c : window.timeline()->charts()) {
             if (c->isAbsent())
@@ -283,6 +288,7 @@ class TestMainWindow : public QObject {
             QTRY_COMPARE_WITH_TIMEOUT(c->spanRects().size(), std::size_t(3), 5000);
             QVERIFY(c->spanLabels().contains("disk r1"));
             QVERIFY(c->markerLabels().contains("clock-step: wall clock stepped -0.8 s"));
+            QVERIFY(!c->markerLabels().contains("engine-start: disk"));
             ++drawn;
         }
         QCOMPARE(drawn, 3);
@@ -647,6 +653,32 @@ class TestMainWindow : public QObject {
         QTRY_VERIFY(!AppPalette::isDark(window.sessionBrowser()->palette()));
         settings.theme = before;
         window.setSettings(settings);
+    }
+
+    // Status text (a run's "failed", a significant change, INVALID) stays readable in both
+    // themes: the light theme's #c62828 on the dark base had a contrast of 2.3, under the 4.5
+    // that WCAG asks of text; and white stays readable on every badge.
+    void statusColoursAreReadableInBothThemes() {
+        const QPalette palettes[] = {AppPalette::light(), AppPalette::dark()};
+        for (const auto kind :
+             {StatusColor::Kind::Good, StatusColor::Kind::Bad, StatusColor::Kind::Caution,
+              StatusColor::Kind::Changed, StatusColor::Kind::Muted}) {
+            for (const auto& palette : palettes) {
+                const QColor base = palette.color(QPalette::Base);
+                const double c = StatusColor::contrast(StatusColor::text(kind, palette), base);
+                QVERIFY2(c >= 4.5,
+                         qPrintable(QString("%1 on %2: %3")
+                                        .arg(StatusColor::text(kind, palette).name(), base.name())
+                                        .arg(c)));
+            }
+            QVERIFY(StatusColor::contrast(Qt::white, StatusColor::fill(kind)) >= 4.5);
+        }
+        // The reference points of the ratio: black on white is 21, a colour on itself 1.
+        QCOMPARE(StatusColor::contrast(Qt::black, Qt::white), 21.0);
+        QCOMPARE(StatusColor::contrast(QColor("#c62828"), QColor("#c62828")), 1.0);
+        // The case that was wrong: the light red on the dark base.
+        QVERIFY(StatusColor::contrast(QColor("#c62828"), AppPalette::dark().color(QPalette::Base)) <
+                4.5);
     }
 
     // An engine URL entered in Settings reaches the running recording (which restarts with it),

@@ -222,9 +222,9 @@ class TimelineChartTest : public QObject {
         QVERIFY(QTest::qWaitForWindowExposed(&chart));
         chart.setData({flat(61, 50), {}}, 0);
         chart.setTimeRange(0, 60, "s");
-        std::vector<std::pair<double, QString>> many;
+        std::vector<TimelineChart::Marker> many;
         for (int i = 0; i < 20; ++i)
-            many.emplace_back(10 + i * 0.5, QString("engine-start: arm %1").arg(i));
+            many.push_back({10 + i * 0.5, QString("note %1").arg(i)});
         chart.setMarkers(many);
         QCOMPARE(chart.markerLines().size(), std::size_t(20));
         const QStringList labels = chart.markerLabels();
@@ -233,6 +233,54 @@ class TimelineChartTest : public QObject {
         for (std::size_t a = 0; a < rects.size(); ++a)
             for (std::size_t b = a + 1; b < rects.size(); ++b)
                 QVERIFY2(!rects[a].intersects(rects[b]), qPrintable(labels.join(" | ")));
+    }
+
+    // A request series is a dot per request: the colour is at each request's value and not on
+    // the straight line between two of them, which would draw TTFTs nobody measured.
+    void requestSeriesAreDotsNotLines() {
+        ChartCatalog::Chart spec{
+            "load-ttft", "TTFT", ChartCatalog::Unit::Percent, {{1, "TTFT", false, {}, true}}, {}};
+        TimelineChart chart(spec, TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(chart.plotItem()->dots(0));
+        chart.setTimeRange(0, 60, "s");
+        chart.setData({{{10 * kSecond, 0, 25, 25, 25, 1}, {50 * kSecond, 0, 75, 75, 75, 1}}}, 0);
+        QCoreApplication::processEvents();
+        const QImage image = chart.grab().toImage();
+        const QPolygonF at = chart.plotItem()->mapped(0);
+        QCOMPARE(at.size(), 2); // one point a request: its min and max are one value
+        const QColor color = penOf(chart, 0);
+        const QPoint offset = chart.chart()->scene()->views().front()->mapTo(&chart, QPoint(0, 0));
+        auto colourAt = [&](QPointF p) { return image.pixelColor(offset + p.toPoint()) == color; };
+        QVERIFY(colourAt(at.front()));
+        QVERIFY(colourAt(at.back()));
+        QVERIFY(!colourAt((at.front() + at.back()) / 2)); // no line between them
+    }
+
+    // A routine step (engine-start of each run) is a short tick at the top of the plot with
+    // its note as a tooltip: forty labelled lines covered an experiment's data.
+    void routineMarkersAreTicksWithoutLabels() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setData({flat(61, 50), {}}, 0);
+        chart.setTimeRange(0, 60, "s");
+        chart.setMarkers({{15.0, "engine-start: disk", true}, {30.0, "cache flushed", false}});
+        const QRectF plot = chart.chart()->plotArea();
+        QCOMPARE(chart.markerLabels(), QStringList{"cache flushed"});
+        const auto lines = chart.markerLines();
+        QCOMPARE(lines.size(), std::size_t(2));
+        QCOMPARE(lines[0].x1(), plot.left() + plot.width() / 4);
+        QCOMPARE(lines[0].y1(), plot.top());
+        QVERIFY(lines[0].y2() > plot.top() && lines[0].y2() < plot.top() + plot.height() / 10);
+        QCOMPARE(lines[1].y2(), plot.bottom());
+        const auto items = chart.chart()->scene()->items(QPointF(lines[0].x1(), plot.top() + 2));
+        QVERIFY(std::any_of(items.begin(), items.end(), [](const QGraphicsItem* item) {
+            return item->toolTip() == "engine-start: disk";
+        }));
     }
 
     // A marker is a vertical line at its moment with its note beside it; outside the time

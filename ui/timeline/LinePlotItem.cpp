@@ -9,8 +9,19 @@ namespace tierscope {
 
 LinePlotItem::LinePlotItem(std::vector<QLineSeries*> series, const QValueAxis* x,
                            const QValueAxis* y, QGraphicsItem* parent)
-    : QGraphicsItem(parent), m_series(std::move(series)), m_points(m_series.size()), m_x(x),
-      m_y(y) {}
+    : QGraphicsItem(parent), m_series(std::move(series)), m_points(m_series.size()),
+      m_dots(m_series.size(), false), m_x(x), m_y(y) {}
+
+void LinePlotItem::setDots(std::size_t series, bool dots) {
+    if (series < m_dots.size() && m_dots[series] != dots) {
+        m_dots[series] = dots;
+        update();
+    }
+}
+
+bool LinePlotItem::dots(std::size_t series) const {
+    return series < m_dots.size() && m_dots[series];
+}
 
 void LinePlotItem::setPoints(std::size_t series, QList<QPointF> points) {
     if (series >= m_points.size())
@@ -68,6 +79,14 @@ void LinePlotItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWi
         const QPolygonF line = mapped(i);
         if (line.isEmpty())
             continue;
+        if (m_dots[i]) {
+            // 3 px squares: filled rectangles cost less than antialiased circles, and a
+            // request stays visible at any zoom.
+            const QColor color = m_series[i]->pen().color();
+            for (const QPointF& p : line)
+                painter->fillRect(QRectF(p.x() - 1.5, p.y() - 1.5, 3, 3), color);
+            continue;
+        }
         painter->setPen(m_series[i]->pen());
         if (line.size() == 1)
             painter->drawPoint(line.front());

@@ -10,7 +10,7 @@ class QValueAxis;
 
 namespace tierscope {
 
-// Draws a chart's lines straight onto its plot area with QPainter, in place of QtCharts'
+// Draws a chart's lines (or dots) straight onto its plot area with QPainter, in place of QtCharts'
 // QLineSeries items. QtCharts rebuilds each series' path and hover shape on every replace(),
 // about a microsecond per point, which a live view of 64 series cannot afford at 10 Hz. The
 // (empty) QLineSeries stay in the chart for the legend, the pens and visibility.
@@ -22,6 +22,9 @@ class LinePlotItem : public QGraphicsItem {
     // Points in axis units, ascending x, one list per series.
     void setPoints(std::size_t series, QList<QPointF> points);
     void setPlotArea(const QRectF& area);
+    // Draws that series as a dot per point (events, such as requests) instead of a line.
+    void setDots(std::size_t series, bool dots);
+    bool dots(std::size_t series) const;
     int pointCount() const;
     // The points of `series` in item coordinates, as the next paint would draw them.
     QPolygonF mapped(std::size_t series) const;
@@ -32,6 +35,7 @@ class LinePlotItem : public QGraphicsItem {
   private:
     std::vector<QLineSeries*> m_series;
     std::vector<QList<QPointF>> m_points;
+    std::vector<bool> m_dots;
     const QValueAxis* m_x;
     const QValueAxis* m_y;
     QRectF m_area;

@@ -99,12 +99,16 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
         if (s.reference)
             pen.setStyle(Qt::DashLine);
         series->setPen(pen);
+        // QtCharts' own items cannot drop the line: they mark each point on it.
+        series->setPointsVisible(s.dots && renderer != Renderer::Painter);
         m_series.push_back(series);
     }
     if (renderer == Renderer::Painter) {
         m_plot = new LinePlotItem(m_series, m_x, m_y, m_chart);
         m_plot->setZValue(10); // over the grid, under the crosshair
         m_plot->setPlotArea(m_chart->plotArea());
+        for (std::size_t i = 0; i < spec.series.size(); ++i)
+            m_plot->setDots(i, spec.series[i].dots);
         connect(m_chart, &QChart::plotAreaChanged, this,
                 [this](const QRectF& area) { m_plot->setPlotArea(area); });
     }
@@ -319,14 +323,13 @@ bool TimelineChart::seriesVisible(int index) const {
     return index >= 0 && index < static_cast<int>(m_series.size()) && m_series[index]->isVisible();
 }
 
-void TimelineChart::setMarkers(const std::vector<std::pair<double, QString>>& markers) {
+void TimelineChart::setMarkers(const std::vector<Marker>& markers) {
     if (isAbsent())
         return;
     m_markers = markers;
     const QColor color(230, 120, 0);
     while (m_markerLines.size() < m_markers.size()) {
         auto* line = new QGraphicsLineItem(m_chart);
-        line->setPen(QPen(color, 1, Qt::SolidLine));
         line->setZValue(15); // over the data, under the crosshair
         auto* text = new QGraphicsSimpleTextItem(m_chart);
         text->setBrush(color);
@@ -337,9 +340,14 @@ void TimelineChart::setMarkers(const std::vector<std::pair<double, QString>>& ma
         m_markerLines.push_back(line);
         m_markerTexts.push_back(text);
     }
-    for (std::size_t i = 0; i < m_markerTexts.size(); ++i)
-        if (i < m_markers.size() && m_markerTexts[i]->text() != m_markers[i].second)
-            m_markerTexts[i]->setText(m_markers[i].second);
+    for (std::size_t i = 0; i < m_markers.size(); ++i) {
+        const Marker& m = m_markers[i];
+        // A tick is drawn wider than a line, so that it can be found and hovered.
+        m_markerLines[i]->setPen(QPen(color, m.routine ? 2 : 1, Qt::SolidLine));
+        m_markerLines[i]->setToolTip(m.text);
+        if (m_markerTexts[i]->text() != m.text)
+            m_markerTexts[i]->setText(m.text);
+    }
     layoutMarkers();
 }
 
@@ -347,19 +355,23 @@ void TimelineChart::layoutMarkers() {
     if (m_markerLines.empty())
         return;
     const QRectF plot = m_chart->plotArea();
-    constexpr int kRows = 3; // of notes, up from the foot of the plot
+    constexpr int kRows = 3;      // of notes, up from the foot of the plot
+    constexpr double kTick = 7.0; // a routine marker's height, down from the top
     std::vector<QRectF> placed;
     for (std::size_t i = 0; i < m_markerLines.size(); ++i) {
         auto* line = m_markerLines[i];
         auto* text = m_markerTexts[i];
-        const bool shown = i < m_markers.size() && m_markers[i].first >= m_x->min() &&
-                           m_markers[i].first <= m_x->max() && plot.width() > 10;
+        const bool shown = i < m_markers.size() && m_markers[i].x >= m_x->min() &&
+                           m_markers[i].x <= m_x->max() && plot.width() > 10;
         line->setVisible(shown);
         text->setVisible(false);
         if (!shown)
             continue;
-        const double x =
-            m_chart->mapToPosition(QPointF(m_markers[i].first, 0), m_series.front()).x();
+        const double x = m_chart->mapToPosition(QPointF(m_markers[i].x, 0), m_series.front()).x();
+        if (m_markers[i].routine) {
+            line->setLine(x, plot.top(), x, plot.top() + kTick);
+            continue;
+        }
         line->setLine(x, plot.top(), x, plot.bottom());
         // The note beside its line, at the foot of the plot, flipped left at the right edge;
         // stacked when notes crowd, and left out (the line stays, zoom in to read it) rather

@@ -75,9 +75,16 @@ class TimelineChart : public QWidget {
     // The spans drawn now: their rectangles (chart coordinates) and the labels that fit.
     std::vector<QRectF> spanRects() const;
     QStringList spanLabels() const;
-    // Markers at x (seconds from the origin, as the time range), each a line and its note.
-    void setMarkers(const std::vector<std::pair<double, QString>>& markers);
-    // The markers drawn now (inside the time range): their lines and notes.
+    // At x (seconds from the origin, as the time range): a line and its note, or for a
+    // routine one a tick at the top of the plot with the note as its tooltip.
+    struct Marker {
+        double x = 0;
+        QString text;
+        bool routine = false;
+    };
+    void setMarkers(const std::vector<Marker>& markers);
+    // The markers drawn now (inside the time range): their lines (a tick's is short) and the
+    // notes printed.
     std::vector<QLineF> markerLines() const;
     QStringList markerLabels() const;
     std::vector<QRectF> markerLabelRects() const;
@@ -130,7 +137,7 @@ class TimelineChart : public QWidget {
     std::vector<QGraphicsRectItem*> m_spanRects;
     std::vector<QGraphicsSimpleTextItem*> m_spanTexts;
     QPointF m_pressAt;
-    std::vector<std::pair<double, QString>> m_markers;
+    std::vector<Marker> m_markers;
     std::vector<QGraphicsLineItem*> m_markerLines;
     std::vector<QGraphicsSimpleTextItem*> m_markerTexts;
     int m_leftInset = 0;

@@ -290,10 +290,10 @@ void TimelineView::applySpans(TimelineChart* chart) {
 }
 
 void TimelineView::applyMarkers(TimelineChart* chart) {
-    std::vector<std::pair<double, QString>> xs;
+    std::vector<TimelineChart::Marker> xs;
     xs.reserve(m_markers.size());
     for (const auto& m : m_markers)
-        xs.emplace_back(static_cast<double>(m.tNs - m_origin) / 1e9, m.text);
+        xs.push_back({static_cast<double>(m.tNs - m_origin) / 1e9, m.text, m.routine});
     chart->setMarkers(xs);
 }
 
