@@ -98,6 +98,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     : QMainWindow(parent), m_options(std::move(options)), m_settings(Settings::load()),
       m_buffer(3600 * kSecond) {
     m_db = m_options.db.isEmpty() ? m_settings.databaseOrDefault() : m_options.db;
+    if (m_options.exportOnly) {
+        m_settings.theme = m_options.theme;
+        m_settings.openGl = false; // an export paints with QPainter: GL items would be blank
+    }
     setWindowTitle(tr("tierscope"));
     // 1600x1000 where there is room; on a small screen, or at QT_SCALE_FACTOR=2 (a 1280x720
     // screen is 640x360 then), no larger than the screen.
@@ -123,7 +127,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     buildToolbar(); // its menus list the docks
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
-    {
+    if (!m_options.exportOnly) {
         QSettings saved("tierscope", "tierscope");
         restoreGeometry(saved.value("window/geometry").toByteArray());
         restoreState(saved.value("window/state").toByteArray());
@@ -157,6 +161,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
             [this](quint64 request, const SeriesMap& data) {
                 if (request != m_rangeRequest || isLive())
                     return;
+                m_rangeAnswered = request;
                 SeriesMap all = data;
                 all.insert(m_requestData.begin(), m_requestData.end());
                 m_timeline->setData(all, m_shownOrigin);
@@ -279,9 +284,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
-    QSettings saved("tierscope", "tierscope");
-    saved.setValue("window/geometry", saveGeometry());
-    saved.setValue("window/state", saveState());
+    if (!m_options.exportOnly) {
+        QSettings saved("tierscope", "tierscope");
+        saved.setValue("window/geometry", saveGeometry());
+        saved.setValue("window/state", saveState());
+    }
     delete m_remote; // it writes into m_buffer until its thread ends
     // The recording stops on its own thread: stopping joins collector threads and writes.
     QMetaObject::invokeMethod(
@@ -861,6 +868,12 @@ void MainWindow::onSessionOpened(const SessionView& view) {
 
 // A session opened before the window was laid out (at start-up) was read for a guessed width;
 // too few buckets on a wide plot draw their min/max strokes as a false sawtooth.
+bool MainWindow::sessionSettled() const {
+    return !isLive() && m_sessionDrawn && !m_rangeTimer->isActive() &&
+           m_rangeAnswered == m_rangeRequest &&
+           std::abs(m_timeline->plotWidth() - m_fetchedColumns) * 10 <= m_timeline->plotWidth();
+}
+
 void MainWindow::refetchForWidth() {
     if (isLive() || !m_sessionDrawn)
         return;

@@ -46,6 +46,10 @@ class MainWindow : public QMainWindow {
         int windowSeconds = 300;
         QStringList engines; // /metrics URLs to scrape; empty: the settings' list
         QString target;      // ssh://host: watch that server instead of this machine
+        // A window that only draws a session for `tierscope export chart --session`: the saved
+        // window geometry is neither used nor overwritten, and `theme` replaces the saved one.
+        bool exportOnly = false;
+        Settings::Theme theme = Settings::Theme::Light;
     };
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
@@ -60,6 +64,9 @@ class MainWindow : public QMainWindow {
     qint64 liveSessionId() const { return m_liveSession; }
     qint64 shownSessionId() const { return m_shownSession; }
     bool isLive() const { return m_shownSession == 0; }
+    // The shown session is drawn, with data read for the plots' present width: no read is
+    // waiting or due. What an export waits for.
+    bool sessionSettled() const;
 
   public slots:
     void startRecording();
@@ -182,6 +189,7 @@ class MainWindow : public QMainWindow {
     QStringList m_liveEngines;                 // the endpoints the running recording scrapes
     bool m_restarting = false;                 // a settings change restarts the recording
     quint64 m_rangeRequest = 0;
+    quint64 m_rangeAnswered = 0; // the latest range read whose reply has arrived
     double m_pendingX0 = 0;
     double m_pendingX1 = 0;
     int m_fetchedColumns = 0;    // the plot width the shown session's data was read for

@@ -1,5 +1,6 @@
 #include "app/commands/ExportCommand.h"
 
+#include "app/commands/SessionChartExport.h"
 #include "app/common/ExitCode.h"
 #include "app/common/WorkspaceOpener.h"
 #include "core/report/ComparisonBuilder.h"
@@ -22,15 +23,17 @@ namespace tierscope {
 
 namespace {
 
-void addSides(CLI::App* cmd, ExportCommand::Options& o) {
+void addSides(CLI::App* cmd, ExportCommand::Options& o, bool required) {
     cmd->add_option("A", o.a, "Baseline: run:N (or N), session:N or arm:EXPERIMENT/ARM")
-        ->required();
-    cmd->add_option("B", o.b, "Candidate, same forms")->required();
+        ->required(required);
+    cmd->add_option("B", o.b, "Candidate, same forms")->required(required);
     cmd->add_option("--gate", o.gates, "A gate such as \"ttft_p50 <= -25%\" (repeatable)");
     cmd->add_option("--gate-preset", o.presets, "Named gates from resources/gates.toml, e.g. G3");
 }
 
-std::optional<std::pair<int, int>> sizeOf(const std::string& text) {
+} // namespace
+
+std::optional<std::pair<int, int>> ExportCommand::sizeOf(const std::string& text) {
     const auto x = text.find('x');
     try {
         const int w = std::stoi(text.substr(0, x));
@@ -41,6 +44,8 @@ std::optional<std::pair<int, int>> sizeOf(const std::string& text) {
     }
     return std::nullopt;
 }
+
+namespace {
 
 // Whole or not at all, 0600, never through a planted link.
 bool writeFile(const std::string& path, const std::string& text) {
@@ -55,8 +60,9 @@ bool writeFile(const std::string& path, const std::string& text) {
 
 int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
     const bool chart = o.what == "chart";
-    const auto kind = ComparisonCharts::parse(o.chart);
-    const auto size = sizeOf(o.size);
+    const std::string name = o.chart.empty() ? "ttft-cdf" : o.chart;
+    const auto kind = ComparisonCharts::parse(name);
+    const auto size = ExportCommand::sizeOf(o.size);
     const std::string format = !o.format.empty() ? o.format
                                : chart
                                    ? (o.out.empty() ? "svg" : o.out.substr(o.out.rfind('.') + 1))
@@ -110,7 +116,7 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
             std::cerr << "tierscope export chart: " << error.toStdString() << "\n";
             return kExitCannotWrite;
         }
-        std::cerr << "wrote " << o.chart << " (" << o.size << ") to " << o.out << "\n";
+        std::cerr << "wrote " << name << " (" << o.size << ") to " << o.out << "\n";
         return kExitOk;
     }
     in.toolVersion = kToolVersion;
@@ -135,15 +141,24 @@ CLI::App* ExportCommand::attach(CLI::App& parent, Options& options) {
     auto* report = cmd->add_subcommand(
         "report", "A comparison of B against A as a report: html (self-contained, charts as "
                   "SVG, plan, hosts, devices), md, json, csv or text");
-    addSides(report, options);
+    addSides(report, options, true);
     report->add_option("--format", options.format, "html (default), md, json, csv or text")
         ->check(CLI::IsMember({"html", "md", "json", "csv", "text"}));
     report->add_option("--out", options.out, "Output file (default: standard output)");
     report->callback([&options] { options.what = "report"; });
-    auto* chart = cmd->add_subcommand("chart", "One chart of a comparison as SVG, PNG or PDF");
-    addSides(chart, options);
-    chart->add_option("--chart", options.chart, "ttft-cdf, kpi-bars, timelines or bottlenecks")
-        ->capture_default_str();
+    auto* chart = cmd->add_subcommand(
+        "chart", "One chart of a comparison (A B), or a session's view or one of its charts "
+                 "(--session N), as SVG, PNG or PDF");
+    addSides(chart, options, false);
+    chart->add_option("--session", options.session,
+                      "Draw this session as the window does, off screen (needs --out)");
+    chart->add_option("--chart", options.chart,
+                      "Of a comparison: ttft-cdf (default), kpi-bars, timelines or bottlenecks. "
+                      "Of a session: view (default, every chart as the window shows them) or "
+                      "a chart's id, such as load-ttft, storage or gpu-busy");
+    chart->add_option("--theme", options.theme, "Of a session: light or dark")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"light", "dark"}));
     chart->add_option("--format", options.format, "svg, png or pdf (default: from --out)")
         ->check(CLI::IsMember({"svg", "png", "pdf"}));
     chart->add_option("--size", options.size, "Pixels, WIDTHxHEIGHT")->capture_default_str();
@@ -161,6 +176,19 @@ CLI::App* ExportCommand::attach(CLI::App& parent, Options& options) {
 }
 
 int ExportCommand::run(const GlobalOptions& global, const Options& options) {
+    if (options.what == "chart" && options.session != 0) {
+        if (!options.a.empty()) {
+            std::cerr << "tierscope export chart: a session (--session) or a comparison (A B), "
+                         "not both\n";
+            return kExitUsage;
+        }
+        return SessionChartExport::run(global, options);
+    }
+    if (options.what == "chart" && options.b.empty()) {
+        std::cerr << "tierscope export chart: a comparison needs A and B (or a session, "
+                     "--session N)\n";
+        return kExitUsage;
+    }
     if (options.what == "report" || options.what == "chart")
         return comparison(global, options);
     auto store = WorkspaceOpener::openExisting(global.dbPath());

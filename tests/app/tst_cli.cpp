@@ -1,4 +1,5 @@
 #include "TestSupport.h"
+#include "core/model/RequestRecord.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
 
@@ -341,6 +342,82 @@ class TestCli : public QObject {
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(r.out.contains("model_load_time"), r.out.constData());
         QVERIFY(!QFile::exists(db + "-shm"));
+    }
+
+    // `export chart --session` draws a session as the window does, off screen and without a
+    // display, at exactly the size asked for: one chart (its requests as dots) or the view.
+    void exportsASessionChartHeadless() {
+        const QString db = path("chart.db");
+        constexpr std::int64_t kSecond = 1'000'000'000, kStart = 1'790'000'000 * kSecond;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.startNs = kStart;
+            const auto id = store.createSession(info);
+            const auto run = store.createRun(id, "load", "{}", kStart, "", "", 0);
+            std::vector<RequestRecord> requests;
+            for (int i = 0; i < 40; ++i) {
+                RequestRecord r;
+                r.index = i;
+                r.scheduledNs = r.sendNs = kStart + i * kSecond / 4;
+                r.ttftS = 0.1 + 0.01 * i;
+                r.e2eS = 1.0;
+                r.outputTokens = 16;
+                r.httpStatus = 200;
+                requests.push_back(r);
+            }
+            store.addRequests(run, requests);
+            store.finishRun(run, kStart + 11 * kSecond, "completed", "{}");
+            store.finishSession(id, kStart + 12 * kSecond);
+        }
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");                           // it must do without
+        env.insert("XDG_CONFIG_HOME", m_dir.filePath("config")); // no user settings
+        const QString png = path("ttft.png");
+        auto r = run({"--db", db, "export", "chart", "--session", "1", "--chart", "load-ttft",
+                      "--size", "900x300", "--theme", "dark", "--out", png},
+                     env);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(r.err.trimmed(),
+                 QByteArray("wrote load-ttft of session 1 (900x300) to ") + png.toUtf8());
+        QImage image(png);
+        QCOMPARE(image.size(), QSize(900, 300));
+        QVERIFY(image.pixelColor(5, 5).lightness() < 100); // the dark theme
+        // The first series' colour (Tableau blue) is drawn: the dots of the requests.
+        int blue = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                blue += image.pixelColor(x, y) == QColor(78, 121, 167);
+        QVERIFY2(blue >= 40 * 4, qPrintable(QString::number(blue)));
+
+        const QString svg = path("view.svg");
+        r = run(
+            {"--db", db, "export", "chart", "--session", "1", "--size", "1280x720", "--out", svg},
+            env);
+        QVERIFY2(r.code == 0, r.err.constData());
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY(text.contains("<svg") && text.contains("width=\"1280\"") &&
+                text.contains("Client TTFT per request"));
+
+        expectOneLineError(
+            run({"--db", db, "export", "chart", "--session", "1", "--chart", "nope", "--out", png},
+                env),
+            6, "has no chart \"nope\"; it has view, load-ttft");
+        expectOneLineError(
+            run({"--db", db, "export", "chart", "--session", "7", "--out", png}, env), 6,
+            "no session 7");
+        expectOneLineError(run({"--db", db, "export", "chart", "--session", "1"}, env), 2,
+                           "--out FILE.png");
+        expectOneLineError(run({"--db", db, "export", "chart", "session:1", "session:1",
+                                "--session", "1", "--out", png},
+                               env),
+                           2, "not both");
+        expectOneLineError(run({"--db", db, "export", "chart", "--out", png}, env), 2,
+                           "needs A and B");
     }
 
     void guiOpensASessionAndSavesAScreenshot() {

@@ -1,0 +1,145 @@
+#include "app/commands/SessionChartExport.h"
+
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
+#include "app/common/WorkspaceOpener.h"
+#include "core/store/Store.h"
+#include "core/store/StoreError.h"
+#include "ui/MainWindow.h"
+#include "ui/timeline/ChartRenderer.h"
+#include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineView.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <QToolBar>
+#include <iostream>
+
+namespace tierscope {
+
+namespace {
+
+constexpr int kTimeoutMs = 120000; // to read and draw a session: a day's session takes seconds
+
+// Runs the event loop until `done` holds, a signal comes or the time is up.
+bool waitFor(const std::function<bool()>& done, QElapsedTimer& clock) {
+    while (!done()) {
+        if (CancelOnSignal::flag() || clock.elapsed() > kTimeoutMs)
+            return false;
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+    return true;
+}
+
+QString listOf(const TimelineView& view) {
+    QStringList ids{"view"};
+    for (const auto& spec : view.specs())
+        ids << QString::fromStdString(spec.id);
+    return ids.join(", ");
+}
+
+} // namespace
+
+int SessionChartExport::run(const GlobalOptions& global, const ExportCommand::Options& o) {
+    const std::string what = o.chart.empty() ? "view" : o.chart;
+    const auto size = ExportCommand::sizeOf(o.size);
+    const auto format = ChartRenderer::formatOf(QString::fromStdString(o.out));
+    if (o.out.empty() || !format || !size || (!o.format.empty() && !o.out.ends_with(o.format))) {
+        std::cerr << "tierscope export chart --session: "
+                  << (!size ? "--size is WIDTHxHEIGHT, from 200x150 to 10000x10000"
+                            : "--out FILE.png, FILE.svg or FILE.pdf (the format is the suffix)")
+                  << "\n";
+        return kExitUsage;
+    }
+    {
+        auto store = WorkspaceOpener::openExisting(global.dbPath());
+        if (!store->session(o.session))
+            throw StoreError(StoreError::Code::NotFound,
+                             "no session " + std::to_string(o.session) + " in " + global.dbPath());
+    }
+    // Fonts need a QGuiApplication; no display is needed for that.
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "tierscope";
+    static char* argv[] = {name, nullptr};
+    // The off-screen platform warns of every window hint it cannot honour, and Qt's SVG reader
+    // of the pattern fills it cannot read back; the export's own errors are reported below.
+    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& text) {
+        if (type == QtCriticalMsg || type == QtFatalMsg)
+            std::cerr << text.toStdString() << "\n";
+    });
+    QApplication app(argc, argv);
+    MainWindow::Options options;
+    options.db = QString::fromStdString(global.dbPath());
+    options.session = o.session;
+    options.record = false;
+    options.exportOnly = true;
+    options.theme = o.theme == "dark" ? Settings::Theme::Dark : Settings::Theme::Light;
+    MainWindow window(options);
+    // The view alone: the docks and tool bars would take the width the charts are drawn for.
+    for (auto* dock : window.findChildren<QDockWidget*>())
+        dock->hide();
+    for (auto* bar : window.findChildren<QToolBar*>())
+        bar->hide();
+    const QSize wanted(size->first, size->second);
+    window.resize(wanted);
+    window.show();
+    QElapsedTimer clock;
+    clock.start();
+    auto settled = [&] { return window.sessionSettled(); };
+    if (!waitFor(settled, clock)) {
+        std::cerr << "tierscope export chart: session " << o.session
+                  << (CancelOnSignal::flag() ? " was not drawn: interrupted\n"
+                                             : " was not drawn in time\n");
+        return CancelOnSignal::flag() ? 128 + CancelOnSignal::signalNumber() : kExitFailure;
+    }
+    TimelineView* view = window.timeline();
+    TimelineChart* chart = what == "view" ? nullptr : view->chart(what);
+    if (what != "view" && !chart) {
+        std::cerr << "tierscope export chart: session " << o.session << " has no chart \"" << what
+                  << "\"; it has " << listOf(*view).toStdString() << "\n";
+        return kExitNotFound;
+    }
+    // Drawn at the size asked for, not stretched to it: the window grows by what the status
+    // bar and the axis title take, and a chart takes the height asked for.
+    QWidget* drawn = chart ? static_cast<QWidget*>(chart) : view;
+    auto off = [&] {
+        return QSize(wanted.width() - drawn->width(),
+                     chart ? 0 : wanted.height() - drawn->height());
+    };
+    for (int tries = 0; tries < 5 && !off().isNull(); ++tries) {
+        window.resize(window.size() + off());
+        QApplication::processEvents();
+        if (!waitFor(settled, clock))
+            return kExitFailure;
+    }
+    if (chart) { // after the resize: the view fits its charts' heights to the window on one
+        chart->setChartHeight(wanted.height());
+        QApplication::processEvents();
+    }
+    QString error;
+    bool written = false;
+    QObject::connect(&window, &MainWindow::viewExported, &window,
+                     [&](const QString&, const QString& e) {
+                         error = e;
+                         written = true;
+                     });
+    if (chart)
+        window.exportChart(QString::fromStdString(what), QString::fromStdString(o.out), wanted);
+    else
+        window.exportView(QString::fromStdString(o.out), wanted);
+    if (!waitFor([&] { return written; }, clock) || !error.isEmpty()) {
+        std::cerr << "tierscope export chart: "
+                  << (error.isEmpty() ? std::string("not written") : error.toStdString()) << "\n";
+        return kExitCannotWrite;
+    }
+    std::cerr << "wrote " << what << " of session " << o.session << " (" << o.size << ") to "
+              << o.out << "\n";
+    return kExitOk;
+}
+
+} // namespace tierscope

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "app/commands/ExportCommand.h"
+
+namespace tierscope {
+
+// `tierscope export chart --session N`: the session view, or one of its charts, drawn by the
+// GUI's own window off screen and written as the GUI's export writes it, so that a headless
+// export and the window's Export give the same picture.
+class SessionChartExport {
+  public:
+    static int run(const GlobalOptions& global, const ExportCommand::Options& options);
+};
+
+} // namespace tierscope
