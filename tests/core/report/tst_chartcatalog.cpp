@@ -1,4 +1,5 @@
 #include "core/report/ChartCatalog.h"
+#include "core/report/ChartLayout.h"
 #include "core/store/LiveBuffer.h"
 
 #include <QtTest>
@@ -9,6 +10,10 @@ namespace {
 
 MetricInfo metric(std::int64_t id, const std::string& path, const std::string& labels = "{}") {
     return {id, 1, {path, "", "gauge", labels}};
+}
+
+MetricInfo unitMetric(std::int64_t id, const std::string& path, const std::string& unit) {
+    return {id, 1, {path, unit, "gauge", "{}"}};
 }
 
 const ChartCatalog::Chart& find(const std::vector<ChartCatalog::Chart>& charts,
@@ -130,6 +135,74 @@ class TestChartCatalog : public QObject {
         QCOMPARE(few[0].min, 200.0);
         QVERIFY(few[0].count >= 10 && few[0].count <= 11); // one second of 10 Hz samples
         QVERIFY(buffer.decimated(2, 0, 1, 10).empty());
+    }
+
+    // A layout hides catalog charts and adds charts of picked metrics by path: the series of
+    // this session's metrics with those paths, in the layout's order, and an absent chart
+    // (saying what it wants) where none was recorded.
+    void aLayoutHidesAndAddsCharts() {
+        const std::vector<MetricInfo> metrics = {unitMetric(1, "host/cpu/busy_pct", "percent"),
+                                                 unitMetric(2, "block/nvme0n1/read_iops", "1/s"),
+                                                 unitMetric(3, "block/nvme1n1/read_iops", "1/s"),
+                                                 unitMetric(4, "block/nvme0n1/read_await_s", "s")};
+        ChartLayout layout;
+        layout.hidden = {"host-cpu", "gpu-vram"};
+        layout.custom = {{"Read IOPS", {"block/nvme1n1/read_iops", "block/nvme0n1/read_iops"}},
+                         {"Network", {"net/eth0/rx_bytes_per_s"}}};
+        const auto charts = layout.apply(ChartCatalog::build(metrics, {}), metrics);
+        for (const auto& c : charts)
+            QVERIFY(c.id != "host-cpu" && c.id != "gpu-vram");
+        QVERIFY(std::any_of(charts.begin(), charts.end(),
+                            [](const auto& c) { return c.id == "gpu-busy"; }));
+        const auto& iops = find(charts, "custom-1");
+        QCOMPARE(iops.title, std::string("Read IOPS"));
+        QCOMPARE(iops.unit, ChartCatalog::Unit::Count);
+        QCOMPARE(iops.series.size(), std::size_t(2));
+        QCOMPARE(iops.series[0].metricId, std::int64_t(3));
+        QCOMPARE(iops.series[0].name, std::string("block/nvme1n1/read_iops"));
+        QCOMPARE(iops.series[1].metricId, std::int64_t(2));
+        const auto& net = find(charts, "custom-2");
+        QVERIFY(net.series.empty());
+        QCOMPARE(net.absentReason, std::string("None of this chart's metrics was recorded "
+                                               "here: net/eth0/rx_bytes_per_s"));
+        QCOMPARE(charts.back().id, std::string("custom-2")); // after the catalog's
+    }
+
+    // Metrics picked together make one chart per unit: seconds and IOPS on one axis would
+    // draw the await as a flat line at zero.
+    void pickedMetricsSplitByUnit() {
+        const auto charts =
+            ChartLayout::chartsFor("nvme0n1", {unitMetric(1, "block/nvme0n1/read_iops", "1/s"),
+                                               unitMetric(2, "block/nvme0n1/read_await_s", "s"),
+                                               unitMetric(3, "block/nvme0n1/write_iops", "1/s")});
+        QCOMPARE(charts.size(), std::size_t(2));
+        QCOMPARE(charts[0].title, std::string("nvme0n1 (count)"));
+        QCOMPARE(charts[0].paths,
+                 (std::vector<std::string>{"block/nvme0n1/read_iops", "block/nvme0n1/write_iops"}));
+        QCOMPARE(charts[1].title, std::string("nvme0n1 (s)"));
+        const auto one =
+            ChartLayout::chartsFor("iops", {unitMetric(1, "block/nvme0n1/read_iops", "1/s")});
+        QCOMPARE(one.size(), std::size_t(1));
+        QCOMPARE(one[0].title, std::string("iops"));
+        QCOMPARE(ChartLayout::unitOf({"engine/e/generation_tokens_per_s", "1/s"}),
+                 ChartCatalog::Unit::TokensPerSecond);
+        QCOMPARE(ChartLayout::unitOf({"gpu/0/busy_pct", "percent"}), ChartCatalog::Unit::Percent);
+    }
+
+    // Saved as JSON and read back the same; damaged text is no layout rather than half of one.
+    void aLayoutRoundTripsThroughJson() {
+        ChartLayout layout;
+        layout.hidden = {"host-memory"};
+        layout.custom = {{"await", {"block/nvme0n1/read_await_s"}}};
+        layout.hiddenSeries = {{"storage", {"vda write"}}};
+        const auto back = ChartLayout::fromJson(layout.toJson());
+        QVERIFY(back.has_value());
+        QVERIFY(*back == layout);
+        QVERIFY(ChartLayout::fromJson("{}").has_value()); // the default layout
+        for (const char* bad :
+             {"", "[]", "{", R"({"hidden": 3})", R"({"custom": [{"title": "x"}]})",
+              R"({"custom": [{"title": "x", "paths": []}]})"})
+            QVERIFY2(!ChartLayout::fromJson(bad), bad);
     }
 };
 
