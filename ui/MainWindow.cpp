@@ -14,6 +14,7 @@
 #include "ui/PrometheusFeed.h"
 #include "ui/RemoteFeed.h"
 #include "ui/RunsPanel.h"
+#include "ui/SavedLayouts.h"
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/SettingsDialog.h"
@@ -98,6 +99,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     : QMainWindow(parent), m_options(std::move(options)), m_settings(Settings::load()),
       m_buffer(3600 * kSecond) {
     m_db = m_options.db.isEmpty() ? m_settings.databaseOrDefault() : m_options.db;
+    if (!m_options.exportOnly) // an export draws the default layout, the same on any machine
+        m_layout = SavedLayouts::current();
     if (m_options.exportOnly) {
         m_settings.theme = m_options.theme;
         m_settings.openGl = false; // an export paints with QPainter: GL items would be blank
@@ -256,6 +259,19 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_timeline, &TimelineView::plotWidthChanged, this, &MainWindow::refetchForWidth);
     connect(m_timeline, &TimelineView::runSelected, m_runs, &RunsPanel::highlightRun);
     connect(m_timeline, &TimelineView::chartExportRequested, this, &MainWindow::askExportChart);
+    m_timeline->setHiddenSeries(m_layout.hiddenSeries);
+    connect(m_timeline, &TimelineView::seriesToggled, this,
+            [this](const QString& chartId, const QString& name, bool shown) {
+                auto& off = m_layout.hiddenSeries[chartId.toStdString()];
+                if (shown)
+                    off.erase(name.toStdString());
+                else
+                    off.insert(name.toStdString());
+                if (off.empty())
+                    m_layout.hiddenSeries.erase(chartId.toStdString());
+                if (!m_options.exportOnly)
+                    SavedLayouts::setCurrent(m_layout);
+            });
     connect(m_timeline, &TimelineView::runSelected, this, [this](qint64 runId) {
         for (const auto& s : m_timeline->spans())
             if (s.runId == runId)
@@ -413,6 +429,7 @@ void MainWindow::buildMenus(const QList<QAction*>& tools, QAction* plan, QAction
     view->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
+    buildLayoutMenu(view);
     auto* full = view->addAction(tr("&Full screen"));
     full->setShortcut(QKeySequence::FullScreen);
     full->setCheckable(true);
@@ -736,10 +753,11 @@ void MainWindow::refreshLive() {
         series != m_chartedSeries || scrape != m_chartedScrape) {
         m_chartedSeries = series;
         m_chartedScrape = scrape;
-        auto charts = ChartCatalog::build(m_buffer.metrics(), m_liveDevices);
+        const auto metrics = m_buffer.metrics();
+        auto charts = ChartCatalog::build(metrics, m_liveDevices);
         if (m_feedSession == 0 && m_liveSession != 0)
             EngineAbsence::explain(charts, m_liveEngines, true, scrape);
-        m_timeline->setCharts(charts);
+        m_timeline->setCharts(m_layout.apply(std::move(charts), metrics));
     }
     // A recording's first seconds fill the plot instead of a sliver at its right edge: the
     // window grows in 10 s steps (one rescale per step, not per frame) up to the length set.
@@ -830,9 +848,10 @@ void MainWindow::openSession(qint64 sessionId) {
     m_timeline->setInteractive(true);
     statusBar()->showMessage(tr("Opening session %1 ...").arg(sessionId));
     const int columns = m_fetchedColumns = m_timeline->plotWidth();
-    QMetaObject::invokeMethod(m_reader, [reader = m_reader, db = m_db, sessionId, columns] {
-        reader->openSession(db, sessionId, columns);
-    });
+    QMetaObject::invokeMethod(
+        m_reader, [reader = m_reader, db = m_db, sessionId, columns, layout = m_layout] {
+            reader->openSession(db, sessionId, columns, layout);
+        });
 }
 
 void MainWindow::onSessionOpened(const SessionView& view) {
@@ -840,6 +859,7 @@ void MainWindow::onSessionOpened(const SessionView& view) {
         return; // the user went on to another session or back to live
     m_shownOrigin = view.t0Ns;
     m_requestData = view.requestData;
+    m_shownMetrics = view.metrics;
     m_sessionDrawn = true;
     m_timeline->tiles()->hide(); // "now" is the live view's
     m_timeline->setCharts(view.charts);
@@ -892,9 +912,15 @@ void MainWindow::requestRange(double x0, double x1) {
     const qint64 t1 = m_shownOrigin + static_cast<qint64>(x1 * 1e9);
     const int columns = m_fetchedColumns = m_timeline->plotWidth();
     const quint64 request = ++m_rangeRequest;
+    std::vector<std::int64_t> ids; // the stored series shown; the request series stay as read
+    for (const auto* chart : m_timeline->charts())
+        for (const auto& s : chart->spec().series)
+            if (s.metricId > 0)
+                ids.push_back(s.metricId);
     QMetaObject::invokeMethod(m_reader,
-                              [reader = m_reader, db = m_db, id = m_shownSession, t0, t1, columns,
-                               request] { reader->loadRange(db, id, t0, t1, columns, request); });
+                              [reader = m_reader, db = m_db, t0, t1, columns, ids, request] {
+                                  reader->loadRange(db, t0, t1, columns, ids, request);
+                              });
 }
 
 void MainWindow::showLive() {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/DeviceRecord.h"
+#include "core/report/ChartLayout.h"
 #include "core/store/LiveBuffer.h"
 #include "ui/EngineAbsence.h"
 #include "ui/PrometheusFeed.h"
@@ -18,11 +19,13 @@ class QComboBox;
 class QDockWidget;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QTimer;
 class QTreeView;
 
 namespace tierscope {
 
+class ChartPickerDialog;
 class CompareDialog;
 class DevicesView;
 class ExperimentDialog;
@@ -107,6 +110,14 @@ class MainWindow : public QMainWindow {
                                                              const QString& name, QSize current);
     void askExportChart(const QString& chartId);
     RemoteFeed* remoteFeed() const { return m_remote; }
+    // What the timeline shows (MainWindowLayouts.cpp): the layout in use, saved as the current
+    // one; the view is rebuilt with it.
+    void setChartLayout(const tierscope::ChartLayout& layout);
+    const ChartLayout& chartLayout() const { return m_layout; }
+    // Every metric of the view (the live buffer's, or the shown session's), for the picker.
+    std::vector<MetricInfo> viewMetrics() const;
+    // View > Charts…: the picker, non-modal; accepted, its layout is applied.
+    ChartPickerDialog* pickCharts();
 
   signals:
     void sessionShown(qint64 sessionId); // a recorded session is drawn
@@ -127,6 +138,8 @@ class MainWindow : public QMainWindow {
     void buildMenus(const QList<QAction*>& tools, QAction* plan, QAction* settings);
     void switchToPrometheus(const PrometheusFeed::Request& r);
     void buildDocks();
+    void buildLayoutMenu(QMenu* view); // MainWindowLayouts.cpp
+    void fillLayoutsMenu(QMenu* menu);
     void refreshLive();
     void applySettings();
     void requestRange(double x0, double x1);
@@ -140,6 +153,8 @@ class MainWindow : public QMainWindow {
 
     Options m_options;
     Settings m_settings;
+    ChartLayout m_layout;
+    std::vector<MetricInfo> m_shownMetrics; // of the shown session
     QString m_db;
     LiveBuffer m_buffer;
     QThread m_readerThread;

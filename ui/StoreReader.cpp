@@ -32,7 +32,8 @@ void StoreReader::listSessions(const QString& db) {
     }
 }
 
-void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) {
+void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
+                              const ChartLayout& layout) {
     try {
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         const auto info = store.session(sessionId);
@@ -43,8 +44,10 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
         SessionView view;
         view.info = *info;
         view.devices = store.devices(sessionId);
-        view.charts = ChartCatalog::build(store.metrics(sessionId), view.devices);
+        view.metrics = store.metrics(sessionId);
+        view.charts = ChartCatalog::build(view.metrics, view.devices);
         EngineAbsence::explain(view.charts, EngineAbsence::urlsOf(view.devices), false);
+        view.charts = layout.apply(std::move(view.charts), view.metrics);
         view.t0Ns = info->startNs;
         // An open or interrupted session runs until now, or a day at most.
         view.t1Ns = info->endNs.value_or(
@@ -73,6 +76,9 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns) 
         }
         view.runs = RunRequestSummary::of(runs);
         addRequestCharts(requests, view);
+        std::erase_if(view.charts, [&](const ChartCatalog::Chart& c) {
+            return layout.hidden.contains(c.id); // the request charts came after the layout
+        });
         // About two hundred windows across the session, none shorter than a second.
         view.bottlenecks = SessionAnalysis::analyzeRange(
             store, sessionId, view.t0Ns, view.t1Ns,
@@ -181,14 +187,13 @@ QString StoreReader::markerText(const std::string& kind, const std::string& text
     return QString::fromStdString(kind) + (first.isEmpty() ? QString() : ": " + first);
 }
 
-void StoreReader::loadRange(const QString& db, qint64 sessionId, qint64 t0Ns, qint64 t1Ns,
-                            int columns, quint64 request) {
+void StoreReader::loadRange(const QString& db, qint64 t0Ns, qint64 t1Ns, int columns,
+                            const std::vector<std::int64_t>& metricIds, quint64 request) {
     try {
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         SeriesMap data;
-        for (const auto& chart : ChartCatalog::build(store.metrics(sessionId), {}))
-            for (const auto& s : chart.series)
-                data[s.metricId] = store.readDecimated(s.metricId, t0Ns, t1Ns, 2 * columns);
+        for (const auto id : metricIds)
+            data[id] = store.readDecimated(id, t0Ns, t1Ns, 2 * columns);
         emit rangeLoaded(request, data);
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));

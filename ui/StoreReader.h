@@ -6,6 +6,7 @@
 #include "core/model/RunInfo.h"
 #include "core/model/SessionInfo.h"
 #include "core/report/ChartCatalog.h"
+#include "core/report/ChartLayout.h"
 #include "core/report/RunRequestSummary.h"
 #include "ui/timeline/TimelineMarker.h"
 #include "ui/timeline/TimelineSpan.h"
@@ -25,7 +26,8 @@ using SeriesMap = std::map<std::int64_t, std::vector<Bucket>>;
 struct SessionView {
     SessionInfo info;
     std::vector<DeviceRecord> devices;
-    std::vector<ChartCatalog::Chart> charts;
+    std::vector<ChartCatalog::Chart> charts; // as the layout asked
+    std::vector<MetricInfo> metrics;         // every one recorded, for the metric picker
     SeriesMap data;
     SessionAnalysis::Result bottlenecks; // the band above the charts
     std::vector<TimelineMarker> markers; // every stored event but the session's own bounds
@@ -61,10 +63,12 @@ class StoreReader : public QObject {
     static void addRequestCharts(const std::vector<StoredRequest>& requests, SessionView& view);
 
     void listSessions(const QString& db);
-    // Decimated to about `columns` buckets per series over the whole session.
-    void openSession(const QString& db, qint64 sessionId, int columns);
-    void loadRange(const QString& db, qint64 sessionId, qint64 t0Ns, qint64 t1Ns, int columns,
-                   quint64 request);
+    // Decimated to about `columns` buckets per series over the whole session, with the charts
+    // that `layout` shows.
+    void openSession(const QString& db, qint64 sessionId, int columns, const ChartLayout& layout);
+    // The stored metrics `metricIds` (those the view shows) over [t0Ns, t1Ns].
+    void loadRange(const QString& db, qint64 t0Ns, qint64 t1Ns, int columns,
+                   const std::vector<std::int64_t>& metricIds, quint64 request);
     // The ceilings `analyze` would use for a session (probes, else workspace history), also
     // for devices the live view measured before their series reached the store.
     void readCeilings(const QString& db, qint64 sessionId, const std::set<std::string>& devices);

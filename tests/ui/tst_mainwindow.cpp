@@ -4,10 +4,12 @@
 #include "core/store/StoreWriter.h"
 #include "core/util/WallClock.h"
 #include "ui/AppPalette.h"
+#include "ui/ChartPickerDialog.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
 #include "ui/RunTableModel.h"
 #include "ui/RunsPanel.h"
+#include "ui/SavedLayouts.h"
 #include "ui/SessionBrowser.h"
 #include "ui/SessionListModel.h"
 #include "ui/timeline/BottleneckBand.h"
@@ -26,6 +28,8 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QScreen>
@@ -36,6 +40,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QtTest>
 #include <cmath>
 #include <csignal>
@@ -653,6 +658,91 @@ class TestMainWindow : public QObject {
         QTRY_VERIFY(!AppPalette::isDark(window.sessionBrowser()->palette()));
         settings.theme = before;
         window.setSettings(settings);
+    }
+
+    // View > Charts: a chart hidden, and a chart made of a metric that no default chart shows
+    // (IOPS); both stay for the next window (the current layout), and a named layout saved.
+    void chooseWhatIsShown() {
+        SavedLayouts::setCurrent({});
+        const QString db = m_dir.filePath("layout.db");
+        const auto id = writeSession(db.toStdString());
+        {
+            StoreWriter writer(db.toStdString(), {});
+            const int iops =
+                writer.defineMetric(id, {"block/nvme1n1/read_iops", "1/s", "rate", "{}"});
+            for (int i = 0; i < 60; ++i)
+                writer.append(iops, kStart + i * kSecond, 1000.0 + i);
+            writer.stop();
+        }
+        auto opened = [&](MainWindow& w) {
+            QSignalSpy shown(&w, &MainWindow::sessionShown);
+            w.show();
+            return shown.wait(10000);
+        };
+        MainWindow window({db, id, false, 60});
+        QVERIFY(opened(window));
+        QVERIFY(window.timeline()->chart("host-cpu"));
+        QVERIFY(!window.timeline()->chart("custom-1"));
+
+        auto* picker = window.pickCharts();
+        QListWidgetItem* cpu = nullptr;
+        for (int row = 0; row < picker->chartList()->count(); ++row)
+            if (picker->chartList()->item(row)->text().endsWith("(host-cpu)"))
+                cpu = picker->chartList()->item(row);
+        QVERIFY(cpu && cpu->checkState() == Qt::Checked);
+        cpu->setCheckState(Qt::Unchecked);
+        const auto found = picker->metricTree()->findItems("block/nvme1n1/read_iops",
+                                                           Qt::MatchExactly | Qt::MatchRecursive);
+        QCOMPARE(found.size(), 1);
+        found.front()->setCheckState(0, Qt::Checked);
+        picker->filterEdit()->setText("iops"); // the others are hidden, this one stays
+        QVERIFY(!found.front()->isHidden());
+        const auto cpuMetric = picker->metricTree()->findItems(
+            "host/cpu/busy_pct", Qt::MatchExactly | Qt::MatchRecursive);
+        QVERIFY(cpuMetric.size() == 1 && cpuMetric.front()->isHidden());
+        picker->titleEdit()->setText("Read IOPS");
+        picker->addPicked();
+        QVERIFY(
+            !picker->chartList()->findItems("Read IOPS  (custom-1)", Qt::MatchExactly).isEmpty());
+        QSignalSpy reopened(&window, &MainWindow::sessionShown);
+        picker->accept();
+        QVERIFY(reopened.wait(10000));
+        QVERIFY(!window.timeline()->chart("host-cpu"));
+        TimelineChart* iops = window.timeline()->chart("custom-1");
+        QVERIFY(iops && !iops->isAbsent());
+        QCOMPARE(iops->spec().title, std::string("Read IOPS"));
+        QCOMPARE(iops->legendNames(), QStringList{"block/nvme1n1/read_iops"});
+        QTRY_VERIFY(iops->pointCount() > 0);
+        QVERIFY(window.chartLayout().hidden.contains("host-cpu"));
+        QVERIFY(SavedLayouts::current() == window.chartLayout());
+
+        // A series switched off in a legend stays off in the next window.
+        TimelineChart* storage = window.timeline()->chart("storage");
+        QVERIFY(storage);
+        const QString name = storage->legendNames().front();
+        emit storage->chart()->legend()->markers().front()->clicked();
+        QVERIFY(!storage->seriesVisible(0));
+        QVERIFY(SavedLayouts::current().hiddenSeries.at("storage").contains(name.toStdString()));
+
+        QVERIFY(SavedLayouts::save("io", window.chartLayout()));
+        QVERIFY(!SavedLayouts::save("a/b", window.chartLayout())); // one key, one layout
+        QVERIFY(SavedLayouts::names().contains("io"));
+        QVERIFY(*SavedLayouts::load("io") == window.chartLayout());
+        {
+            MainWindow next({db, id, false, 60});
+            QVERIFY(opened(next));
+            QVERIFY(next.timeline()->chart("custom-1"));
+            QVERIFY(!next.timeline()->chart("host-cpu"));
+            QVERIFY(!next.timeline()->chart("storage")->seriesVisible(0));
+        }
+        // The default layout brings every chart back.
+        window.setChartLayout({});
+        QVERIFY(reopened.wait(10000));
+        QVERIFY(window.timeline()->chart("host-cpu"));
+        QVERIFY(!window.timeline()->chart("custom-1"));
+        QVERIFY(window.timeline()->chart("storage")->seriesVisible(0));
+        SavedLayouts::remove("io");
+        QVERIFY(!SavedLayouts::names().contains("io"));
     }
 
     // Status text (a run's "failed", a significant change, INVALID) stays readable in both

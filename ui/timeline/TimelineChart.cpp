@@ -188,12 +188,23 @@ void TimelineChart::selectNode(const QString& node) {
 void TimelineChart::toggle(QLineSeries* series) {
     if (!series)
         return;
-    series->setVisible(!series->isVisible());
+    showSeries(series, !series->isVisible());
+    emit seriesToggled(series->name(), series->isVisible());
+}
+
+void TimelineChart::setSeriesShown(const QString& name, bool shown) {
+    for (auto* series : m_series)
+        if (series->name() == name)
+            showSeries(series, shown);
+}
+
+void TimelineChart::showSeries(QLineSeries* series, bool shown) {
+    series->setVisible(shown);
     // The legend keeps the entry, greyed, so the series can be switched back on.
     for (auto* marker : m_chart->legend()->markers(series)) {
         marker->setVisible(true);
         QColor color = marker->labelBrush().color();
-        color.setAlphaF(series->isVisible() ? 1.0 : 0.4);
+        color.setAlphaF(shown ? 1.0 : 0.4);
         marker->setLabelBrush(color);
     }
     if (m_plot)

@@ -89,6 +89,9 @@ class TimelineChart : public QWidget {
     QStringList markerLabels() const;
     std::vector<QRectF> markerLabelRects() const;
     bool seriesVisible(int index) const;
+    // Switches a series (by its legend name) on or off as a click on its legend entry does,
+    // without seriesToggled: for a layout that remembers it off.
+    void setSeriesShown(const QString& name, bool shown);
     QChart* chart() const { return m_chart; }
     LinePlotItem* plotItem() const { return m_plot; } // null unless Renderer::Painter
     // Zoom (wheel) and pan (drag) for a recorded session; off in the live view, where the
@@ -108,12 +111,14 @@ class TimelineChart : public QWidget {
     void resetRequested();       // a double-click on an interactive chart
     void spanClicked(int index); // a click (not a drag) inside a span
     void exportRequested();      // "Export this chart…" in its context menu
+    void seriesToggled(const QString& name, bool shown); // by a click on its legend entry
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
     void toggle(QLineSeries* series);
+    void showSeries(QLineSeries* series, bool shown);
     void layoutMarkers();
     void applyTimeTicks();
     void layoutSpans();

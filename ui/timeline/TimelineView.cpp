@@ -113,6 +113,18 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
         connect(chart, &TimelineChart::resetRequested, this, &TimelineView::resetZoom);
         connect(chart, &TimelineChart::exportRequested, this,
                 [this, id = QString::fromStdString(spec->id)] { emit chartExportRequested(id); });
+        connect(chart, &TimelineChart::seriesToggled, this,
+                [this, id = spec->id](const QString& name, bool shown) {
+                    auto& off = m_hiddenSeries[id];
+                    if (shown)
+                        off.erase(name.toStdString());
+                    else
+                        off.insert(name.toStdString());
+                    emit seriesToggled(QString::fromStdString(id), name, shown);
+                });
+        if (const auto it = m_hiddenSeries.find(spec->id); it != m_hiddenSeries.end())
+            for (const auto& name : it->second)
+                chart->setSeriesShown(QString::fromStdString(name), false);
         chart->setTimeRange(m_x0, m_x1, m_axisTitle);
         applyMarkers(chart);
         connect(chart, &TimelineChart::spanClicked, this, [this](int index) {
@@ -244,6 +256,16 @@ void TimelineView::setDark(bool dark) {
     auto specs = m_specs; // a theme resets series pens: rebuild the charts instead
     m_specs.clear();
     setCharts(specs);
+}
+
+void TimelineView::setHiddenSeries(const std::map<std::string, std::set<std::string>>& hidden) {
+    m_hiddenSeries = hidden;
+    for (auto* c : m_charts) {
+        const auto it = m_hiddenSeries.find(c->spec().id);
+        for (const auto& name : c->legendNames())
+            c->setSeriesShown(name, it == m_hiddenSeries.end() ||
+                                        !it->second.contains(name.toStdString()));
+    }
 }
 
 void TimelineView::setMarkers(const std::vector<TimelineMarker>& markers) {

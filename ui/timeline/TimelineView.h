@@ -8,6 +8,7 @@
 
 #include <QWidget>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,8 @@ class TimelineView : public QWidget {
                                                 double minSpan);
     // Drawn on every chart, placed by the origin of the latest data.
     void setMarkers(const std::vector<TimelineMarker>& markers);
+    // Series switched off per chart id (by legend name), kept when the charts are rebuilt.
+    void setHiddenSeries(const std::map<std::string, std::set<std::string>>& hidden);
     const std::vector<TimelineMarker>& markers() const { return m_markers; }
     // Runs shaded on every chart, coloured by arm; a click on one selects it (and zooms to it).
     void setSpans(const std::vector<TimelineSpan>& spans);
@@ -73,6 +76,7 @@ class TimelineView : public QWidget {
     void plotWidthChanged(int px);           // the charts were laid out anew
     void runSelected(qint64 runId);          // by a click on its span
     void chartExportRequested(const QString& chartId); // from a chart's context menu
+    void seriesToggled(const QString& chartId, const QString& name, bool shown);
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -109,6 +113,7 @@ class TimelineView : public QWidget {
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
     std::vector<TimelineMarker> m_markers;
+    std::map<std::string, std::set<std::string>> m_hiddenSeries;
     std::vector<TimelineSpan> m_spans;
     qint64 m_selectedRun = 0;
     std::map<TimelineChart*, bool> m_stale;
