@@ -48,6 +48,17 @@ int pixelsOnRow(const QImage& image, const QRect& plot, int row, QColor color) {
     return n;
 }
 
+// Shown at 900 x 230 with a minute of 50 % on its first series, 0-60 s in view.
+bool showMinute(TimelineChart& chart) {
+    chart.resize(900, 230);
+    chart.show();
+    if (!QTest::qWaitForWindowExposed(&chart))
+        return false;
+    chart.setData({flat(61, 50), {}}, 0);
+    chart.setTimeRange(0, 60, "s");
+    return true;
+}
+
 QColor penOf(TimelineChart& chart, int series) {
     return static_cast<QLineSeries*>(chart.chart()->series().at(series))->pen().color();
 }
@@ -217,11 +228,7 @@ class TimelineChartTest : public QObject {
     // Crowded notes are stacked, then left out (their lines stay), never printed over another.
     void crowdedMarkerNotesDoNotOverlap() {
         TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
-        chart.resize(900, 230);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
-        chart.setData({flat(61, 50), {}}, 0);
-        chart.setTimeRange(0, 60, "s");
+        QVERIFY(showMinute(chart));
         std::vector<TimelineChart::Marker> many;
         for (int i = 0; i < 20; ++i)
             many.push_back({10 + i * 0.5, QString("note %1").arg(i)});
@@ -263,11 +270,7 @@ class TimelineChartTest : public QObject {
     // its note as a tooltip: forty labelled lines covered an experiment's data.
     void routineMarkersAreTicksWithoutLabels() {
         TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
-        chart.resize(900, 230);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
-        chart.setData({flat(61, 50), {}}, 0);
-        chart.setTimeRange(0, 60, "s");
+        QVERIFY(showMinute(chart));
         chart.setMarkers({{15.0, "engine-start: disk", true}, {30.0, "cache flushed", false}});
         const QRectF plot = chart.chart()->plotArea();
         QCOMPARE(chart.markerLabels(), QStringList{"cache flushed"});
@@ -287,11 +290,7 @@ class TimelineChartTest : public QObject {
     // range it is not drawn.
     void drawsMarkersAtTheirMoment() {
         TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
-        chart.resize(900, 230);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
-        chart.setData({flat(61, 50), {}}, 0);
-        chart.setTimeRange(0, 60, "s");
+        QVERIFY(showMinute(chart));
         chart.setMarkers({{15.0, "cache flushed"}, {90.0, "later"}});
         const QRectF plot = chart.chart()->plotArea();
         QCOMPARE(chart.markerLabels(), QStringList{"cache flushed"});
