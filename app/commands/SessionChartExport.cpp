@@ -13,8 +13,10 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QThread>
 #include <QTimer>
 #include <QToolBar>
+#include <functional>
 #include <iostream>
 
 namespace tierscope {
@@ -32,6 +34,13 @@ bool waitFor(const std::function<bool()>& done, QElapsedTimer& clock) {
         QThread::msleep(5);
     }
     return true;
+}
+
+int notDrawn(std::int64_t session) {
+    const bool interrupted = CancelOnSignal::flag();
+    std::cerr << "tierscope export chart: session " << session
+              << (interrupted ? " was not drawn: interrupted\n" : " was not drawn in time\n");
+    return interrupted ? 128 + CancelOnSignal::signalNumber() : kExitFailure;
 }
 
 QString listOf(const TimelineView& view) {
@@ -91,12 +100,8 @@ int SessionChartExport::run(const GlobalOptions& global, const ExportCommand::Op
     QElapsedTimer clock;
     clock.start();
     auto settled = [&] { return window.sessionSettled(); };
-    if (!waitFor(settled, clock)) {
-        std::cerr << "tierscope export chart: session " << o.session
-                  << (CancelOnSignal::flag() ? " was not drawn: interrupted\n"
-                                             : " was not drawn in time\n");
-        return CancelOnSignal::flag() ? 128 + CancelOnSignal::signalNumber() : kExitFailure;
-    }
+    if (!waitFor(settled, clock))
+        return notDrawn(o.session);
     TimelineView* view = window.timeline();
     TimelineChart* chart = what == "view" ? nullptr : view->chart(what);
     if (what != "view" && !chart) {
@@ -115,7 +120,7 @@ int SessionChartExport::run(const GlobalOptions& global, const ExportCommand::Op
         window.resize(window.size() + off());
         QApplication::processEvents();
         if (!waitFor(settled, clock))
-            return kExitFailure;
+            return notDrawn(o.session);
     }
     if (chart) { // after the resize: the view fits its charts' heights to the window on one
         chart->setChartHeight(wanted.height());
@@ -132,7 +137,9 @@ int SessionChartExport::run(const GlobalOptions& global, const ExportCommand::Op
         window.exportChart(QString::fromStdString(what), QString::fromStdString(o.out), wanted);
     else
         window.exportView(QString::fromStdString(o.out), wanted);
-    if (!waitFor([&] { return written; }, clock) || !error.isEmpty()) {
+    if (!waitFor([&] { return written; }, clock) && CancelOnSignal::flag())
+        return 128 + CancelOnSignal::signalNumber(); // the file is written beside and renamed
+    if (!written || !error.isEmpty()) {
         std::cerr << "tierscope export chart: "
                   << (error.isEmpty() ? std::string("not written") : error.toStdString()) << "\n";
         return kExitCannotWrite;
