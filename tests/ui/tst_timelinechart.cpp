@@ -266,6 +266,30 @@ class TimelineChartTest : public QObject {
         QVERIFY(!colourAt((at.front() + at.back()) / 2)); // no line between them
     }
 
+    // Where a request left on schedule its two dots coincide: the actual send's (the first
+    // series) is drawn on top, not hidden under the scheduled one.
+    void theFirstDotSeriesIsOnTop() {
+        ChartCatalog::Chart spec{
+            "load-ttft",
+            "TTFT",
+            ChartCatalog::Unit::Percent,
+            {{1, "actual", false, {}, true}, {2, "scheduled", false, {}, true}},
+            {}};
+        TimelineChart chart(spec, TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setTimeRange(0, 60, "s");
+        const std::vector<Bucket> one = {{30 * kSecond, 0, 50, 50, 50, 1}};
+        chart.setData({one, one}, 0);
+        QCoreApplication::processEvents();
+        const QImage image = chart.grab().toImage();
+        const QPoint offset = chart.chart()->scene()->views().front()->mapTo(&chart, QPoint(0, 0));
+        const QPoint at = offset + chart.plotItem()->mapped(0).front().toPoint();
+        QVERIFY(penOf(chart, 0) != penOf(chart, 1));
+        QCOMPARE(image.pixelColor(at), penOf(chart, 0));
+    }
+
     // A routine step (engine-start of each run) is a short tick at the top of the plot with
     // its note as a tooltip: forty labelled lines covered an experiment's data.
     void routineMarkersAreTicksWithoutLabels() {

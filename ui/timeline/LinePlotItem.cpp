@@ -73,27 +73,38 @@ QPolygonF LinePlotItem::mapped(std::size_t series) const {
 void LinePlotItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
     painter->save();
     painter->setClipRect(m_area);
-    for (std::size_t i = 0; i < m_series.size(); ++i) {
-        if (!m_series[i]->isVisible())
-            continue;
-        const QPolygonF line = mapped(i);
-        if (line.isEmpty())
-            continue;
-        if (m_dots[i]) {
-            // 3 px squares: filled rectangles cost less than antialiased circles, and a
-            // request stays visible at any zoom.
-            const QColor color = m_series[i]->pen().color();
-            for (const QPointF& p : line)
-                painter->fillRect(QRectF(p.x() - 1.5, p.y() - 1.5, 3, 3), color);
-            continue;
-        }
-        painter->setPen(m_series[i]->pen());
-        if (line.size() == 1)
-            painter->drawPoint(line.front());
-        else
-            painter->drawPolyline(line);
-    }
+    for (std::size_t i = 0; i < m_series.size(); ++i)
+        if (!m_dots[i])
+            drawLine(painter, i);
+    // Dots last, the first series on top: "TTFT from the actual send" is the reading, and
+    // where the client kept its schedule the scheduled dot lies at the same place.
+    for (std::size_t i = m_series.size(); i-- > 0;)
+        if (m_dots[i])
+            drawDots(painter, i);
     painter->restore();
+}
+
+void LinePlotItem::drawLine(QPainter* painter, std::size_t series) const {
+    if (!m_series[series]->isVisible())
+        return;
+    const QPolygonF line = mapped(series);
+    if (line.isEmpty())
+        return;
+    painter->setPen(m_series[series]->pen());
+    if (line.size() == 1)
+        painter->drawPoint(line.front());
+    else
+        painter->drawPolyline(line);
+}
+
+void LinePlotItem::drawDots(QPainter* painter, std::size_t series) const {
+    if (!m_series[series]->isVisible())
+        return;
+    // 3 px squares: filled rectangles cost less than antialiased circles, and a request stays
+    // visible at any zoom.
+    const QColor color = m_series[series]->pen().color();
+    for (const QPointF& p : mapped(series))
+        painter->fillRect(QRectF(p.x() - 1.5, p.y() - 1.5, 3, 3), color);
 }
 
 } // namespace tierscope

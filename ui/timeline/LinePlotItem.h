@@ -33,6 +33,9 @@ class LinePlotItem : public QGraphicsItem {
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
   private:
+    void drawLine(QPainter* painter, std::size_t series) const;
+    void drawDots(QPainter* painter, std::size_t series) const;
+
     std::vector<QLineSeries*> m_series;
     std::vector<QList<QPointF>> m_points;
     std::vector<bool> m_dots;
