@@ -99,11 +99,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     : QMainWindow(parent), m_options(std::move(options)), m_settings(Settings::load()),
       m_buffer(3600 * kSecond) {
     m_db = m_options.db.isEmpty() ? m_settings.databaseOrDefault() : m_options.db;
-    if (!m_options.exportOnly) // an export draws the default layout, the same on any machine
-        m_layout = SavedLayouts::current();
-    if (m_options.exportOnly) {
+    if (m_options.exportOnly) { // the default layout, so an export is the same anywhere
         m_settings.theme = m_options.theme;
         m_settings.openGl = false; // an export paints with QPainter: GL items would be blank
+    } else {
+        m_layout = SavedLayouts::current();
     }
     setWindowTitle(tr("tierscope"));
     // 1600x1000 where there is room; on a small screen, or at QT_SCALE_FACTOR=2 (a 1280x720
@@ -845,6 +845,7 @@ void MainWindow::requestLiveCeilings(std::int64_t nowNs) {
 void MainWindow::openSession(qint64 sessionId) {
     m_shownSession = sessionId;
     m_sessionDrawn = false;
+    m_rangeAnswered = ++m_rangeRequest; // a range read for the session shown before is stale
     m_timeline->setInteractive(true);
     statusBar()->showMessage(tr("Opening session %1 ...").arg(sessionId));
     const int columns = m_fetchedColumns = m_timeline->plotWidth();
@@ -886,14 +887,14 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     emit sessionShown(view.info.id);
 }
 
-// A session opened before the window was laid out (at start-up) was read for a guessed width;
-// too few buckets on a wide plot draw their min/max strokes as a false sawtooth.
 bool MainWindow::sessionSettled() const {
     return !isLive() && m_sessionDrawn && !m_rangeTimer->isActive() &&
            m_rangeAnswered == m_rangeRequest &&
            std::abs(m_timeline->plotWidth() - m_fetchedColumns) * 10 <= m_timeline->plotWidth();
 }
 
+// A session opened before the window was laid out (at start-up) was read for a guessed width;
+// too few buckets on a wide plot draw their min/max strokes as a false sawtooth.
 void MainWindow::refetchForWidth() {
     if (isLive() || !m_sessionDrawn)
         return;
