@@ -2,8 +2,8 @@
 # Writes the README's screenshots to docs/images/: the live view of this machine while the
 # engine simulator serves a load and a KV-restore workload reads the disk, then that same
 # session opened from the browser. Runs under Xvfb; needs the release build (scripts/run.sh
-# builds it) and about five minutes. SHOTS=views makes only the first-screen, load-session and
-# experiment-session pictures (at 1280x720 and 1920x1080, light and dark).
+# builds it) and about five minutes. SHOTS=views makes only the first-screen, load-session,
+# experiment-session and compare pictures (at 1280x720 and 1920x1080, light and dark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${TIERSCOPE_BIN:-build/release/app/tierscope} # TIERSCOPE_BIN: another build
@@ -97,6 +97,9 @@ for size in 1280x720 1920x1080; do
     exp=$(sqlite3 "$work/vplan.db" "SELECT max(id) FROM session")
     XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
       --session "$exp" --screenshot "docs/images/experiment-session-$size-$theme.png" --after 4s
+    XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
+      --no-record --compare arm:disk-vs-shm/kv-restore@c8/disk arm:disk-vs-shm/kv-restore@c8/shm \
+      --screenshot "docs/images/compare-$size-$theme.png" --after 6s
   done
 done
-echo "wrote docs/images/{first-screen,load-session,experiment-session}-{1280x720,1920x1080}-{light,dark}.png"
+echo "wrote docs/images/{first-screen,load-session,experiment-session,compare}-{1280x720,1920x1080}-{light,dark}.png"
