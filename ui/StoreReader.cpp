@@ -47,16 +47,11 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
         view.metrics = store.metrics(sessionId);
         view.charts = ChartCatalog::build(view.metrics, view.devices);
         EngineAbsence::explain(view.charts, EngineAbsence::urlsOf(view.devices), false);
-        view.charts = layout.apply(std::move(view.charts), view.metrics);
         view.t0Ns = info->startNs;
         // An open or interrupted session runs until now, or a day at most.
         view.t1Ns = info->endNs.value_or(
             std::min<std::int64_t>(WallClock().nowNs(), info->startNs + 86400LL * 1000000000LL));
         view.t1Ns = std::max<std::int64_t>(view.t1Ns, view.t0Ns + 1000000000LL);
-        for (const auto& chart : view.charts)
-            for (const auto& s : chart.series)
-                view.data[s.metricId] =
-                    store.readDecimated(s.metricId, view.t0Ns, view.t1Ns, 2 * columns);
         // The store has no reader for events: read them here, on this thread.
         auto events = store.db().prepare(
             "SELECT t_ns, kind, text FROM event WHERE session_id = ? ORDER BY t_ns");
@@ -76,9 +71,12 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
         }
         view.runs = RunRequestSummary::of(runs);
         addRequestCharts(requests, view);
-        std::erase_if(view.charts, [&](const ChartCatalog::Chart& c) {
-            return layout.hidden.contains(c.id); // the request charts came after the layout
-        });
+        view.charts = layout.apply(std::move(view.charts), view.metrics);
+        for (const auto& chart : view.charts)
+            for (const auto& s : chart.series)
+                if (s.metricId > 0) // the request series' buckets came with their charts
+                    view.data[s.metricId] =
+                        store.readDecimated(s.metricId, view.t0Ns, view.t1Ns, 2 * columns);
         // About two hundred windows across the session, none shorter than a second.
         view.bottlenecks = SessionAnalysis::analyzeRange(
             store, sessionId, view.t0Ns, view.t1Ns,
