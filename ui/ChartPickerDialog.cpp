@@ -61,9 +61,9 @@ ChartPickerDialog::ChartPickerDialog(const std::vector<ChartCatalog::Chart>& cha
     connect(m_filter, &QLineEdit::textChanged, this, &ChartPickerDialog::filter);
 
     for (const auto& c : charts) {
-        const bool custom = c.id.starts_with("custom-");
+        const auto custom = ChartLayout::customIndex(c.id);
         addChartItem(QString::fromStdString(c.id), QString::fromStdString(c.title), true,
-                     custom ? std::stoi(c.id.substr(7)) - 1 : -1);
+                     custom ? static_cast<int>(*custom) : -1);
     }
     for (const auto& id : m_layout.hidden) // hidden now: listed, unticked, to bring back
         addChartItem(QString::fromStdString(id), QString::fromStdString(id), false, -1);
@@ -130,8 +130,8 @@ void ChartPickerDialog::addPicked() {
     for (auto& chart : ChartLayout::chartsFor(title.trimmed().toStdString(), picked)) {
         m_layout.custom.push_back(chart);
         const auto index = static_cast<int>(m_layout.custom.size()) - 1;
-        addChartItem(QString("custom-%1").arg(index + 1), QString::fromStdString(chart.title), true,
-                     index);
+        addChartItem(QString::fromStdString(ChartLayout::customId(static_cast<std::size_t>(index))),
+                     QString::fromStdString(chart.title), true, index);
     }
 }
 

@@ -1,7 +1,9 @@
 #include "core/report/ChartLayout.h"
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 namespace tierscope {
 
@@ -46,13 +48,29 @@ ChartCatalog::Unit ChartLayout::unitOf(const MetricDescriptor& metric) {
     return Unit::Count; // "1", "1/s" (IOPS), unknown units: a plain number
 }
 
+std::string ChartLayout::customId(std::size_t index) {
+    return "custom-" + std::to_string(index + 1);
+}
+
+std::optional<std::size_t> ChartLayout::customIndex(const std::string& chartId) {
+    constexpr std::string_view prefix = "custom-";
+    if (!chartId.starts_with(prefix))
+        return std::nullopt;
+    const char* last = chartId.data() + chartId.size();
+    std::size_t n = 0;
+    const auto [end, error] = std::from_chars(chartId.data() + prefix.size(), last, n);
+    if (error != std::errc{} || end != last || n == 0)
+        return std::nullopt;
+    return n - 1;
+}
+
 std::vector<ChartCatalog::Chart> ChartLayout::apply(std::vector<ChartCatalog::Chart> charts,
                                                     const std::vector<MetricInfo>& metrics) const {
     std::erase_if(charts, [&](const ChartCatalog::Chart& c) { return hidden.contains(c.id); });
     for (std::size_t i = 0; i < custom.size(); ++i) {
         const Custom& c = custom[i];
         ChartCatalog::Chart chart;
-        chart.id = "custom-" + std::to_string(i + 1);
+        chart.id = customId(i);
         chart.title = c.title;
         bool typed = false;
         for (const auto& path : c.paths) {

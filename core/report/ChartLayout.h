@@ -38,6 +38,9 @@ struct ChartLayout {
                                          const std::vector<MetricInfo>& picked);
     // The axis for a metric: by its unit, and tokens/s by its name.
     static ChartCatalog::Unit unitOf(const MetricDescriptor& metric);
+    // "custom-1" for custom[0]; the index back from such an id, absent for any other id.
+    static std::string customId(std::size_t index);
+    static std::optional<std::size_t> customIndex(const std::string& chartId);
 
     std::string toJson() const;
     // Absent for text that is no layout (a hand-edited or damaged setting).

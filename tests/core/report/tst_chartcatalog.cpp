@@ -166,6 +166,10 @@ class TestChartCatalog : public QObject {
         QCOMPARE(net.absentReason, std::string("None of this chart's metrics was recorded "
                                                "here: net/eth0/rx_bytes_per_s"));
         QCOMPARE(charts.back().id, std::string("custom-2")); // after the catalog's
+        QCOMPARE(ChartLayout::customIndex(iops.id), std::optional<std::size_t>(0));
+        QCOMPARE(ChartLayout::customIndex(net.id), std::optional<std::size_t>(1));
+        for (const char* other : {"storage", "custom-", "custom-0", "custom-1x", "custom--1"})
+            QVERIFY2(!ChartLayout::customIndex(other), other);
     }
 
     // Metrics picked together make one chart per unit: seconds and IOPS on one axis would
