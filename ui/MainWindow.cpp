@@ -260,18 +260,11 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_timeline, &TimelineView::runSelected, m_runs, &RunsPanel::highlightRun);
     connect(m_timeline, &TimelineView::chartExportRequested, this, &MainWindow::askExportChart);
     m_timeline->setHiddenSeries(m_layout.hiddenSeries);
-    connect(m_timeline, &TimelineView::seriesToggled, this,
-            [this](const QString& chartId, const QString& name, bool shown) {
-                auto& off = m_layout.hiddenSeries[chartId.toStdString()];
-                if (shown)
-                    off.erase(name.toStdString());
-                else
-                    off.insert(name.toStdString());
-                if (off.empty())
-                    m_layout.hiddenSeries.erase(chartId.toStdString());
-                if (!m_options.exportOnly)
-                    SavedLayouts::setCurrent(m_layout);
-            });
+    connect(m_timeline, &TimelineView::seriesToggled, this, [this] {
+        m_layout.hiddenSeries = m_timeline->hiddenSeries();
+        if (!m_options.exportOnly)
+            SavedLayouts::setCurrent(m_layout);
+    });
     connect(m_timeline, &TimelineView::runSelected, this, [this](qint64 runId) {
         for (const auto& s : m_timeline->spans())
             if (s.runId == runId)
@@ -889,17 +882,18 @@ void MainWindow::onSessionOpened(const SessionView& view) {
 
 bool MainWindow::sessionSettled() const {
     return !isLive() && m_sessionDrawn && !m_rangeTimer->isActive() &&
-           m_rangeAnswered == m_rangeRequest &&
-           std::abs(m_timeline->plotWidth() - m_fetchedColumns) * 10 <= m_timeline->plotWidth();
+           m_rangeAnswered == m_rangeRequest && fetchedForWidth();
+}
+
+bool MainWindow::fetchedForWidth() const {
+    const int width = m_timeline->plotWidth();
+    return std::abs(width - m_fetchedColumns) * 10 <= width; // within 10 %
 }
 
 // A session opened before the window was laid out (at start-up) was read for a guessed width;
 // too few buckets on a wide plot draw their min/max strokes as a false sawtooth.
 void MainWindow::refetchForWidth() {
-    if (isLive() || !m_sessionDrawn)
-        return;
-    const int width = m_timeline->plotWidth();
-    if (std::abs(width - m_fetchedColumns) * 10 <= width)
+    if (isLive() || !m_sessionDrawn || fetchedForWidth())
         return;
     m_pendingX0 = m_timeline->rangeStart();
     m_pendingX1 = m_timeline->rangeEnd();

@@ -144,6 +144,7 @@ class MainWindow : public QMainWindow {
     void applySettings();
     void requestRange(double x0, double x1);
     void refetchForWidth();
+    bool fetchedForWidth() const; // the shown data was read for about the plots' width
     void setStatus();
     void refreshLiveBand(std::int64_t t0Ns, std::int64_t t1Ns);
     void requestLiveCeilings(std::int64_t nowNs);

@@ -120,6 +120,8 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
                         off.erase(name.toStdString());
                     else
                         off.insert(name.toStdString());
+                    if (off.empty())
+                        m_hiddenSeries.erase(id);
                     emit seriesToggled(QString::fromStdString(id), name, shown);
                 });
         if (const auto it = m_hiddenSeries.find(spec->id); it != m_hiddenSeries.end())

@@ -50,6 +50,10 @@ class TimelineView : public QWidget {
     void setMarkers(const std::vector<TimelineMarker>& markers);
     // Series switched off per chart id (by legend name), kept when the charts are rebuilt.
     void setHiddenSeries(const std::map<std::string, std::set<std::string>>& hidden);
+    // As set, with what the legends switched since (no empty entries).
+    const std::map<std::string, std::set<std::string>>& hiddenSeries() const {
+        return m_hiddenSeries;
+    }
     const std::vector<TimelineMarker>& markers() const { return m_markers; }
     // Runs shaded on every chart, coloured by arm; a click on one selects it (and zooms to it).
     void setSpans(const std::vector<TimelineSpan>& spans);
