@@ -6,8 +6,12 @@ namespace tierscope {
 
 namespace {
 
-bool validName(const QString& name) {
-    return !name.trimmed().isEmpty() && !name.contains('/') && !name.contains('\\');
+// The QSettings key of a layout's name, absent for a name that is not one key.
+std::optional<QString> keyOf(const QString& name) {
+    const QString trimmed = name.trimmed();
+    if (trimmed.isEmpty() || trimmed.contains('/') || trimmed.contains('\\'))
+        return std::nullopt;
+    return "layouts/" + trimmed;
 }
 
 } // namespace
@@ -21,26 +25,29 @@ QStringList SavedLayouts::names() {
 }
 
 std::optional<ChartLayout> SavedLayouts::load(const QString& name) {
-    if (!validName(name))
+    const auto key = keyOf(name);
+    if (!key)
         return std::nullopt;
     QSettings s("tierscope", "tierscope");
-    const QString text = s.value("layouts/" + name).toString();
+    const QString text = s.value(*key).toString();
     return text.isEmpty() ? std::nullopt : ChartLayout::fromJson(text.toStdString());
 }
 
 bool SavedLayouts::save(const QString& name, const ChartLayout& layout) {
-    if (!validName(name))
+    const auto key = keyOf(name);
+    if (!key)
         return false;
     QSettings s("tierscope", "tierscope");
-    s.setValue("layouts/" + name.trimmed(), QString::fromStdString(layout.toJson()));
+    s.setValue(*key, QString::fromStdString(layout.toJson()));
     return true;
 }
 
 void SavedLayouts::remove(const QString& name) {
-    if (!validName(name))
+    const auto key = keyOf(name);
+    if (!key)
         return;
     QSettings s("tierscope", "tierscope");
-    s.remove("layouts/" + name);
+    s.remove(*key);
 }
 
 ChartLayout SavedLayouts::current() {

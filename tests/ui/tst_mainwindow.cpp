@@ -728,6 +728,7 @@ class TestMainWindow : public QObject {
         QVERIFY(!SavedLayouts::save("a/b", window.chartLayout())); // one key, one layout
         QVERIFY(SavedLayouts::names().contains("io"));
         QVERIFY(*SavedLayouts::load("io") == window.chartLayout());
+        QVERIFY(SavedLayouts::load(" io ") == SavedLayouts::load("io")); // the name as saved
         {
             MainWindow next({db, id, false, 60});
             QVERIFY(opened(next));
