@@ -22,7 +22,7 @@ class FaultServer {
   public:
     enum class Fault {
         ResetMidStream, // headers and part of the body, then a TCP reset
-        Stall,          // headers, then nothing
+        Stall,          // headers, then nothing for a minute (far past any client timeout)
         Trickle,        // one byte every 100 ms, slowloris-style
         HugeLine,       // 10 MB without a newline
         BadUtf8,        // a well-formed stream whose text is not UTF-8
@@ -63,7 +63,7 @@ class FaultServer {
         }
         case Fault::Stall:
             sendAll(fd, headers);
-            sleepMs(5000);
+            sleepMs(60000);
             break;
         case Fault::Trickle:
             for (const char c : headers + chunk + chunk + chunk) {

@@ -165,10 +165,11 @@ class TestEngineSimulator : public QObject {
         QCOMPARE(records[0].cachedTokens, 0);
         QCOMPARE(records[1].cachedTokens, 8);
         QCOMPARE(records[1].kvBytesRead, std::int64_t(2 * 4 * 4096)); // the chunks were really read
-        // TTFT is the sum of its parts (plus scheduling noise).
+        // TTFT is the sum of its parts, plus the handler's own steps: scheduling noise, which
+        // a busy machine can stretch to a good part of a second, but never to a missing part.
         QVERIFY(records[1].ttftS >= records[1].kvReadS + records[1].prefillS);
         QVERIFY(records[1].ttftS <
-                records[1].kvReadS + records[1].prefillS + records[1].queueS + 0.05);
+                records[1].kvReadS + records[1].prefillS + records[1].queueS + 1.0);
 
         const auto metrics = PrometheusTextParser::parse(request(base + "/metrics").body);
         QCOMPARE(metrics.malformedLines, 0);
@@ -251,7 +252,8 @@ class TestEngineSimulator : public QObject {
             // prefill add up to TTFT but for the front end's parsing.
             QVERIFY(b.prefill->sumS >= kvRead + compute);
             QVERIFY(*b.otherS() >= 0);
-            QVERIFY2(*b.otherS() < 0.01, b.text().c_str());
+            // The front end's share: scheduling noise only, far below the injected parts.
+            QVERIFY2(*b.otherS() < 0.1 * b.ttft->sumS, b.text().c_str());
             // Each part's own p50 and p99 from its buckets: with 5 requests, histogram_quantile
             // lands in the bucket of the 3rd smallest and of the largest injected value.
             std::vector<double> ttfts, queues, reads;
@@ -297,19 +299,28 @@ class TestEngineSimulator : public QObject {
     void queueingBehindTheConcurrencyLimit() {
         auto options = small({});
         options.maxConcurrency = 1;
-        options.decodeTokensPerS = 20; // 10 tokens: ~0.45 s per request
+        options.decodeTokensPerS = 5; // 10 tokens: ~1.8 s per request
         EngineSimulator sim(options);
         const std::string url =
             "http://127.0.0.1:" + std::to_string(sim.start()) + "/v1/completions";
         const std::string body = R"({"prompt":"x","max_tokens":10,"stream":true})";
         auto a = std::async(std::launch::async, [&] { return request(url, body); });
-        QThread::msleep(50);
+        // The second asks once the first is admitted: it queues for the rest of the first.
+        auto running = [&] {
+            for (const auto& m : PrometheusTextParser::parse(sim.metricsText()).samples)
+                if (m.name == "vllm:num_requests_running")
+                    return m.value;
+            return -1.0;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(running() == 1.0, 30000);
         auto b = std::async(std::launch::async, [&] { return request(url, body); });
         QCOMPARE(a.get().status, 200L);
         QCOMPARE(b.get().status, 200L);
         const auto records = sim.records();
         QCOMPARE(records.size(), std::size_t(2));
-        QVERIFY2(records[1].queueS > 0.3, qPrintable(QString::number(records[1].queueS)));
+        // Queued behind the first's decode (1.8 s); a busy machine may delay the second's
+        // send, but not by most of it.
+        QVERIFY2(records[1].queueS > 0.5, qPrintable(QString::number(records[1].queueS)));
         QVERIFY(records[1].ttftS >= records[1].queueS);
     }
 
