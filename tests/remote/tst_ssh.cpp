@@ -2,6 +2,7 @@
 #include "TestSupport.h"
 #include "collectors/base/SysfsReader.h"
 #include "core/store/Store.h"
+#include "core/util/WallClock.h"
 #include "remote/RemoteMirror.h"
 #include "remote/SshSession.h"
 #include "ui/ExperimentDialog.h"
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 using namespace tierscope;
@@ -193,7 +195,7 @@ class TestSsh : public QObject {
     void streamsARecordingIntoBothWorkspaces() {
         const QString db = m_local.filePath("stream.db");
         const auto r = tierscope({"--db", db, "record", "--target", m_server.target(), "--duration",
-                                  "3s", "--interval", "200ms", "--label", "rack"},
+                                  "6s", "--interval", "200ms", "--label", "rack"},
                                  m_server.environment());
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(r.err.contains("mirrored here as session"), r.err.constData());
@@ -245,7 +247,7 @@ class TestSsh : public QObject {
         QProcess record;
         record.setProcessEnvironment(m_server.environment());
         record.start(TIERSCOPE_BINARY,
-                     {"--db", db, "record", "--target", m_server.target(), "--duration", "6s",
+                     {"--db", db, "record", "--target", m_server.target(), "--duration", "300s",
                       "--interval", "200ms", "--label", "rack-io"});
         QVERIFY(record.waitForStarted());
         std::int64_t remote = 0;
@@ -260,10 +262,35 @@ class TestSsh : public QObject {
                 return remote > 0;
             }(),
             60000);
-        QTest::qWait(600); // a few samples first, so the writes fall inside sampled intervals
+        // The newest block/total write sample of a session, 0 before its first.
+        auto newestWrite = [](const QString& path, std::optional<std::int64_t> session) {
+            if (!QFile::exists(path))
+                return std::int64_t(0);
+            try {
+                Store store(path.toStdString(), Store::Mode::ReadOnly);
+                const auto sessions = store.sessions();
+                if (sessions.empty())
+                    return std::int64_t(0);
+                for (const auto& m : store.metrics(session.value_or(sessions.front().id)))
+                    if (m.descriptor.path == "block/total/write_bytes_per_s") {
+                        const auto samples = store.readRaw(m.id, 0, INT64_MAX);
+                        return samples.size() >= 2 ? samples.back().tNs : std::int64_t(0);
+                    }
+            } catch (const std::exception&) { // created, not yet a workspace
+            }
+            return std::int64_t(0);
+        };
+        // Two samples first (a rate needs a baseline), so the writes fall inside sampled
+        // intervals, however long a busy machine took to start.
+        QTRY_VERIFY_WITH_TIMEOUT(newestWrite(m_server.serverDb(), remote) > 0, 60000);
         const std::int64_t bytes = 48ll << 20;
         QVERIFY2(test::writeDirect(m_work.filePath("known.bin"), bytes),
                  "cannot write with O_DIRECT under the build tree");
+        // Stopped once both sides hold a sample taken after the writes.
+        const std::int64_t wroteAt = WallClock::systemNowNs();
+        QTRY_VERIFY_WITH_TIMEOUT(newestWrite(m_server.serverDb(), remote) > wroteAt, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(newestWrite(db, std::nullopt) > wroteAt, 60000);
+        ::kill(static_cast<pid_t>(record.processId()), SIGINT);
         QVERIFY(record.waitForFinished(60000));
         QVERIFY2(record.exitCode() == 0, record.readAllStandardError().constData());
 
@@ -515,7 +542,9 @@ class TestSsh : public QObject {
     // The network goes away mid-run: the workstation says so and how to reattach; the job
     // runs on; reattaching shows its progress from the start to the end.
     void droppedConnectionMidRunAndReattach() {
-        const QString plan = writePlan("dropped", 1, 2);
+        // Each setup sleeps 8 s: the job is still running when the client has noticed the
+        // drop, however slowly a busy machine lets it notice.
+        const QString plan = writePlan("dropped", 1, 8);
         QProcess p;
         p.setProcessEnvironment(m_server.environment());
         p.start(TIERSCOPE_BINARY, {"--db", m_local.filePath("drop-run.db"), "run", plan, "--target",
