@@ -4,6 +4,7 @@
 
 #include <QProcess>
 #include <QTemporaryDir>
+#include <cerrno>
 #include <csignal>
 
 using namespace tierscope;
@@ -131,23 +132,32 @@ files = 1
     void aKilledRunsDetachedChildIsReportedByTheNextRun() {
         const QString db = m_dir.filePath("ws.db");
         const QString pidFile = m_dir.filePath("leftover.pid");
+        const QString groupFile = m_dir.filePath("setup.group");
         QProcess first;
         first.setProcessChannelMode(QProcess::MergedChannels);
-        first.start(TIERSCOPE_BINARY,
-                    {"--db", db, "run",
-                     writePlan("killed", QString("mkdir -p {path}; setsid sleep 300 </dev/null "
-                                                 ">/dev/null 2>&1 & echo $! > %1; sleep 60")
-                                             .arg(pidFile))});
+        first.start(
+            TIERSCOPE_BINARY,
+            {"--db", db, "run",
+             writePlan("killed", QString("mkdir -p {path}; cut -d' ' -f5 /proc/$$/stat > %2; "
+                                         "setsid sleep 300 </dev/null >/dev/null 2>&1 & "
+                                         "echo $! > %1; sleep 60")
+                                     .arg(pidFile, groupFile))});
         QVERIFY(first.waitForStarted());
         QTRY_VERIFY_WITH_TIMEOUT(QFile(pidFile).size() > 0, 60000);
         QFile f(pidFile);
         QVERIFY(f.open(QIODevice::ReadOnly));
         m_leftover = static_cast<pid_t>(f.readAll().trimmed().toInt());
         QVERIFY(m_leftover > 0);
+        QFile g(groupFile);
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        const auto group = static_cast<pid_t>(g.readAll().trimmed().toInt());
+        QVERIFY(group > 0);
         const auto killedPid = first.processId();
         ::kill(static_cast<pid_t>(killedPid), SIGKILL);
         QVERIFY(first.waitForFinished(10000));
-        QTest::qWait(200); // the guard sees the end of its lifeline and kills the group
+        // The guard sees the end of its lifeline and kills the setup's group: its shell and
+        // `sleep 60`, however late a busy machine lets it run.
+        QTRY_VERIFY_WITH_TIMEOUT(::kill(-group, 0) != 0 && errno == ESRCH, 30000);
         QCOMPARE(::kill(m_leftover, 0), 0); // out of the group: still running
 
         QProcess second;

@@ -77,7 +77,9 @@ class TestShellCommand : public QObject {
         const QString file = tmp.filePath("group");
         const std::string text = groupTo(file) + "; exec >/dev/null 2>&1; sleep 1000 & sleep 1000";
         auto done = std::async(std::launch::async, [&] {
-            return ShellCommand::run(text, {}, std::chrono::milliseconds(1000));
+            // Long enough for a busy machine's shell to write its group first; the 30 s wait
+            // below still tells an enforced deadline from a hang.
+            return ShellCommand::run(text, {}, std::chrono::milliseconds(5000));
         });
         const pid_t group = readNumber(file);
         QVERIFY(group > 0);

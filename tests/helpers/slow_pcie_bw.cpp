@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -11,10 +12,15 @@
 
 namespace {
 
+// TIERSCOPE_TEST_PCIE_DELAY_MS lengthens the delay, so that a test can tell a blocked reading
+// from a merely late one by a wide margin on a busy machine.
 void delayIfPcieBw(const char* path) {
     const char* name = path ? std::strrchr(path, '/') : nullptr;
-    if (name && std::strcmp(name, "/pcie_bw") == 0)
-        std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (!name || std::strcmp(name, "/pcie_bw") != 0)
+        return;
+    const char* ms = std::getenv("TIERSCOPE_TEST_PCIE_DELAY_MS");
+    const long delay = ms ? std::strtol(ms, nullptr, 10) : 1000;
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay > 0 ? delay : 1000));
 }
 
 template <typename F> F next(const char* symbol) {

@@ -354,8 +354,9 @@ class TestMainWindow : public QObject {
         QCOMPARE(tokens->crosshairText(), QString("output tokens/s (completed): 64.0 tok/s"));
         window.timeline()->setTimeRange(10, 20, "s");
         emit window.timeline()->rangeChanged(10, 20);
-        QTest::qWait(500);
-        QVERIFY(ttft->pointCount() > 0); // the range reload keeps them
+        QVERIFY(!window.sessionSettled()); // a range read is due
+        QTRY_VERIFY_WITH_TIMEOUT(window.sessionSettled(), 30000);
+        QCOMPARE(ttft->pointCount(), 200); // the range reload keeps the requests
         // One chart exports on its own, at the size asked; a chart the view lacks is an error.
         QSignalSpy exported(&window, &MainWindow::viewExported);
         const QString png = m_dir.filePath("load-ttft.png");
@@ -933,7 +934,10 @@ class TestMainWindow : public QObject {
         QVERIFY(!tiles->detailText("ttft").isEmpty());
         // The live band classifies what the buffer holds; x is seconds ago.
         QTRY_VERIFY_WITH_TIMEOUT(!window.timeline()->bottleneckBand()->spans().empty(), 10000);
-        QVERIFY(window.timeline()->bottleneckBand()->spans().back().x1 <= 2.0);
+        // The newest span ends near now (a busy machine samples and repaints late, by seconds
+        // at most), not at an absolute time or the start of the minute.
+        const double newestEnd = window.timeline()->bottleneckBand()->spans().back().x1;
+        QVERIFY2(newestEnd <= 10.0 && newestEnd >= -1.0, qPrintable(QString::number(newestEnd)));
         const qint64 id = started.first().first().toLongLong();
 
         QSignalSpy stopped(&window, &MainWindow::recordingStopped);

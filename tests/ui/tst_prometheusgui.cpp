@@ -119,9 +119,10 @@ class TestPrometheusGui : public QObject {
         disconnect->trigger();
         QCOMPARE(w.prometheusSessionId(), 0);
         QVERIFY(!disconnect->isEnabled());
-        QTest::qWait(500);
+        // The feed's writer commits on its own thread after the disconnect.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            Store(db.toStdString(), Store::Mode::ReadOnly).sampleCount(session) > 0, 30000);
         Store store(db.toStdString(), Store::Mode::ReadOnly);
-        QVERIFY(store.sampleCount(session) > 0);
         bool grouped = false;
         for (const auto& m : store.metrics(session))
             grouped = grouped || m.descriptor.labels.find(

@@ -65,7 +65,8 @@ class TestAmdGpu : public QObject {
 
     // Runs gpu_probe with `tree` as /sys/class. `during` runs once the probe is started.
     Probe probe(const QString& tree, const QStringList& args,
-                const std::function<void(QProcess&)>& during = {}, const QString& preload = {}) {
+                const std::function<void(QProcess&)>& during = {}, const QString& preload = {},
+                const QProcessEnvironment& extra = {}) {
         QProcess p;
         // rocm-smi keeps a mutex per card in /dev/shm; a private one keeps a probe that was
         // stopped mid-init from holding up the next, and leaves nothing on the machine.
@@ -79,6 +80,7 @@ class TestAmdGpu : public QObject {
         env.insert("TIERSCOPE_DCMI_LIBRARY", "libdcmi-not-here.so");
         if (!preload.isEmpty())
             env.insert("LD_PRELOAD", preload);
+        env.insert(extra);
         p.setProcessEnvironment(env);
         p.start("unshare", {"-Urm", "sh", "-c", command});
         if (!p.waitForStarted())
@@ -216,8 +218,11 @@ class TestAmdGpu : public QObject {
     void pcieReadRunsOnItsOwnThread() {
         QTemporaryDir dir;
         FakeAmdGpuTree::build(dir.path().toStdString(), {gpu0()});
-        // Every pcie_bw read now takes a second, as on real hardware.
-        const auto p = probe(dir.path(), {"--schedule", "3"}, {}, SLOW_PCIE_BW);
+        // Every pcie_bw read now blocks for 4 s (a second on real hardware), so a reading held
+        // behind it would be late by seconds, far beyond any lateness of a busy machine.
+        QProcessEnvironment slow;
+        slow.insert("TIERSCOPE_TEST_PCIE_DELAY_MS", "4000");
+        const auto p = probe(dir.path(), {"--schedule", "10"}, {}, SLOW_PCIE_BW, slow);
         QVERIFY2(p.exitCode == 0, p.err.constData());
         std::vector<std::int64_t> busyTimes, pcieTimes;
         for (const auto& s : p.out["scheduled"]) {
@@ -228,15 +233,16 @@ class TestAmdGpu : public QObject {
                 QCOMPARE(s["value"].get<double>(), 256000.0);
             }
         }
-        // Two or three slow reads fit in 3 s; they happen on the PCIe collector's own thread.
-        QVERIFY2(pcieTimes.size() >= 2 && pcieTimes.size() <= 3,
+        // At most three slow reads fit in 10 s; they happen on the PCIe collector's own thread.
+        QVERIFY2(!pcieTimes.empty() && pcieTimes.size() <= 3,
                  qPrintable(QString::number(pcieTimes.size())));
-        // 3 s at 100 ms: the blocked PCIe read must not hold back the other readings.
-        QVERIFY2(busyTimes.size() >= 24, qPrintable(QString::number(busyTimes.size())));
+        // 10 s at 100 ms: the blocked PCIe read must not hold back the other readings. Held
+        // behind it, they would come once per 4 s; a quarter of the ticks is far above that.
+        QVERIFY2(busyTimes.size() >= 25, qPrintable(QString::number(busyTimes.size())));
         std::int64_t worstGap = 0;
         for (std::size_t i = 1; i < busyTimes.size(); ++i)
             worstGap = std::max(worstGap, busyTimes[i] - busyTimes[i - 1]);
-        QVERIFY2(worstGap < 300'000'000, qPrintable(QString("gap %1 ms").arg(worstGap / 1e6)));
+        QVERIFY2(worstGap < 2'000'000'000, qPrintable(QString("gap %1 ms").arg(worstGap / 1e6)));
     }
 
     void noKfdIsAReportedState() {

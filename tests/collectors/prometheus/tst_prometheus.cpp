@@ -75,6 +75,20 @@ double now() {
         .count();
 }
 
+// A directory whose filesystem takes O_DIRECT: the build tree's (a real disk), else /tmp's.
+QString directIoDir() {
+    for (const QString& dir : {QDir::currentPath(), QDir::tempPath()}) {
+        const std::string probe = (dir + "/.tierscope-odirect-probe").toStdString();
+        const int fd = ::open(probe.c_str(), O_RDWR | O_CREAT | O_DIRECT, 0600);
+        if (fd >= 0) {
+            ::close(fd);
+            ::unlink(probe.c_str());
+            return dir;
+        }
+    }
+    return QDir::tempPath();
+}
+
 } // namespace
 
 class TestPrometheus : public QObject {
@@ -211,8 +225,11 @@ class TestPrometheus : public QObject {
                       {"agent", "--listen", QString("127.0.0.1:%1").arg(port)}, "agent.log"));
         const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
         QVERIFY(waitForHttp(url));
-        QTest::qWait(1200); // one sampling interval: host gauges are there
-        const std::string text = httpGet(url);
+        // One sampling interval and the host gauges are there, however late on a busy machine.
+        std::string text;
+        QTRY_VERIFY_WITH_TIMEOUT((text = httpGet(url)).find("tierscope_host_cpu_busy_ratio ") !=
+                                     std::string::npos,
+                                 30000);
         QVERIFY(text.find("# TYPE tierscope_block_read_bytes_total counter") != std::string::npos);
         QVERIFY(text.find("tierscope_host_cpu_busy_ratio ") != std::string::npos);
         QProcess check;
@@ -284,9 +301,9 @@ scrape_configs:
                       QString("http://127.0.0.1:%1/metrics").arg(simPort)});
         QVERIFY(record.waitForStarted());
         const double t0 = now();
-        // Steady traffic for the whole window: O_DIRECT reads and writes on the build disk.
-        // On /tmp (the build disk here): the checkout's filesystem may refuse O_DIRECT.
-        QTemporaryDir scratch(QDir::tempPath() + "/tierscope-traffic-XXXXXX");
+        // Steady traffic for the whole window: O_DIRECT reads and writes on a real disk: the
+        // build tree's, or /tmp's where the build tree's filesystem refuses O_DIRECT.
+        QTemporaryDir scratch(directIoDir() + "/tierscope-traffic-XXXXXX");
         const std::string file = scratch.filePath("traffic.bin").toStdString();
         std::atomic<bool> stop{false};
         std::thread disk([&] {
@@ -346,6 +363,12 @@ scrape_configs:
         const std::string nodeName = "127.0.0.1:" + std::to_string(nodePort);
         const std::string agentName = "127.0.0.1:" + std::to_string(agentPort);
         const std::string simName = "127.0.0.1:" + std::to_string(simPort);
+        // The two readings sample the same counters at different moments and over different
+        // windows (Prometheus' 5 s rate against the recorder's own interval), so a busy machine
+        // moves them apart by several per cent. What this guards against is a definition that
+        // differs (sectors of 4096 bytes, a multipath disk counted twice, another unit): a
+        // factor of 2 or more.
+        constexpr double kAgreement = 0.25;
         for (const char* what : {"read_bytes_per_s", "write_bytes_per_s"}) {
             // An imported value at t is the rate over [t - 5 s, t]: its mean over [a, b] is
             // centred 2.5 s earlier, and writes are bursty enough (journal commits) for the
@@ -359,7 +382,7 @@ scrape_configs:
                                            .arg(direct)
                                            .arg(viaProm);
                 qInfo("%s", qPrintable(detail));
-                QVERIFY2(std::abs(viaProm - direct) <= 0.10 * direct, qPrintable(detail));
+                QVERIFY2(std::abs(viaProm - direct) <= kAgreement * direct, qPrintable(detail));
             }
         }
         // node_exporter's IOPS, as iostat counts them, agree too; its byte rates carry
@@ -371,7 +394,8 @@ scrape_configs:
             const QString detail =
                 QString("read_iops: direct %1, via Prometheus %2").arg(direct).arg(viaProm);
             qInfo("%s", qPrintable(detail));
-            QVERIFY2(direct > 0 && std::abs(viaProm - direct) <= 0.10 * direct, qPrintable(detail));
+            QVERIFY2(direct > 0 && std::abs(viaProm - direct) <= kAgreement * direct,
+                     qPrintable(detail));
             bool labelled = false;
             for (const auto& m : p.metrics(1))
                 if (m.descriptor.path == "block/" + device + "@" + nodeName + "/read_bytes_per_s")
@@ -385,7 +409,8 @@ scrape_configs:
             const QString detail =
                 QString("%1: direct %2, via Prometheus %3").arg(q).arg(direct).arg(viaProm);
             qInfo("%s", qPrintable(detail));
-            QVERIFY2(direct > 0 && std::abs(viaProm - direct) <= 0.10 * direct, qPrintable(detail));
+            QVERIFY2(direct > 0 && std::abs(viaProm - direct) <= kAgreement * direct,
+                     qPrintable(detail));
         }
 
         // A query that fails is reported; the other series are kept.
