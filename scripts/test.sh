@@ -39,7 +39,9 @@ dev | asan) ;;
   exit 2
   ;;
 esac
+stage_start=$SECONDS
 scripts/install-deps.sh
+echo "test: stage install took $((SECONDS - stage_start)) s" >&2
 # A full disk fails tests far from the cause (a CI machine once had 260 MB left after the
 # build): say so first. The sanitizer build takes about 5 GB, the dev build 7 GB, and the
 # storage tests refuse to leave under 2.7 GB free.
@@ -47,6 +49,14 @@ free_kb=$(df -Pk . | awk 'NR == 2 {print $4}')
 if [ "${free_kb:-0}" -lt $((10 * 1024 * 1024)) ]; then
   echo "test: warning: $((free_kb / 1024)) MB free here; the $preset build and the suite need about 10 GB" >&2
 fi
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset"
-run_ctest "$preset"
+# Each stage's wall time, so a slow CI run says where its minutes went.
+stage() {
+  local name=$1 start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  echo "test: stage $name took $((SECONDS - start)) s" >&2
+  return "$status"
+}
+stage configure cmake --preset "$preset" >/dev/null
+stage build cmake --build --preset "$preset"
+stage ctest run_ctest "$preset"
