@@ -39,7 +39,7 @@ dev | asan) ;;
   exit 2
   ;;
 esac
-scripts/install-deps.sh
+scripts/install-deps.sh --tests
 # A full disk fails tests far from the cause (a CI machine once had 260 MB left after the
 # build): say so first. The sanitizer build takes about 5 GB, the dev build 7 GB, and the
 # storage tests refuse to leave under 2.7 GB free.
