@@ -1,7 +1,23 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tierscope builds, tests and runs with; does nothing when all
 # are present already. Needs root or sudo.
+#
+#   --tests   also Node.js and npm, unless `node` and `npm` are there already (from Debian or
+#             elsewhere): the real-engine tests install their engine with npm
+#             (tests/fixtures/llama-engine/setup.sh, which brings Node 20 from the npm registry
+#             when the node here is older, as Debian 12's 18 is).
 set -euo pipefail
+
+tests=false
+for arg in "$@"; do
+  case $arg in
+  --tests) tests=true ;;
+  *)
+    echo "install-deps: unknown argument '$arg' (only --tests)" >&2
+    exit 2
+    ;;
+  esac
+done
 
 packages=(
   cmake ninja-build g++ pkg-config
@@ -18,6 +34,9 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+if $tests && ! { command -v node && command -v npm; } >/dev/null; then
+  missing+=(nodejs npm)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 as_root=()

@@ -40,7 +40,7 @@ dev | asan) ;;
   ;;
 esac
 stage_start=$SECONDS
-scripts/install-deps.sh
+scripts/install-deps.sh --tests
 echo "test: stage install took $((SECONDS - stage_start)) s" >&2
 # A full disk fails tests far from the cause (a CI machine once had 260 MB left after the
 # build): say so first. The sanitizer build takes about 5 GB, the dev build 7 GB, and the
