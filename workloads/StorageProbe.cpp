@@ -22,23 +22,36 @@ namespace fs = std::filesystem;
 
 constexpr std::uint32_t kSmall = 4096, kLarge = 1u << 20;
 
-// Runs the job until it ends, the caller cancels, or `limit` passes.
+// How long a phase may wait for its first completed block: a busy machine or a slow device can
+// take longer than a whole phase for it, and a phase stopped before any block completed would
+// measure nothing at all.
+constexpr auto kFirstBlockLimit = std::chrono::seconds(60);
+
+// Runs the job until it ends, the caller cancels, or `limit` passes with some bytes moved
+// (kFirstBlockLimit at most).
 IoRunner::Result timed(IoJob job, std::chrono::milliseconds limit,
                        const std::atomic<bool>* cancel) {
     std::atomic<bool> stop{false};
     std::mutex mutex;
     std::condition_variable done;
     bool finished = false;
+    IoRunner runner(std::move(job));
     std::thread timer([&] {
         std::unique_lock lock(mutex);
-        const auto until = std::chrono::steady_clock::now() + limit;
-        while (!finished && std::chrono::steady_clock::now() < until && !(cancel && cancel->load()))
+        const auto start = std::chrono::steady_clock::now();
+        auto due = [&] {
+            const auto now = std::chrono::steady_clock::now();
+            const bool moved = runner.bytesRead() + runner.bytesWritten() > 0;
+            return now >= start + (moved ? std::chrono::milliseconds(limit)
+                                         : std::chrono::milliseconds(kFirstBlockLimit));
+        };
+        while (!finished && !due() && !(cancel && cancel->load()))
             done.wait_for(lock, std::chrono::milliseconds(50));
         stop = true;
     });
     IoRunner::Result r;
     try {
-        r = IoRunner(std::move(job)).run(&stop);
+        r = runner.run(&stop);
     } catch (...) {
         {
             std::lock_guard lock(mutex);
