@@ -10,6 +10,7 @@
 #include <fstream>
 #include <httplib.h>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -264,7 +265,15 @@ int EngineSimulator::start() {
     // the kernel drops SYNs that clients resend only after a second: raise it as servers do.
     if (m_listenFd >= 0)
         ::listen(m_listenFd, 4096);
-    m_listener = std::thread([this] { m_server->listen_after_bind(); });
+    auto returned = std::make_shared<std::atomic<bool>>(false);
+    m_listener = std::thread([this, returned] {
+        m_server->listen_after_bind();
+        *returned = true;
+    });
+    // cpp-httplib's stop() does nothing until its accept loop runs, and the loop would then run
+    // on: a stop() right after start() (a Ctrl-C during start-up) must find it running.
+    while (!m_server->is_running() && !*returned)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
     return port;
 }
 
