@@ -20,7 +20,7 @@ for arg in "$@"; do
 done
 
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config mold
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libsqlite3-dev sqlite3 libspdlog-dev nlohmann-json3-dev libcli11-dev
   libnvme-dev libjson-c-dev librocm-smi-dev libcurl4-openssl-dev liburing-dev
