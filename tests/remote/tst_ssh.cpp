@@ -459,7 +459,11 @@ class TestSsh : public QObject {
         const auto owned = remoteDialog("guicancel", 3, 2);
         ExperimentDialog& dialog = *owned;
         dialog.start();
-        QTRY_VERIFY_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running", 120000);
+        QTRY_VERIFY2_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running",
+                                  qPrintable(dialog.runTable()->item(0, 4)->text() + " | " +
+                                             dialog.statusText() + " | " +
+                                             dialog.remoteLog()->toPlainText()),
+                                  120000);
         const QString job = dialog.remoteJob();
         QVERIFY(!job.isEmpty());
         dialog.cancel();
@@ -480,7 +484,11 @@ class TestSsh : public QObject {
         const auto owned = remoteDialog("guidrop", 1, 2);
         ExperimentDialog& dialog = *owned;
         dialog.start();
-        QTRY_VERIFY_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running", 120000);
+        QTRY_VERIFY2_WITH_TIMEOUT(dialog.runTable()->item(0, 4)->text() == "running",
+                                  qPrintable(dialog.runTable()->item(0, 4)->text() + " | " +
+                                             dialog.statusText() + " | " +
+                                             dialog.remoteLog()->toPlainText()),
+                                  120000);
         const QString job = dialog.remoteJob();
         QVERIFY(!job.isEmpty());
         QCOMPARE(dropConnection(), 1);
