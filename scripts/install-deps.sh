@@ -2,10 +2,9 @@
 # Installs the Debian 12 packages tierscope builds, tests and runs with; does nothing when all
 # are present already. Needs root or sudo.
 #
-#   --tests   also Node.js and npm, unless `node` and `npm` are there already (from Debian or
-#             elsewhere): the real-engine tests install their engine with npm
-#             (tests/fixtures/llama-engine/setup.sh, which brings Node 20 from the npm registry
-#             when the node here is older, as Debian 12's 18 is).
+#   --tests   also what the real-engine tests fetch their engine with: curl and the CA store
+#             (tests/fixtures/llama-engine/setup.sh takes Node 20 and npm from the npm registry
+#             where no Node 20 is installed, as on Debian 12, whose nodejs is 18).
 set -euo pipefail
 
 tests=false
@@ -34,8 +33,10 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
-if $tests && ! { command -v node && command -v npm; } >/dev/null; then
-  missing+=(nodejs npm)
+if $tests; then
+  for p in curl ca-certificates; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
