@@ -1,7 +1,10 @@
 #include "core/compare/Comparison.h"
 
 #include "core/compare/RunKpis.h"
+#include "core/stats/TInterval.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -12,8 +15,28 @@ namespace {
 
 using RunValues = std::vector<std::map<std::string, double>>;
 
+// An open-loop run of tierscope's own client, whose TTFT counts from the scheduled send.
+bool scheduledTtft(const RunInfo& r) {
+    return r.workload != "vllm-bench" && RunKpis::openLoop(r);
+}
+
+// vLLM's client times TTFT from the actual send, also under a rate. When a comparison holds
+// both kinds of open-loop run, tierscope's runs are read from their actual send too, so every
+// run is measured the same way.
+bool mixesTtftClocks(const ComparisonSide& a, const ComparisonSide& b) {
+    bool scheduled = false, actual = false;
+    for (const auto* side : {&a, &b})
+        for (const auto& r : side->runs) {
+            if (!RunKpis::isMeasurement(r))
+                continue;
+            scheduled |= scheduledTtft(r);
+            actual |= r.workload == "vllm-bench";
+        }
+    return scheduled && actual;
+}
+
 // Each measured run's KPIs, in run order.
-RunValues runValues(const ComparisonSide& side) {
+RunValues runValues(const ComparisonSide& side, bool actualSend) {
     RunValues out;
     for (std::size_t i = 0; i < side.runs.size(); ++i) {
         if (!RunKpis::isMeasurement(side.runs[i]))
@@ -21,7 +44,16 @@ RunValues runValues(const ComparisonSide& side) {
         static const std::vector<StoredRequest> none;
         const auto& requests = i < side.requests.size() ? side.requests[i] : none;
         const RunTimeline* timeline = i < side.timelines.size() ? &side.timelines[i] : nullptr;
-        out.push_back(RunKpis::of(side.runs[i], requests, timeline));
+        auto values = RunKpis::of(side.runs[i], requests, timeline);
+        if (actualSend && scheduledTtft(side.runs[i]))
+            for (const char* name : {"ttft_mean", "ttft_p50", "ttft_p90", "ttft_p99"}) {
+                const auto it = values.find(name + std::string("_actual_send"));
+                if (it == values.end())
+                    values.erase(name);
+                else
+                    values[name] = it->second;
+            }
+        out.push_back(std::move(values));
     }
     return out;
 }
@@ -45,20 +77,61 @@ bool allZero(const std::vector<double>& v) {
     return true;
 }
 
-KpiComparison make(const RunKpis::Definition& d, std::vector<double> a, std::vector<double> b) {
+bool allPositive(const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x > 0.0 && std::isfinite(x); });
+}
+
+// exp(mean(log v)); a side whose runs agree keeps their value exactly, so one imported run's
+// figure reads back bit-identical.
+double geometricMean(const std::vector<double>& v) {
+    if (std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); }))
+        return v.front();
+    double logs = 0.0;
+    for (const double x : v)
+        logs += std::log(x);
+    return std::exp(logs / static_cast<double>(v.size()));
+}
+
+// Device figures describe how a run went, not what it achieved: an arm that reads nothing from
+// disk because its data sits in RAM is not "worse" for its lower disk bandwidth. Only where
+// the workload's own output is bandwidth (a storage workload) do they have a better direction.
+bool deviceFigure(const std::string& name) {
+    return name == "read_gb_per_s" || name == "write_gb_per_s" || name == "read_gb_per_s_peak" ||
+           name == "write_gb_per_s_peak" || name == "gpu_busy_mean";
+}
+
+bool storageWorkloads(const ComparisonSide& a, const ComparisonSide& b) {
+    for (const auto* side : {&a, &b})
+        for (const auto& r : side->runs)
+            if (RunKpis::isMeasurement(r) && !r.workload.starts_with("storage/"))
+                return false;
+    return true;
+}
+
+// shares: a time share moves in points; it is never compared as a ratio.
+KpiComparison make(const RunKpis::Definition& d, std::vector<double> a, std::vector<double> b,
+                   bool directional, bool share) {
     KpiComparison k;
     k.name = d.name;
     k.unit = d.unit;
     k.lowerIsBetter = d.lowerIsBetter;
     k.gateOnLevel = d.gateOnLevel;
+    k.directional = directional;
     k.note = d.note;
-    k.a = mean(a);
-    k.b = mean(b);
     k.countA = a.size();
     k.countB = b.size();
-    if (const auto w = TInterval::welch(a, b))
-        k.interval = w->interval;
-    k.ratioCi = TInterval::welchRatio(a, b);
+    if (!share && !d.gateOnLevel && allPositive(a) && allPositive(b)) {
+        k.scale = KpiComparison::Scale::Ratio;
+        k.a = geometricMean(a);
+        k.b = geometricMean(b);
+        if (const auto r = TInterval::welchRatio(a, b))
+            k.interval = r->interval;
+    } else {
+        k.a = mean(a);
+        k.b = mean(b);
+        if (const auto w = TInterval::welch(a, b))
+            k.interval = w->interval;
+    }
     k.runsA = std::move(a);
     k.runsB = std::move(b);
     return k;
@@ -67,7 +140,9 @@ KpiComparison make(const RunKpis::Definition& d, std::vector<double> a, std::vec
 } // namespace
 
 std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const ComparisonSide& b) {
-    const auto runsA = runValues(a), runsB = runValues(b);
+    const bool actualSend = mixesTtftClocks(a, b);
+    const auto runsA = runValues(a, actualSend), runsB = runValues(b, actualSend);
+    const bool storage = storageWorkloads(a, b);
     std::vector<KpiComparison> out;
     for (const auto& d : RunKpis::definitions()) {
         auto va = column(runsA, d.name), vb = column(runsB, d.name);
@@ -76,8 +151,11 @@ std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const Co
         const bool share = d.name.size() > 6 && d.name.ends_with("_share");
         if (share && allZero(va) && allZero(vb))
             continue; // neither side spent time there: a row of zeros says nothing
-        auto k = make(d, std::move(va), std::move(vb));
-        k.directional = !share;
+        const bool directional = !share && (storage || !deviceFigure(d.name));
+        auto k = make(d, std::move(va), std::move(vb), directional, share);
+        if (actualSend && d.name.starts_with("ttft_") && !d.name.ends_with("_actual_send"))
+            k.note = "from the actual send on every run: the comparison mixes tierscope's "
+                     "open-loop runs with imported vllm bench serve runs, which time TTFT so";
         if (k.gateOnLevel)
             for (const auto& run : runsB)
                 if (run.count(RunKpis::kIssued) && run.count(d.name)) {
@@ -99,9 +177,13 @@ std::vector<std::string> Comparison::excluded(const ComparisonSide& side) {
 
 std::vector<Comparison::RunCheck> Comparison::runChecks(const ComparisonSide& side) {
     std::vector<RunCheck> out;
-    for (const auto& r : side.runs) {
+    for (std::size_t i = 0; i < side.runs.size(); ++i) {
+        const auto& r = side.runs[i];
         if (!RunKpis::isMeasurement(r))
             continue;
+        if (i < side.requests.size())
+            for (const auto& conflict : RunKpis::summaryConflicts(r, side.requests[i]))
+                out.push_back({r.id, "summary_consistency", "warn", conflict});
         const auto summary = nlohmann::json::parse(r.summaryJson, nullptr, false);
         if (!summary.is_object())
             continue;

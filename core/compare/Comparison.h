@@ -20,9 +20,9 @@ struct ComparisonSide {
 };
 
 // Compares B against A with the run as the unit: every KPI is computed per measured run
-// (RunKpis), a and b are the means of those run values, and the 95 % interval of B - A is
-// Welch's t-interval over them (and, for ratio and relative gates, the same on the logs).
-// With fewer than two measured runs on a side there is no interval. Warm-up, failed and
+// (RunKpis) and gets one 95 % Welch interval over those run values, on the ratio scale for
+// positive quantities and on the difference scale otherwise (KpiComparison says which and
+// why). With fewer than two measured runs on a side there is no interval. Warm-up, failed and
 // cancelled runs are never measurements.
 class Comparison {
   public:

@@ -1,6 +1,7 @@
 #include "core/compare/Gate.h"
 
 #include "core/compare/KpiComparison.h"
+#include "core/stats/TInterval.h"
 
 #include <algorithm>
 #include <cctype>
@@ -96,21 +97,23 @@ Gate::Result Gate::judge(const KpiComparison& k) const {
     if (k.countA < 2 || k.countB < 2)
         return {Verdict::Inconclusive,
                 "n/a (" + runCounts(k) + ": repeat the runs to get an interval)"};
-    if (!k.ratioCi)
+    if (k.scale != KpiComparison::Scale::Ratio || !k.interval)
         return {Verdict::Inconclusive,
-                "a run's value is zero or negative: no ratio on the log scale"};
-    // The ratio of geometric means and its interval come from the logs of the run values, so
-    // the uncertainty of A counts as much as B's.
-    const auto& r = *k.ratioCi;
+                k.name.ends_with("_share")
+                    ? "no ratio: a time share changes in points, not by a factor"
+                    : "no ratio: a run's value is zero or negative"};
+    // The very interval the table, the headline and the chart show: B/A of geometric means,
+    // Welch on the logs of the run values, so A's uncertainty counts as much as B's.
+    const auto& r = *k.interval;
+    const double point = k.ratio();
     if (kind == Kind::Ratio)
-        return decide(
-            r.interval.lo, r.interval.hi,
-            numbers("B/A %.3fx, 95%% CI [%.3fx, %.3fx]", r.estimate, r.interval.lo, r.interval.hi) +
-                ", " + runCounts(k));
-    return decide(r.interval.lo - 1, r.interval.hi - 1,
-                  numbers("change %+.1f%%, 95%% CI [%+.1f%%, %+.1f%%]", (r.estimate - 1) * 100,
-                          (r.interval.lo - 1) * 100, (r.interval.hi - 1) * 100) +
-                      ", " + runCounts(k));
+        return decide(r.lo, r.hi,
+                      numbers("B/A %.3fx, 95%% CI [%.3fx, %.3fx]", point, r.lo, r.hi) + ", " +
+                          runCounts(k));
+    return decide(r.lo - 1, r.hi - 1,
+                  "change " + KpiComparison::percent(point - 1) + ", 95 % CI [" +
+                      KpiComparison::percent(r.lo - 1) + ", " + KpiComparison::percent(r.hi - 1) +
+                      "], " + runCounts(k));
 }
 
 const char* Gate::name(Verdict v) {

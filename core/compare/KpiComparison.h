@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/stats/Interval.h"
-#include "core/stats/TInterval.h"
 
 #include <optional>
 #include <string>
@@ -9,12 +8,20 @@
 
 namespace tierscope {
 
-// One KPI of an A/B comparison. Every figure comes from run-level values: a and b are the
-// means over each side's measured runs of that run's KPI (its p50 TTFT, its throughput), and
-// the intervals are Welch t-intervals over those runs.
+// One KPI of an A/B comparison. Every figure comes from run-level values, and every view (table,
+// headline, bar, whisker, gate, JSON) reads the one interval below, so they cannot disagree.
+//
+// A positive quantity (a latency, a throughput: every run value > 0) is compared on the ratio
+// scale: a and b are the geometric means of the runs, the change is b/a - 1, and the interval
+// is Welch's t-interval on the logs of the run values, transformed back. Its relative interval
+// cannot fall below -100 %, A's spread counts as much as B's, and a "-25 %" gate reads the same
+// interval the table prints. Anything else (a time share, a failure rate, a figure where a run
+// measured zero) is compared on the difference scale: arithmetic means and Welch's interval of
+// b - a, in the KPI's unit, with no relative interval.
 struct KpiComparison {
-    // Changed: the interval excludes zero on a KPI with no better direction (a time share).
+    // Changed: the interval excludes no-change on a KPI with no better direction (a time share).
     enum class Verdict { BetterB, BetterA, Changed, NoSignificantDifference, NoInterval };
+    enum class Scale { Ratio, Difference };
 
     std::string name; // e.g. "ttft_p50"
     std::string unit; // SI: "s", "tok/s", "GB/s", "req/s", "%"
@@ -30,22 +37,33 @@ struct KpiComparison {
     double issuedB = 0.0;
     double failedB = 0.0;
     std::string note; // how it was measured, when that needs saying
-    double a = 0.0;
+    Scale scale = Scale::Difference;
+    double a = 0.0; // geometric mean of A's runs on the ratio scale, else the arithmetic mean
     double b = 0.0;
     std::vector<double> runsA, runsB; // one value per measured run, in run order
-    std::optional<Interval> interval; // of b - a, 95 %
-    std::optional<TInterval> ratioCi; // B/A of geometric means, 95 %, on the log scale
-    std::size_t countA = 0;           // measured runs behind a
+    // THE 95 % interval: of b/a (a factor) on the ratio scale, of b - a (in `unit`) on the
+    // difference scale. Absent with fewer than two runs on a side.
+    std::optional<Interval> interval;
+    std::size_t countA = 0; // measured runs behind a
     std::size_t countB = 0;
     std::string sampleKind = "runs";
 
     double difference() const { return b - a; }
     double relative() const { return a != 0.0 ? (b - a) / a : 0.0; }
     double ratio() const { return a != 0.0 ? b / a : 0.0; }
-    // A side is better only when the interval of B - A excludes zero (and the KPI has a
-    // direction).
+    // The interval of the change b/a - 1, as fractions: only on the ratio scale.
+    std::optional<Interval> relativeInterval() const;
+    // A side is better only when the interval excludes no change (1 on the ratio scale, 0 on
+    // the difference scale) and the KPI has a direction.
     Verdict verdict() const;
     static const char* verdictText(Verdict v);
+    // A fraction as every view prints a change: "-25.3 %".
+    static std::string percent(double fraction);
+    // The change with its interval on the ratio scale, "-25.3 % [-31.0 %, -19.2 %]"; the
+    // change alone on the difference scale or without an interval; "" when a is zero.
+    std::string relativeText() const;
+    // "geometric mean" or "mean": what a and b are.
+    const char* meanKind() const;
 };
 
 } // namespace tierscope

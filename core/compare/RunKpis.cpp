@@ -2,6 +2,7 @@
 
 #include "core/stats/LoadSummary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -38,8 +39,7 @@ void put(Values& out, const char* name, std::optional<double> v) {
 void ttftQuantiles(Values& out, const std::vector<double>& ttft, const std::string& suffix) {
     if (ttft.empty())
         return;
-    if (suffix.empty())
-        out["ttft_mean"] = mean(ttft);
+    out["ttft_mean" + suffix] = mean(ttft);
     for (const auto& [name, p] :
          {std::pair{"ttft_p50", 50.0}, {"ttft_p90", 90.0}, {"ttft_p99", 99.0}})
         out[name + suffix] = LoadSummary::percentile(ttft, p);
@@ -87,22 +87,37 @@ void fromRequests(Values& out, const std::vector<StoredRequest>& requests, bool 
     }
 }
 
+// vLLM's summary keys (in ms) and the KPIs they carry.
+const std::vector<std::pair<const char*, const char*>>& vllmLatencyKeys() {
+    static const std::vector<std::pair<const char*, const char*>> keys = {
+        {"ttft_mean", "mean_ttft_ms"},  {"ttft_p50", "median_ttft_ms"},
+        {"ttft_p90", "p90_ttft_ms"},    {"ttft_p99", "p99_ttft_ms"},
+        {"itl_mean", "mean_itl_ms"},    {"tpot_mean", "mean_tpot_ms"},
+        {"e2el_p50", "median_e2el_ms"}, {"e2el_p99", "p99_e2el_ms"}};
+    return keys;
+}
+
+// Equal to rounding: vLLM writes its figures with full double precision.
+bool agrees(double x, double y) {
+    return std::abs(x - y) <= 1e-6 * std::max(std::abs(x), std::abs(y)) + 1e-12;
+}
+
 // A `vllm bench serve` result keeps vLLM's own figures (in ms): they win over rows rebuilt from
-// its arrays, and they are all there is when it was saved without --save-detailed.
-void fromVllmSummary(Values& out, const nlohmann::json& s) {
-    auto ms = [&](const char* key) {
-        const auto v = number(s, key);
-        return v ? std::optional<double>(*v / 1000.0) : std::nullopt;
-    };
-    put(out, "ttft_mean", ms("mean_ttft_ms"));
-    put(out, "ttft_p50", ms("median_ttft_ms"));
-    put(out, "ttft_p90", ms("p90_ttft_ms"));
-    put(out, "ttft_p99", ms("p99_ttft_ms"));
-    put(out, "itl_mean", ms("mean_itl_ms"));
-    put(out, "tpot_mean", ms("mean_tpot_ms"));
-    put(out, "e2el_p50", ms("median_e2el_ms"));
-    put(out, "e2el_p99", ms("p99_e2el_ms"));
+// its arrays where both agree, and they are all there is when it was saved without
+// --save-detailed. With no completed request vLLM still writes 0 for each latency figure
+// (np.median(ttfts or 0)): those are absent, not measurements; and a figure its own arrays
+// contradict is not used (Comparison flags it).
+void fromVllmSummary(Values& out, const nlohmann::json& s, const Values& fromArrays) {
     const auto completed = number(s, "completed"), failed = number(s, "failed");
+    if (!completed || *completed > 0)
+        for (const auto& [kpi, key] : vllmLatencyKeys()) {
+            const auto v = number(s, key);
+            if (!v)
+                continue;
+            const auto row = fromArrays.find(kpi);
+            if (row == fromArrays.end() || agrees(row->second, *v / 1000.0))
+                out[kpi] = *v / 1000.0;
+        }
     if (completed && failed && *completed + *failed > 0) {
         out["failure_rate"] = 100.0 * *failed / (*completed + *failed);
         out[RunKpis::kIssued] = *completed + *failed;
@@ -133,8 +148,10 @@ void fromRunSummary(Values& out, const RunInfo& run, const nlohmann::json& s) {
 
 void fromTimeline(Values& out, const RunTimeline& t) {
     put(out, "gpu_busy_mean", t.gpuBusyMeanPct);
-    put(out, "read_gb_per_s_peak", positive(t.readPeakGBps));
-    put(out, "write_gb_per_s_peak", positive(t.writePeakGBps));
+    // A sampled device that moved nothing has a peak of zero, a measurement: an arm that
+    // usually reads nothing is not averaged over its few reading runs. Unsampled is absent.
+    put(out, "read_gb_per_s_peak", t.readPeakGBps);
+    put(out, "write_gb_per_s_peak", t.writePeakGBps);
     if (t.ttftStorageShare)
         out["ttft_storage_share"] = *t.ttftStorageShare * 100;
     if (t.shares.empty())
@@ -200,6 +217,29 @@ const RunKpis::Definition* RunKpis::find(const std::string& name) {
     return nullptr;
 }
 
+std::vector<std::string> RunKpis::summaryConflicts(const RunInfo& run,
+                                                   const std::vector<StoredRequest>& requests) {
+    std::vector<std::string> out;
+    if (run.workload != "vllm-bench" || requests.empty())
+        return out;
+    Values fromArrays;
+    fromRequests(fromArrays, requests, openLoop(run));
+    const auto summary = object(run.summaryJson);
+    for (const auto& [kpi, key] : vllmLatencyKeys()) {
+        const auto v = number(summary, key);
+        const auto row = fromArrays.find(kpi);
+        if (!v || row == fromArrays.end() || agrees(row->second, *v / 1000.0))
+            continue;
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "%s %.3f ms in the summary, %.3f ms from its %zu requests: the requests' "
+                      "figure is used",
+                      key, *v, row->second * 1000.0, requests.size());
+        out.push_back(text);
+    }
+    return out;
+}
+
 std::string RunKpis::shareName(BottleneckClassifier::Class c) {
     std::string name = BottleneckClassifier::name(c);
     for (auto& ch : name)
@@ -251,7 +291,7 @@ std::map<std::string, double> RunKpis::of(const RunInfo& run,
     const auto summary = object(run.summaryJson);
     fromRequests(out, requests, openLoop(run));
     if (run.workload == "vllm-bench")
-        fromVllmSummary(out, summary);
+        fromVllmSummary(out, summary, Values(out));
     fromRunSummary(out, run, summary);
     if (timeline)
         fromTimeline(out, *timeline);

@@ -45,6 +45,12 @@ class RunKpis {
     // it reached no first token.
     static std::optional<double> ttftOf(const StoredRequest& r, bool openLoop);
 
+    // For an imported `vllm bench serve` run: each summary latency figure that the file's own
+    // per-request arrays contradict, one line each ("median_ttft_ms 0.000 ms in the summary,
+    // 480.120 ms from its 200 requests: ..."). `of` uses the requests' figure there.
+    static std::vector<std::string> summaryConflicts(const RunInfo& run,
+                                                     const std::vector<StoredRequest>& requests);
+
     // The run's values by KPI name; a KPI the run has no evidence for is absent.
     static std::map<std::string, double>
     of(const RunInfo& run, const std::vector<StoredRequest>& requests, const RunTimeline* timeline);

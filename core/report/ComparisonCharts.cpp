@@ -127,17 +127,16 @@ std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const C
         for (const auto& k : kpis) {
             if (k.a == 0)
                 continue; // no relative change from zero
-            // Coloured only where the interval names a side; the error bar is the interval of
-            // the ratio of geometric means, which counts A's uncertainty too.
+            // Coloured by the KPI's verdict; the whisker is the same interval, of the change on
+            // the ratio scale. A difference-scale KPI has no relative interval: no whisker.
             const auto verdict = k.verdict();
             SvgChart::Bar bar{k.name, k.relative() * 100, std::nullopt,
                               verdict == KpiComparison::Verdict::BetterB   ? "#2ca02c"
                               : verdict == KpiComparison::Verdict::BetterA ? "#d62728"
                               : verdict == KpiComparison::Verdict::Changed ? "#1f77b4"
                                                                            : "#999999"};
-            if (k.ratioCi)
-                bar.error = {(k.ratioCi->interval.lo - 1) * 100,
-                             (k.ratioCi->interval.hi - 1) * 100};
+            if (const auto r = k.relativeInterval())
+                bar.error = {r->lo * 100, r->hi * 100};
             bars.push_back(bar);
         }
         return chart.bars("B vs A (%)", bars);

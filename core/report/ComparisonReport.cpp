@@ -1,5 +1,6 @@
 #include "core/report/ComparisonReport.h"
 
+#include "core/report/ComparisonVerdict.h"
 #include "core/report/CsvExporter.h"
 #include "core/report/SvgChart.h"
 
@@ -17,20 +18,6 @@ std::string printf(const char* format, double a, double b = 0) {
     char buffer[96];
     std::snprintf(buffer, sizeof buffer, format, a, b);
     return buffer;
-}
-
-std::string change(const KpiComparison& k) {
-    return k.a != 0 ? printf("%+.1f %%", k.relative() * 100) : "n/a";
-}
-
-std::string interval(const KpiComparison& k) {
-    if (!k.interval) {
-        const std::size_t fewest = std::min(k.countA, k.countB);
-        return "n/a (" + std::to_string(fewest) + " run" + (fewest == 1 ? "" : "s") +
-               ": repeat the run to get an interval)";
-    }
-    return "[" + ComparisonReport::formatValue(k.interval->lo, k.unit) + ", " +
-           ComparisonReport::formatValue(k.interval->hi, k.unit) + "]";
 }
 
 std::string escapeMarkdown(const std::string& s) {
@@ -53,9 +40,9 @@ Row row(const KpiComparison& k) {
             ComparisonReport::formatValue(k.a, k.unit),
             ComparisonReport::formatValue(k.b, k.unit),
             ComparisonReport::formatValue(k.difference(), k.unit),
-            change(k),
-            k.a != 0 ? printf("%.3fx", k.ratio()) : "n/a",
-            interval(k),
+            ComparisonReport::changeCell(k),
+            ComparisonReport::ratioCell(k),
+            ComparisonReport::intervalCell(k),
             std::to_string(k.countA) + " / " + std::to_string(k.countB) + " " + k.sampleKind,
             KpiComparison::verdictText(k.verdict())};
 }
@@ -110,16 +97,40 @@ std::string perRun(const std::vector<double>& values, const std::string& unit) {
 
 } // namespace
 
+std::string ComparisonReport::changeCell(const KpiComparison& k) {
+    return k.a != 0 ? KpiComparison::percent(k.relative()) : "n/a";
+}
+
+std::string ComparisonReport::ratioCell(const KpiComparison& k) {
+    return k.a != 0 ? printf("%.3fx", k.ratio()) : "n/a";
+}
+
+std::string ComparisonReport::intervalCell(const KpiComparison& k) {
+    if (!k.interval) {
+        const std::size_t fewest = std::min(k.countA, k.countB);
+        return "n/a (" + std::to_string(fewest) + " run" + (fewest == 1 ? "" : "s") +
+               ": repeat the run to get an interval)";
+    }
+    if (const auto r = k.relativeInterval())
+        return "[" + KpiComparison::percent(r->lo) + ", " + KpiComparison::percent(r->hi) + "]";
+    return "B-A [" + formatValue(k.interval->lo, k.unit) + ", " +
+           formatValue(k.interval->hi, k.unit) + "]";
+}
+
 const char* ComparisonReport::footnote() {
     return "The run is the unit: every KPI is computed per measured run (completed or imported; "
-           "warm-up, failed and cancelled runs are excluded), A and B are the means over runs, "
-           "and the 95 % interval of B - A is Welch's t-interval over the run values. Ratio and "
-           "relative gates use the same interval on the logs (the ratio of geometric means). "
-           "\"better\" names a side only when the interval excludes zero; it is judged KPI by "
-           "KPI, so among many KPIs with no real difference about one in twenty still shows a "
-           "side by chance. Each gate is judged on its own 95 % interval (at most 2.5 % chance "
-           "of passing when the truth sits on its threshold); \"all gates pass\" is a joint "
-           "claim that needs every gate to pass, so it holds at that same level with no "
+           "warm-up, failed and cancelled runs are excluded) and has one 95 % interval, which the "
+           "change, the verdict, the headline, the chart and the gates all use. A KPI whose run "
+           "values are all positive (a latency, a throughput) is compared as a ratio: A and B are "
+           "geometric means of the runs, the change is B/A - 1 and its interval is Welch's "
+           "t-interval on the logs of the run values, so it never falls below -100 %. A time "
+           "share, a failure rate, or a KPI where a run measured zero is compared as a difference: "
+           "A and B are means and the interval is Welch's, of B - A in the KPI's unit (marked "
+           "B-A). \"better\" names a side only when the interval excludes no change; it is "
+           "judged KPI by KPI, so among many KPIs with no real difference about one in twenty "
+           "still shows a side by chance. Each gate is judged on its own 95 % interval (at most "
+           "2.5 % chance of passing when the truth sits on its threshold); \"all gates pass\" is "
+           "a joint claim that needs every gate to pass, so it holds at that same level with no "
            "correction, but a claim that any one of several gates passes would need one. With "
            "fewer than two runs on a side there is no interval and gates are inconclusive.";
 }
@@ -177,9 +188,10 @@ std::string ComparisonReport::text(const Input& in) {
         out += "warning: " + line + "\n";
     if (!in.invalid.empty() || !in.warnings.empty())
         out += "\n";
+    out += wrap("Verdict: " + ComparisonVerdict::of(in).sentence, 100) + "\n\n";
     char line[512];
     std::snprintf(line, sizeof line, "%-24s %14s %14s %10s %9s  %-46s %s\n", "KPI", "A", "B",
-                  "change", "ratio", "95% CI of B-A", "better");
+                  "change", "ratio", "95% CI", "better");
     out += line;
     for (const auto& k : in.kpis) {
         const Row r = row(k);
@@ -221,7 +233,8 @@ std::string ComparisonReport::markdown(const Input& in) {
         out += "- warning: " + escapeMarkdown(line) + "\n";
     if (!in.invalid.empty() || !in.warnings.empty())
         out += "\n";
-    out += "| KPI | A | B | B - A | change | ratio | 95 % CI of B - A | n (A / B) | better |\n"
+    out += "**Verdict:** " + escapeMarkdown(ComparisonVerdict::of(in).sentence) + "\n\n";
+    out += "| KPI | A | B | B - A | change | ratio | 95 % CI | n (A / B) | better |\n"
            "|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& k : in.kpis) {
         const Row r = row(k);
@@ -261,11 +274,14 @@ std::string ComparisonReport::json(const Input& in) {
             j["relative"] = k.relative();
             j["ratio"] = k.ratio();
         }
-        if (k.interval)
+        const bool ratio = k.scale == KpiComparison::Scale::Ratio;
+        j["scale"] = ratio ? "ratio" : "difference";
+        j["mean"] = ratio ? "geometric" : "arithmetic";
+        if (const auto r = k.relativeInterval()) {
+            j["ci95_ratio"] = {k.interval->lo, k.interval->hi};
+            j["ci95_change"] = {r->lo, r->hi};
+        } else if (k.interval) {
             j["ci95_difference"] = {k.interval->lo, k.interval->hi};
-        if (k.ratioCi) {
-            j["ratio_geometric"] = k.ratioCi->estimate;
-            j["ci95_ratio"] = {k.ratioCi->interval.lo, k.ratioCi->interval.hi};
         }
         j["runs_a"] = k.runsA;
         j["runs_b"] = k.runsB;
@@ -301,6 +317,7 @@ std::string ComparisonReport::json(const Input& in) {
                           {"hosts", in.hosts},
                           {"devices", devices},
                           {"excluded_runs", in.excluded},
+                          {"headline", ComparisonVerdict::of(in).sentence},
                           {"valid", in.invalid.empty()},
                           {"invalid", in.invalid},
                           {"warnings", in.warnings},
@@ -351,6 +368,8 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
             out += "<li>warning: " + escapeHtml(line) + "</li>\n";
         out += "</ul>\n";
     }
+    out += "<p class=\"headline\"><b>Verdict:</b> " +
+           escapeHtml(ComparisonVerdict::of(in).sentence) + "</p>\n";
     if (!in.checks.empty()) {
         out += "<details><summary>Run checks, resets and phases</summary><ul>\n";
         for (const auto& line : in.checks)
@@ -358,7 +377,7 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
         out += "</ul></details>\n";
     }
     out += "<table><tr><th>KPI</th><th>A</th><th>B</th><th>B - A</th><th>change</th>"
-           "<th>ratio</th><th>95 % CI of B - A</th><th>n (A / B)</th><th>better</th></tr>\n";
+           "<th>ratio</th><th>95 % CI</th><th>n (A / B)</th><th>better</th></tr>\n";
     for (const auto& k : in.kpis) {
         const Row r = row(k);
         out += "<tr><td>" + escapeHtml(r.name) + "</td><td>" + escapeHtml(r.a) + "</td><td>" +
@@ -422,13 +441,15 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
 }
 
 std::string ComparisonReport::csv(const Input& in) {
-    std::string out = "kpi,unit,lower_is_better,a,b,difference,relative,ratio,ci95_lo,ci95_hi,"
-                      "n_a,n_b,n_of,a_label,b_label\r\n";
+    // ci95_lo/ci95_hi: of B/A on the ratio scale, of B - A (in unit) on the difference scale.
+    std::string out = "kpi,unit,lower_is_better,a,b,difference,relative,ratio,scale,ci95_lo,"
+                      "ci95_hi,n_a,n_b,n_of,a_label,b_label\r\n";
     for (const auto& k : in.kpis) {
         out += csvField(k.name) + "," + csvField(k.unit) + "," +
                (k.lowerIsBetter ? "true" : "false") + "," + number(k.a) + "," + number(k.b) + "," +
                number(k.difference()) + "," + (k.a != 0 ? number(k.relative()) : "") + "," +
                (k.a != 0 ? number(k.ratio()) : "") + "," +
+               (k.scale == KpiComparison::Scale::Ratio ? "ratio" : "difference") + "," +
                (k.interval ? number(k.interval->lo) : "") + "," +
                (k.interval ? number(k.interval->hi) : "") + "," + std::to_string(k.countA) + "," +
                std::to_string(k.countB) + "," + csvField(k.sampleKind) + "," + csvField(in.labelA) +

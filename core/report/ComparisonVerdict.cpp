@@ -24,13 +24,6 @@ int priority(const std::string& name) {
                              : static_cast<int>(it - order.begin());
 }
 
-std::string percent(double fraction) {
-    const double p = fraction * 100;
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, std::abs(p) >= 10 ? "%+.0f %%" : "%+.1f %%", p);
-    return buffer;
-}
-
 std::string list(std::vector<const KpiComparison*> kpis) {
     std::stable_sort(kpis.begin(), kpis.end(), [](const auto* x, const auto* y) {
         return priority(x->name) < priority(y->name);
@@ -106,17 +99,22 @@ std::string ComparisonVerdict::displayName(const std::string& kpi) {
 }
 
 std::string ComparisonVerdict::change(const KpiComparison& k) {
-    if (k.a == 0)
-        return ComparisonReport::formatValue(k.difference(), k.unit);
-    // The interval of B - A scaled by A: it excludes zero exactly when the verdict is
-    // significant, so the sentence never shows an interval that contradicts its claim.
-    std::string out = percent(k.relative());
-    if (k.interval) {
-        double lo = k.interval->lo / k.a, hi = k.interval->hi / k.a;
-        if (lo > hi)
-            std::swap(lo, hi);
-        out += " [" + percent(lo) + ", " + percent(hi) + "]";
-    }
+    // The KPI's one interval, as the table and the gates print it.
+    if (k.scale == KpiComparison::Scale::Ratio && k.a != 0)
+        return k.relativeText();
+    // A difference of percentages is in points, not a relative change.
+    const bool points = k.unit == "%";
+    auto value = [&](double v) {
+        if (points) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%+.1f", v);
+            return std::string(text);
+        }
+        return (v >= 0 ? "+" : "") + ComparisonReport::formatValue(v, k.unit);
+    };
+    std::string out = value(k.difference()) + (points ? " pts" : "");
+    if (k.interval)
+        out += " [" + value(k.interval->lo) + ", " + value(k.interval->hi) + "]";
     return out;
 }
 
@@ -156,8 +154,11 @@ ComparisonVerdict::Result ComparisonVerdict::of(const ComparisonReport::Input& i
     } else {
         r = {"No significant difference", Tone::NoDifference};
         if (!changed.empty())
-            r.sentence += " in any figure of merit; time shares moved: " + list(changed);
+            r.sentence += " in any figure of merit";
     }
+    // Device figures and time shares: facts about how the arms ran, never a side's merit.
+    if (!changed.empty() && r.tone != Tone::NoInterval)
+        r.sentence += "; changed without a better side: " + list(changed);
     bool failed = false;
     if (const auto g = gates(in, notApplicable, &failed); !g.empty())
         r.sentence += "; " + g;

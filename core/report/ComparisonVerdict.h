@@ -11,7 +11,8 @@ namespace tierscope {
 // The one-sentence answer of an A/B comparison, for the compare view's banner and any report:
 // "B is better: TTFT p50 -32 % [-35 %, -29 %], throughput +31 % [+27 %, +36 %]; G1 PASS",
 // "No significant difference ...", or "INVALID: ...". It only restates the KPI verdicts
-// (the interval of B - A excludes zero) and the gate verdicts; it never judges anything itself.
+// (the KPI's one interval excludes no change) and the gate verdicts; it never judges anything
+// itself.
 class ComparisonVerdict {
   public:
     // How a figure or the whole comparison is coloured: by significance first, then direction.
@@ -34,7 +35,9 @@ class ComparisonVerdict {
     static Result of(const ComparisonReport::Input& in, const std::set<int>& notApplicable = {});
     // "TTFT p50" for "ttft_p50"; other names unchanged.
     static std::string displayName(const std::string& kpi);
-    // "-32 % [-35 %, -29 %]": the change of B against A and the 95 % interval of B - A over A.
+    // "-32.0 % [-35.1 %, -28.7 %]": the change of B against A and its 95 % interval on the
+    // ratio scale; "+1.2 GB/s [0.3 GB/s, 2.1 GB/s]", B - A and its interval, on the difference
+    // scale.
     static std::string change(const KpiComparison& k);
 };
 

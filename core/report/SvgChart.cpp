@@ -37,6 +37,12 @@ std::string line(double x1, double y1, double x2, double y2, const char* style) 
            num(y2) + "\" " + style + "/>\n";
 }
 
+std::string exact(double v) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return text;
+}
+
 std::string rect(double x, double y, double w, double h, const std::string& fill,
                  const std::string& title = {}) {
     std::string r = "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" +
@@ -228,7 +234,12 @@ std::string SvgChart::bars(const std::string& yLabel, const std::vector<Bar>& ba
         const double cx = left + slot * (static_cast<double>(i) + 0.5);
         const double w = std::min(60.0, slot * 0.6);
         const double y0 = py(0), y1 = py(b.value);
-        out += "<g class=\"bar\" data-name=\"" + escape(b.label) + "\">\n";
+        // The figures behind the bar, unrounded, for whoever reads the SVG as data.
+        std::string data = " data-value=\"" + exact(b.value) + "\"";
+        if (b.error)
+            data += " data-lo=\"" + exact(b.error->first) + "\" data-hi=\"" +
+                    exact(b.error->second) + "\"";
+        out += "<g class=\"bar\" data-name=\"" + escape(b.label) + "\"" + data + ">\n";
         out += rect(cx - w / 2, std::min(y0, y1), w, std::abs(y1 - y0), b.color,
                     b.label + ": " + tickText(b.value));
         if (b.error) {

@@ -366,6 +366,49 @@ files = 2
         delete compare;
     }
 
+    // The dialog's headline, KPI row, gate row and chart bar state one interval: the issue's
+    // A = 200, 210, 190 s against B = 10, 12, 11 s once read "-94 % [-107 %, -82 %]" beside a
+    // gate's [-95.4 %, -93.4 %].
+    void theDialogShowsOneIntervalPerKpi() {
+        const QString db = m_dir.filePath("one-interval.db");
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = 1;
+            const auto session = store.createSession(s);
+            const double seconds[] = {200, 210, 190, 10, 12, 11};
+            for (int i = 0; i < 6; ++i) {
+                const auto id = store.createRun(session, "storage/model-load", "{}", 1, "x",
+                                                i < 3 ? "A" : "B", i % 3 + 1);
+                store.finishRun(id, 2, "completed", nlohmann::json{{"seconds", seconds[i]}}.dump());
+            }
+        }
+        auto* compare = new CompareDialog(db);
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        compare->setSides("arm:x/A", "arm:x/B");
+        compare->setGates("model_load_time <= -90%");
+        compare->compare();
+        QVERIFY(shown.wait(30000));
+        const QString interval = "[-95.4 %, -93.4 %]";
+        QVERIFY2(compare->verdictText().startsWith("B is better: model load time -94.5 % " +
+                                                   interval + "; G1 PASS"),
+                 qPrintable(compare->verdictText()));
+        QTableWidget* kpis = compare->kpiTable();
+        int row = -1;
+        for (int r = 0; r < kpis->rowCount(); ++r)
+            if (kpis->item(r, 0)->text() == "model_load_time")
+                row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(kpis->item(row, 4)->text(), QString("-94.5 %"));
+        QCOMPARE(kpis->item(row, 6)->text(), interval);
+        QCOMPARE(kpis->item(row, 4)->toolTip(), QString("better: B"));
+        QVERIFY2(compare->gateTable()->item(0, 2)->text().contains(interval),
+                 qPrintable(compare->gateTable()->item(0, 2)->text()));
+        const auto& k = compare->result().kpis.at(static_cast<std::size_t>(row));
+        QVERIFY(k.relativeInterval() && k.relativeInterval()->lo > -1);
+        delete compare;
+    }
+
     void cancelKeepsCompletedRunsAndMarksTheExperimentIncomplete() {
         MainWindow::Options o;
         o.db = m_dir.filePath("cancel.db");

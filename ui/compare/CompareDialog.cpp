@@ -87,15 +87,6 @@ QTableWidgetItem* badge(const QString& text, const QColor& color) {
     return item;
 }
 
-QString interval(const KpiComparison& k) {
-    if (!k.interval)
-        return QObject::tr("n/a (%1 run: repeat the run to get an interval)")
-            .arg(std::min(k.countA, k.countB));
-    return QString("[%1, %2]")
-        .arg(QString::fromStdString(ComparisonReport::formatValue(k.interval->lo, k.unit)),
-             QString::fromStdString(ComparisonReport::formatValue(k.interval->hi, k.unit)));
-}
-
 // The height that shows every row of `table` (header, rows, frame); the most it may take.
 int contentHeight(const QTableWidget* table) {
     int h = table->horizontalHeader()->height() + 2 * table->frameWidth();
@@ -179,8 +170,7 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
 
     m_kpis = new QTableWidget(0, 9, this);
     m_kpis->setHorizontalHeaderLabels({tr("KPI"), tr("A"), tr("B"), tr("B - A"), tr("change"),
-                                       tr("ratio"), tr("95 % CI of B - A"), tr("n (A / B)"),
-                                       tr("gate")});
+                                       tr("ratio"), tr("95 % CI"), tr("n (A / B)"), tr("gate")});
     // Names are short: the interval column, whose text varies most, takes the spare width.
     m_kpis->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_kpis->horizontalHeader()->setSectionResizeMode(6, QHeaderView::Stretch);
@@ -470,16 +460,14 @@ void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
         };
         m_kpis->setItem(row, 0, cell(QString::fromStdString(k.name), Qt::AlignLeft));
         auto* a = cell(value(k.a));
-        a->setToolTip(perRun(k.runsA, k.unit, tr("A")));
+        const QString meanKind = tr("the %1 of the runs").arg(k.meanKind());
+        a->setToolTip(meanKind + "\n\n" + perRun(k.runsA, k.unit, tr("A")));
         m_kpis->setItem(row, 1, a);
         auto* b = cell(value(k.b));
-        b->setToolTip(perRun(k.runsB, k.unit, tr("B")));
+        b->setToolTip(meanKind + "\n\n" + perRun(k.runsB, k.unit, tr("B")));
         m_kpis->setItem(row, 2, b);
         m_kpis->setItem(row, 3, cell(value(k.difference())));
-        auto* change = cell(k.a != 0 ? QString("%1%2 %")
-                                           .arg(k.relative() >= 0 ? "+" : "")
-                                           .arg(k.relative() * 100, 0, 'f', 1)
-                                     : tr("n/a"));
+        auto* change = cell(QString::fromStdString(ComparisonReport::changeCell(k)));
         // Coloured only where the interval excludes zero; otherwise the change may be noise.
         if (const auto tone = toneKind(ComparisonVerdict::tone(k)))
             change->setForeground(StatusColor::text(*tone, m_kpis->palette()));
@@ -488,9 +476,10 @@ void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
                                : tr("%1; a time share is neither better nor worse by itself")
                                      .arg(KpiComparison::verdictText(k.verdict())));
         m_kpis->setItem(row, 4, change);
-        m_kpis->setItem(row, 5,
-                        cell(k.a != 0 ? QString("%1x").arg(k.ratio(), 0, 'f', 3) : tr("n/a")));
-        m_kpis->setItem(row, 6, cell(interval(k), Qt::AlignCenter));
+        m_kpis->setItem(row, 5, cell(QString::fromStdString(ComparisonReport::ratioCell(k))));
+        m_kpis->setItem(
+            row, 6,
+            cell(QString::fromStdString(ComparisonReport::intervalCell(k)), Qt::AlignCenter));
         auto* n = cell(QString("%1 / %2 %3")
                            .arg(k.countA)
                            .arg(k.countB)

@@ -1,17 +1,18 @@
 #include "TestSupport.h"
 #include "core/compare/Comparison.h"
-#include "core/report/ComparisonBuilder.h"
-#include "core/report/ComparisonReport.h"
 #include "core/compare/Gate.h"
 #include "core/compare/GatePresets.h"
-#include "core/stats/LoadSummary.h"
-#include "core/report/ReportFile.h"
 #include "core/compare/RunKpis.h"
+#include "core/report/ComparisonBuilder.h"
+#include "core/report/ComparisonReport.h"
+#include "core/report/ReportFile.h"
+#include "core/stats/LoadSummary.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 using namespace tierscope;
@@ -120,7 +121,8 @@ class TestComparison : public QObject {
         const Gate reduction = gate("ttft_p50 <= -25%");
         const auto clear = kpiOf("ttft_p50", {0.100, 0.101, 0.099}, {0.060, 0.061, 0.059});
         QCOMPARE(reduction.judge(clear).verdict, Gate::Verdict::Pass);
-        QVERIFY2(clear.ratioCi && clear.ratioCi->interval.hi < 0.75,
+        QVERIFY2(clear.scale == KpiComparison::Scale::Ratio && clear.interval &&
+                     clear.interval->hi < 0.75,
                  reduction.judge(clear).reason.c_str());
         const auto noisy = kpiOf("ttft_p50", {0.100, 0.060, 0.140}, {0.060, 0.090, 0.070});
         QCOMPARE(reduction.judge(noisy).verdict, Gate::Verdict::Inconclusive);
@@ -141,7 +143,6 @@ class TestComparison : public QObject {
     void oneRunASideHasNoIntervalAndInconclusiveGates() {
         const auto k = kpiOf("ttft_p50", {0.2}, {0.1});
         QVERIFY(!k.interval);
-        QVERIFY(!k.ratioCi);
         QCOMPARE(k.verdict(), KpiComparison::Verdict::NoInterval);
         const auto r = gate("ttft_p50 <= -25%").judge(k);
         QCOMPARE(r.verdict, Gate::Verdict::Inconclusive);
@@ -182,7 +183,7 @@ class TestComparison : public QObject {
         QVERIFY(p50 != kpis.end());
         QCOMPARE(p50->runsA, (std::vector<double>{0.10, 0.12}));
         QCOMPARE(p50->runsB, (std::vector<double>{0.05, 0.07}));
-        QCOMPARE(p50->a, 0.11);
+        QCOMPARE(p50->a, std::sqrt(0.10 * 0.12)); // a latency compares as a ratio: geometric
         QCOMPARE(p50->countA, std::size_t(2));
         const auto failure = std::find_if(kpis.begin(), kpis.end(), [](const KpiComparison& k) {
             return k.name == "failure_rate";
@@ -286,10 +287,11 @@ class TestComparison : public QObject {
         in.labelA = s.label;
         const auto& load = in.kpis.at(0);
         QCOMPARE(load.name, std::string("model_load_time"));
-        QCOMPARE(load.a, 620.0);
-        QCOMPARE(load.b, 110.0);
+        // Geometric means: B/A, the change and its interval all come from the logs.
+        QVERIFY(std::abs(load.a - std::cbrt(600.0 * 620 * 640)) < 1e-9);
+        QVERIFY(std::abs(load.b - std::cbrt(100.0 * 110 * 120)) < 1e-9);
         QCOMPARE(load.countB, std::size_t(3));
-        QVERIFY(load.interval && load.interval->hi < 0);
+        QVERIFY(load.interval && load.interval->hi < 1);
         QCOMPARE(in.gates.at(0).second.verdict, Gate::Verdict::Pass);
         QCOMPARE(in.excluded, std::vector<std::string>{"B: run 7 (failed)"});
 

@@ -4,6 +4,7 @@
 
 #include <QProcess>
 #include <QTemporaryDir>
+#include <set>
 
 using namespace tierscope;
 
@@ -134,6 +135,86 @@ class TestVllmBenchImport : public QObject {
             }
         }
         QVERIFY(sawTtft && sawFailures);
+    }
+
+    // vLLM writes 0 for every latency figure of a run whose requests all failed
+    // (np.median(ttfts or 0)): those are absent, so an arm that failed is never "faster".
+    void aRunWithNoCompletedRequestHasNoLatency() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("w.db");
+        auto tierscope = [&](const QStringList& args) {
+            QProcess p;
+            p.start(TIERSCOPE_BINARY, QStringList{"--db", db} + args);
+            p.waitForFinished(60000);
+            return std::make_pair(p.exitCode(),
+                                  p.readAllStandardOutput() + p.readAllStandardError());
+        };
+        const QString ok =
+            QStringLiteral(TIERSCOPE_FIXTURES "/vllm-bench/vllm-bench-serve-0.10-qwen3-vl-8b.json");
+        const QString failed =
+            QStringLiteral(TIERSCOPE_FIXTURES "/vllm-bench/vllm-bench-serve-0.10-all-failed.json");
+        for (const auto& [arm, file] : {std::pair{"ok", ok}, {"failed", failed}}) {
+            const auto r =
+                tierscope({"import", "vllm-bench", file, file, "--experiment", "e", "--arm", arm});
+            QVERIFY2(r.first == 0, r.second.constData());
+        }
+        const auto out = tierscope({"compare", "arm:e/ok", "arm:e/failed", "--format", "json",
+                                    "--gate", "ttft_p50 <= -25%"});
+        const auto report = nlohmann::json::parse(out.second.toStdString());
+        std::set<std::string> names;
+        for (const auto& k : report["kpis"]) {
+            names.insert(k["kpi"]);
+            if (k["kpi"] == "failure_rate")
+                QCOMPARE(k["b"].get<double>(), 100.0);
+        }
+        for (const char* latency : {"ttft_p50", "ttft_mean", "ttft_p99", "tpot_mean", "itl_mean"})
+            QVERIFY2(!names.count(latency), latency);
+        QVERIFY(names.count("failure_rate") && names.count("output_throughput"));
+        QCOMPARE(report["gates"][0]["verdict"].get<std::string>(), std::string("inconclusive"));
+        const std::string headline = report["headline"];
+        QVERIFY2(headline.find("TTFT") == std::string::npos, headline.c_str());
+        QVERIFY2(headline.starts_with("A is better"), headline.c_str());
+    }
+
+    // A summary figure that the file's own per-request arrays contradict (an edited file, a
+    // writer with other definitions) is flagged, and the requests' figure is used.
+    void aSummaryItsArraysContradictIsFlaggedNotUsed() {
+        QTemporaryDir dir;
+        auto file = nlohmann::json::parse(
+            test::fixture("vllm-bench/vllm-bench-serve-0.10-detailed-assembled.json"));
+        file["median_ttft_ms"] = 0.0;
+        const QString edited = dir.filePath("edited.json");
+        {
+            QFile f(edited);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(file.dump()));
+        }
+        const QString db = dir.filePath("w.db");
+        const QString clean = QStringLiteral(
+            TIERSCOPE_FIXTURES "/vllm-bench/vllm-bench-serve-0.10-detailed-assembled.json");
+        QProcess p;
+        p.start(TIERSCOPE_BINARY,
+                {"--db", db, "import", "vllm-bench", edited, edited, clean, clean});
+        QVERIFY(p.waitForFinished(30000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        p.start(TIERSCOPE_BINARY,
+                {"--db", db, "compare", "run:1,2", "run:3-4", "--format", "json"});
+        QVERIFY(p.waitForFinished(30000));
+        const auto report = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
+        bool sawTtft = false;
+        for (const auto& k : report["kpis"])
+            if (k["kpi"] == "ttft_p50") {
+                sawTtft = true;
+                QCOMPARE(k["runs_a"].size(), std::size_t(2));
+                for (const auto& v : k["runs_a"]) // the median of 0.1 and 0.2 s, not 0
+                    QVERIFY(std::abs(v.get<double>() - 0.15) < 1e-12);
+            }
+        QVERIFY(sawTtft);
+        QCOMPARE(report["warnings"].size(), std::size_t(2));
+        QCOMPARE(report["warnings"][0].get<std::string>(),
+                 std::string("A: run 1: summary_consistency warn: median_ttft_ms 0.000 ms in the "
+                             "summary, 150.000 ms from its 3 requests: the requests' figure is "
+                             "used"));
     }
 
     void jsonLinesNameTheBadLine() {
