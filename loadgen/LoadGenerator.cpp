@@ -52,7 +52,6 @@ struct Transfer {
     // When this transfer's newest data arrived: its end, as the end of a stream is the data
     // that closes it, not when the connection's close was seen or another socket was served.
     std::optional<Clock::time_point> lastReceived;
-    bool done = false;
     int tokenChunks = 0;
     std::string rawStart; // the first bytes, to explain a non-SSE error reply
     std::unique_ptr<SseParser> parser;
@@ -62,10 +61,11 @@ struct Transfer {
 constexpr std::size_t kMaxAnswerBytes = 1 << 20;
 constexpr int kAddsPerTurn = 32;
 
-// A token chunk (one carrying answer or reasoning text, StreamChunk): the first one is the
-// first token (TTFT), each later one adds a gap. Only the answer goes into the history.
+// An arrival (a chunk with a choice, StreamChunk, as vLLM's client counts them): the first one
+// is the first token (TTFT), each later one adds a gap, the last one ends the request. Only the
+// answer goes into the history.
 void onToken(Transfer& t, const StreamChunk& chunk, Clock::time_point now) {
-    if (!chunk.carriesText())
+    if (!chunk.choice)
         return;
     if (!t.record.ttftS)
         t.record.ttftS = seconds(now - t.send);
@@ -79,10 +79,8 @@ void onToken(Transfer& t, const StreamChunk& chunk, Clock::time_point now) {
 
 void onEvent(Transfer& t, std::string_view data) {
     auto chunk = StreamChunk::parse(data, t.chat, !t.record.responseId.empty());
-    if (chunk.done) {
-        t.done = true;
-        return;
-    }
+    if (chunk.done)
+        return; // the end of the stream says nothing more: the last arrival ended the request
     if (!chunk.error.empty() && t.record.error.empty())
         t.record.error = std::move(chunk.error);
     if (t.record.responseId.empty() && chunk.id)
@@ -352,8 +350,13 @@ void LoadGenerator::run(const RecordSink& sink,
         if (it == active.end())
             return;
         Transfer& t = *it->second;
-        // A stream ends with its last data; a failure (a timeout, a reset) when it was seen.
-        const auto now = result == CURLE_OK && t.lastReceived ? *t.lastReceived : loop.readyAt;
+        // A stream ends with its last arrival, as vLLM's client stamps it: a usage chunk or a
+        // [DONE] sent late is no part of the request's latency. A failure (a timeout, a reset)
+        // ends when it was seen.
+        const bool arrived = t.record.ttftS.has_value();
+        const auto now = result == CURLE_OK && arrived          ? t.lastChunk
+                         : result == CURLE_OK && t.lastReceived ? *t.lastReceived
+                                                                : loop.readyAt;
         long status = 0;
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
         t.record.httpStatus = static_cast<int>(status);
@@ -366,8 +369,8 @@ void LoadGenerator::run(const RecordSink& sink,
                     "HTTP " + std::to_string(status) + ": " + t.rawStart.substr(0, 200);
             else if (!t.record.ttftS)
                 t.record.error = "no token received";
-            else if (!t.done)
-                t.record.error = "stream ended without [DONE]";
+            // A stream that closes cleanly after its tokens but without [DONE] succeeds, as in
+            // vLLM's client; a cut one fails above, with curl's error.
         }
         t.record.e2eS = seconds(now - t.send);
         const double lateness = seconds(t.send - t.cursor.scheduled);

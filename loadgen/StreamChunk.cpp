@@ -98,6 +98,7 @@ StreamChunk StreamChunk::parse(std::string_view data, bool chat, bool idKnown) {
         data.find("\"reasoning") == std::string_view::npos) {
         if (auto text = stringField(data, chat ? R"("content":)" : R"("text":)")) {
             out.text = std::move(*text);
+            out.choice = true; // the field lives in choices[0] only
             return out;
         }
     }
@@ -119,6 +120,7 @@ StreamChunk StreamChunk::parse(std::string_view data, bool chat, bool idKnown) {
     const auto* choices = member(chunk, "choices");
     if (!choices || !choices->is_array() || choices->empty())
         return out;
+    out.choice = true;
     const auto& choice = (*choices)[0];
     if (!chat) {
         out.text = textOf(member(choice, "text"));

@@ -9,12 +9,15 @@ namespace tierscope {
 // What one event of an OpenAI-compatible completion stream says: the load generator's reading
 // of an engine's chunk, as a pure function so the fuzzer can run the real thing.
 //
-// A chunk is a token chunk when it carries generated text: `text` (completions), or in a chat
-// delta `content`, `reasoning_content` or `reasoning` (reasoning models stream their thinking
-// there before the answer; vLLM's client counts those chunks as tokens). A chunk with a choice
-// but no text (the role-only first chunk of a chat stream, an empty delta, a bare
-// finish_reason) is no token: it neither starts TTFT nor adds an inter-token gap.
+// As vLLM's benchmark client (`vllm bench serve`, benchmarks/lib/endpoint_request_func.py)
+// counts them, every chunk with a non-empty `choices` array is an arrival: the first one is the
+// first token (TTFT), each later one adds an inter-token gap, and the last one ends the request,
+// whether it carries text or not (vLLM's role-only first chunk of a chat stream, a reasoning
+// delta, an empty finish chunk). A chunk without choices (the usage chunk) is none of these.
+// Its text is `text` (completions), or in a chat delta `content`, with `reasoning_content` or
+// `reasoning` apart (reasoning models stream their thinking there before the answer).
 struct StreamChunk {
+    bool choice = false;   // a non-empty choices array: an arrival
     bool done = false;     // data: [DONE]
     std::string text;      // the answer text of this chunk (content / text); empty if none
     std::string reasoning; // reasoning text of this chunk (chat only); empty if none

@@ -70,6 +70,11 @@ class TestStreamChunk : public QObject {
         QCOMPARE(*chunks[6].promptTokens, 9);
         QVERIFY(!chunks[6].carriesText());
         QVERIFY(chunks[7].done);
+        // vLLM's client counts every chunk with a choice as an arrival, text or not; the usage
+        // chunk ("choices": []) and [DONE] are none.
+        for (const std::size_t i : {0, 1, 2, 3, 4, 5})
+            QVERIFY2(chunks[i].choice, qPrintable(QString::number(i)));
+        QVERIFY(!chunks[6].choice && !chunks[7].choice);
         // Once the id is known the fast path must not skip reasoning beside an empty content.
         const auto both = StreamChunk::parse(
             R"({"choices":[{"delta":{"content":"","reasoning":"hm"}}]})", true, true);
