@@ -346,7 +346,12 @@ scrape_configs:
         QVERIFY(import.waitForFinished(60000));
         const QByteArray err = import.readAllStandardError();
         QVERIFY2(import.exitCode() == 0, err.constData());
-        QVERIFY2(err.contains("from 3 node(s)"), err.constData());
+        QVERIFY2(err.contains("from 3 node(s)"),
+                 qPrintable(QString("%1(node_exporter :%2, agent :%3, sim-engine :%4)")
+                                .arg(QString::fromUtf8(err))
+                                .arg(nodePort)
+                                .arg(agentPort)
+                                .arg(simPort)));
 
         Store d(direct.toStdString(), Store::Mode::ReadOnly);
         Store p(imported.toStdString(), Store::Mode::ReadOnly);
