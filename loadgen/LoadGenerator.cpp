@@ -350,6 +350,7 @@ void LoadGenerator::run(const RecordSink& sink,
         if (it == active.end())
             return;
         Transfer& t = *it->second;
+        const bool cutShort = result == CURLE_OK && !t.parser->finish();
         // A stream ends with its last arrival, as vLLM's client stamps it: a usage chunk or a
         // [DONE] sent late is no part of the request's latency. A failure (a timeout, a reset)
         // ends when it was seen.
@@ -369,6 +370,11 @@ void LoadGenerator::run(const RecordSink& sink,
                     "HTTP " + std::to_string(status) + ": " + t.rawStart.substr(0, 200);
             else if (!t.record.ttftS)
                 t.record.error = "no token received";
+            // Stricter than vLLM's client, which drops a cut line silently: a stream that ends
+            // inside a line was cut (a reset that reached curl as a plain close).
+            else if (cutShort)
+                t.record.error = "the stream ended in the middle of a line after " +
+                                 std::to_string(t.tokenChunks) + " token chunks";
             // A stream that closes cleanly after its tokens but without [DONE] succeeds, as in
             // vLLM's client; a cut one fails above, with curl's error.
         }

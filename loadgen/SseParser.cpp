@@ -36,6 +36,15 @@ bool SseParser::feed(std::string_view bytes) {
     return true;
 }
 
+bool SseParser::finish() {
+    if (!m_error.empty())
+        return false;
+    if (!m_pending.empty())
+        return false;
+    line({}); // the closing blank line the server did not send
+    return true;
+}
+
 void SseParser::line(std::string_view text) {
     if (text.empty()) { // blank line: dispatch the event
         if (m_hasData)

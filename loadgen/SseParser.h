@@ -19,6 +19,10 @@ class SseParser {
     // false once the stream is unusable (a line over the limit); error() says why.
     bool feed(std::string_view bytes);
     const std::string& error() const { return m_error; }
+    // The end of the stream. An event whose data lines are whole but lack the closing blank
+    // line is dispatched, as vLLM's client does; false when the last line was cut short, the
+    // sign of a stream cut mid-event.
+    bool finish();
 
   private:
     void line(std::string_view text);

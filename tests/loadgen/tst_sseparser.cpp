@@ -1,6 +1,9 @@
 #include "TestSupport.h"
 #include "loadgen/SseParser.h"
 
+#include <string>
+#include <vector>
+
 using namespace tierscope;
 
 class TestSseParser : public QObject {
@@ -41,6 +44,20 @@ class TestSseParser : public QObject {
         QCOMPARE(events, 0);
         QVERIFY(parser.feed("\n"));
         QCOMPARE(events, 1);
+    }
+
+    // At the end of the stream a last event without its blank line still counts (vLLM's client
+    // takes it too); a line cut short is the sign of a cut stream.
+    void theEndOfTheStream() {
+        std::vector<std::string> events;
+        SseParser whole([&](std::string_view d) { events.emplace_back(d); });
+        QVERIFY(whole.feed("data: a\n\ndata: [DONE]\n"));
+        QVERIFY(whole.finish());
+        QCOMPARE(events, (std::vector<std::string>{"a", "[DONE]"}));
+        SseParser cut([&](std::string_view d) { events.emplace_back(d); });
+        QVERIFY(cut.feed("data: a\n\ndata: {\"id\":\"x\",\"o"));
+        QVERIFY(!cut.finish());
+        QCOMPARE(events.size(), std::size_t(3)); // "a" only
     }
 };
 
