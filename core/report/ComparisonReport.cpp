@@ -123,7 +123,8 @@ const char* ComparisonReport::footnote() {
            "change, the verdict, the headline, the chart and the gates all use. A KPI whose run "
            "values are all positive (a latency, a throughput) is compared as a ratio: A and B are "
            "geometric means of the runs, the change is B/A - 1 and its interval is Welch's "
-           "t-interval on the logs of the run values, so it never falls below -100 %. A time "
+           "t-interval on the logs of the run values, so no fall exceeds what a positive quantity "
+           "allows. A time "
            "share, a failure rate, or a KPI where a run measured zero is compared as a difference: "
            "A and B are means and the interval is Welch's, of B - A in the KPI's unit (marked "
            "B-A). \"better\" names a side only when the interval excludes no change; it is "
@@ -188,7 +189,7 @@ std::string ComparisonReport::text(const Input& in) {
         out += "warning: " + line + "\n";
     if (!in.invalid.empty() || !in.warnings.empty())
         out += "\n";
-    out += wrap("Verdict: " + ComparisonVerdict::of(in).sentence, 100) + "\n\n";
+    out += wrap("Verdict: " + ComparisonVerdict::of(in).sentence, 100) + "\n";
     char line[512];
     std::snprintf(line, sizeof line, "%-24s %14s %14s %10s %9s  %-46s %s\n", "KPI", "A", "B",
                   "change", "ratio", "95% CI", "better");
