@@ -10,11 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # ctest in a session of its own: whatever the tests start stays in that session unless it
-# detaches on purpose, so what is left of it afterwards is a leak.
+# detaches on purpose, so what is left of it afterwards is a leak. Three suites at a time on 2
+# cores: with two, a quarter of the CPU idled while suites waited on servers and child
+# processes (docs/PERFORMANCE.md, "Build time").
 run_ctest() {
   local preset=$1 sidfile status=0
   sidfile=$(mktemp)
-  setsid --wait bash -c 'echo $$ > "$0"; exec ctest --preset "$1" -j2' "$sidfile" "$preset" ||
+  setsid --wait bash -c 'echo $$ > "$0"; exec ctest --preset "$1" -j3' "$sidfile" "$preset" ||
     status=$?
   local sid
   sid=$(cat "$sidfile")
