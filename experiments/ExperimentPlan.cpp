@@ -1,8 +1,9 @@
 #include "experiments/ExperimentPlan.h"
 
-#include "core/util/DurationParser.h"
 #include "core/compare/Gate.h"
 #include "core/compare/RunKpis.h"
+#include "core/util/DurationParser.h"
+#include "core/util/ShellTemplate.h"
 #include "core/util/SizeParser.h"
 
 #include <algorithm>
@@ -248,6 +249,11 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     a.resetPrefixCache = t["reset_prefix_cache"].value_or(false);
     a.dropCaches = t["drop_caches"].value_or(false);
     a.reset = t["reset"].value_or(std::string());
+    for (const char* key : {"setup", "teardown", "engine_start", "reset"})
+        if (const auto* command = t.get(key))
+            if (const auto why = ShellTemplate::misplaced(command->value_or(std::string()),
+                                                          "{path}", "TIERSCOPE_PATH"))
+                fail(*command, *why);
     for (const char* key : {"reset_prefix_cache", "drop_caches"})
         if (const auto* flag = t.get(key); flag && !flag->is_boolean())
             fail(*flag, std::string(key) + " is true or false");

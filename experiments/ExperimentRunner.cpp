@@ -7,6 +7,7 @@
 #include "core/report/ComparisonReport.h"
 #include "core/stats/LoadSummary.h"
 #include "core/store/Store.h"
+#include "core/util/ShellTemplate.h"
 #include "core/util/SizeParser.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/Version.h"
@@ -62,10 +63,10 @@ std::uint64_t sizeParam(const Params& p, const std::string& key, const std::stri
     return *size;
 }
 
-std::string substitute(std::string text, const ExperimentPlan::Arm& arm) {
-    for (std::size_t at; (at = text.find("{path}")) != std::string::npos;)
-        text.replace(at, 6, arm.path);
-    return text;
+// {path}, quoted for /bin/sh: a path with a space stays one word (the plan's parser refused
+// a {path} inside quotes already, naming $TIERSCOPE_PATH).
+std::string substitute(const std::string& text, const ExperimentPlan::Arm& arm) {
+    return ShellTemplate::expand(text, "{path}", arm.path, "TIERSCOPE_PATH");
 }
 
 // The data a read workload needs, written once per arm outside any measurement.
@@ -74,16 +75,17 @@ void prepareData(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& a
                  const std::function<void(const std::string&)>& say) {
     if (w.kind != "model-load" && w.kind != "kv-restore")
         return;
-    std::filesystem::create_directories(arm.path);
-    auto manifest = StorageManifest::load(arm.path);
-    if (manifest.findDataset(w.kind))
-        return;
-    IoJob job;
+    // What the plan asks for, checked before anything is read or written: an unknown geometry
+    // is an error, not a reason to reuse whatever the directory holds.
+    std::uint64_t size = 0;
+    int files = 0;
+    StorageDataset::KvLayout layout;
+    nlohmann::json wanted;
     if (w.kind == "model-load") {
-        job = StorageDataset::prepareModelLoad(manifest, sizeParam(w.params, "size", "1GiB"),
-                                               intParam(w.params, "files", 4));
+        size = sizeParam(w.params, "size", "1GiB");
+        files = intParam(w.params, "files", 4);
+        wanted = StorageDataset::modelLoadDataset(size, files);
     } else {
-        StorageDataset::KvLayout layout;
         const std::string name = param(w.params, "geometry", "Llama-3.1-8B");
         const auto g = KvGeometry::findPreset(name);
         if (!g)
@@ -92,10 +94,19 @@ void prepareData(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& a
         layout.tokens = intParam(w.params, "tokens", 2048);
         layout.prefixes = intParam(w.params, "prefixes", 8);
         layout.chunkTokens = intParam(w.params, "chunk_tokens", 256);
-        job = StorageDataset::prepareKvRestore(manifest, layout);
+        wanted = layout.toJson();
     }
+    std::filesystem::create_directories(arm.path);
+    auto manifest = StorageManifest::load(arm.path);
+    // Reused only when it is this plan's data set and was completely written; another size,
+    // another geometry or an interrupted preparation is prepared again.
+    if (StorageDataset::ready(manifest, w.kind, wanted))
+        return;
+    IoJob job = w.kind == "model-load" ? StorageDataset::prepareModelLoad(manifest, size, files)
+                                       : StorageDataset::prepareKvRestore(manifest, layout);
     say("preparing " + w.kind + " data in " + arm.path);
-    IoRunner(job).run(&cancel);
+    if (!IoRunner(job).run(&cancel).cancelled)
+        StorageDataset::markComplete(manifest, w.kind);
 }
 
 // The workload's own bandwidth goes on the timeline every 100 ms, beside the block collector,

@@ -1,5 +1,7 @@
 #include "remote/SshCommandLine.h"
 
+#include "core/util/ShellTemplate.h"
+
 namespace tierscope {
 
 SshCommandLine::SshCommandLine(SshTarget target, Options options)
@@ -55,14 +57,7 @@ std::vector<std::string> SshCommandLine::tierscope(const std::vector<std::string
 }
 
 std::string SshCommandLine::shellQuote(const std::string& text) {
-    std::string out = "'";
-    for (const char c : text) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    return out + "'";
+    return ShellTemplate::quote(text);
 }
 
 } // namespace tierscope

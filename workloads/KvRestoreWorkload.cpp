@@ -7,13 +7,9 @@ namespace tierscope {
 
 KvRestoreWorkload::KvRestoreWorkload(Options options, const StorageManifest& manifest)
     : m_options(std::move(options)), m_dir(manifest.dir()) {
-    const nlohmann::json* prepared = manifest.findDataset("kv-restore");
-    if (!prepared)
-        throw WorkloadError(WorkloadError::Kind::NotFound,
-                            "no KV chunks prepared in " + m_dir +
-                                " (run `tierscope storage prepare kv-restore --path " + m_dir +
-                                " --geometry MODEL` first)");
-    m_layout = StorageDataset::KvLayout::fromJson(*prepared);
+    // Refused while the chunks' preparation is incomplete: unwritten extents read as zeros.
+    m_layout =
+        StorageDataset::KvLayout::fromJson(StorageDataset::completeDataset(manifest, "kv-restore"));
     m_tokens = m_options.tokens > 0 ? m_options.tokens : m_layout.tokens;
     if (m_tokens > m_layout.tokens)
         throw WorkloadError(WorkloadError::Kind::Refused,

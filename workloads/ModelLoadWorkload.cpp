@@ -1,5 +1,7 @@
 #include "workloads/ModelLoadWorkload.h"
 
+#include "workloads/StorageDataset.h"
+#include "workloads/StorageManifest.h"
 #include "workloads/WorkloadError.h"
 #include "workloads/WorkloadSummary.h"
 
@@ -10,15 +12,42 @@
 
 namespace tierscope {
 
+namespace {
+
+// The shards of the complete model-load data set the manifest records: its numbers are data
+// anyone could edit, so they are bounded before anything is allocated.
+std::vector<FileSpan> preparedShards(const StorageManifest& manifest) {
+    const auto& d = StorageDataset::completeDataset(manifest, "model-load");
+    const auto files = d.value("files", 0LL);
+    const auto each = d.value("file_bytes", 0ULL);
+    if (files < 1 || files > 100000 || each == 0)
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "the model-load entry of the manifest in " + manifest.dir() +
+                                " is damaged: prepare the data again");
+    std::vector<FileSpan> out;
+    for (int i = 0; i < files; ++i)
+        out.push_back(
+            {manifest.pathOf(StorageDataset::shardName(i, static_cast<int>(files))), each});
+    return out;
+}
+
+} // namespace
+
 ModelLoadWorkload::ModelLoadWorkload(Options options) : m_options(std::move(options)) {}
 
 IoJob ModelLoadWorkload::job() const {
+    // A directory tierscope prepared is read as its model-load data set: its own shards, once
+    // completely written, never another data set's files or the user's. Any other directory (a
+    // real model's) is read whole, except files a manifest says are tierscope's.
+    const auto manifest = StorageManifest::load(m_options.dir);
+    if (manifest.findDataset("model-load"))
+        return jobOf(preparedShards(manifest));
     DIR* d = opendir(m_options.dir.c_str());
     if (!d)
         throw WorkloadError::fromErrno(errno, "cannot read directory", m_options.dir);
     std::vector<FileSpan> files;
     while (const dirent* entry = readdir(d)) {
-        if (entry->d_name[0] == '.')
+        if (entry->d_name[0] == '.' || manifest.owns(entry->d_name))
             continue;
         const std::string path = m_options.dir + "/" + entry->d_name;
         struct stat st {};
@@ -34,6 +63,10 @@ IoJob ModelLoadWorkload::job() const {
                                 m_options.dir + "` first)");
     std::sort(files.begin(), files.end(),
               [](const FileSpan& a, const FileSpan& b) { return a.path < b.path; });
+    return jobOf(std::move(files));
+}
+
+IoJob ModelLoadWorkload::jobOf(std::vector<FileSpan> files) const {
     IoJob job;
     for (auto& f : files)
         job.streams.push_back({std::move(f)});

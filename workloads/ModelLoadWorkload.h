@@ -8,8 +8,10 @@
 
 namespace tierscope {
 
-// Reads every file of a directory (safetensors shards, say) the way a loader does: `parallel`
-// files at a time, each read front to back in `blockSize` reads, `depth` in flight per file.
+// Reads the files of a model the way a loader does: `parallel` files at a time, each read front
+// to back in `blockSize` reads, `depth` in flight per file. The files are the directory's
+// prepared model-load data set when it has one (`storage prepare model-load`), else every
+// regular file in it (a real model's safetensors shards, say).
 class ModelLoadWorkload {
   public:
     struct Options {
@@ -21,13 +23,17 @@ class ModelLoadWorkload {
     };
 
     explicit ModelLoadWorkload(Options options);
-    // Regular files directly in the directory, by name; not hidden files (the manifest).
-    // Throws WorkloadError when the directory is missing, unreadable or holds no file.
+    // The prepared shards, refused (WorkloadError::Refused) while their preparation is
+    // incomplete; or, where nothing was prepared, the regular files directly in the
+    // directory by name, not hidden ones and not another data set's. Throws WorkloadError
+    // when the directory is missing, unreadable or holds no file.
     IoJob job() const;
     nlohmann::json summarize(const IoJob& job, const IoRunner::Result& result) const;
     nlohmann::json params() const;
 
   private:
+    IoJob jobOf(std::vector<FileSpan> files) const;
+
     Options m_options;
 };
 

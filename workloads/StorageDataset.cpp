@@ -121,9 +121,51 @@ IoJob StorageDataset::prepareModelLoad(StorageManifest& manifest, std::uint64_t 
     for (int i = 0; i < files; ++i)
         spans.push_back({manifest.pathOf(shardName(i, files)), each});
     claim(manifest, spans);
-    manifest.dataset("model-load") = {{"files", files}, {"file_bytes", each}};
+    manifest.dataset("model-load") = modelLoadDataset(totalBytes, files);
+    manifest.dataset("model-load")["complete"] = false;
     manifest.save();
     return writeJob(std::move(spans));
+}
+
+nlohmann::json StorageDataset::modelLoadDataset(std::uint64_t totalBytes, int files) {
+    return {{"files", files}, {"file_bytes", alignUp((totalBytes + files - 1) / files)}};
+}
+
+void StorageDataset::markComplete(StorageManifest& manifest, const std::string& workload) {
+    if (!manifest.findDataset(workload))
+        return;
+    manifest.dataset(workload)["complete"] = true;
+    manifest.save();
+}
+
+bool StorageDataset::ready(const StorageManifest& manifest, const std::string& workload,
+                           const nlohmann::json& wanted) {
+    const nlohmann::json* d = manifest.findDataset(workload);
+    if (!d || !d->is_object() || d->value("complete", false) != true)
+        return false;
+    for (const auto& [key, value] : wanted.items())
+        if (!d->contains(key) || d->at(key) != value)
+            return false;
+    return true;
+}
+
+const nlohmann::json& StorageDataset::completeDataset(const StorageManifest& manifest,
+                                                      const std::string& workload) {
+    const nlohmann::json* d = manifest.findDataset(workload);
+    const std::string prepare =
+        " (run `tierscope storage prepare " + workload + " --path " + manifest.dir() + "`";
+    if (!d)
+        throw WorkloadError(WorkloadError::Kind::NotFound, "no " + workload + " data prepared in " +
+                                                               manifest.dir() + prepare +
+                                                               " first)");
+    if (!d->is_object() || d->value("complete", false) != true)
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "the " + workload + " data in " + manifest.dir() +
+                                " was never completely written (an interrupted preparation, "
+                                "or one by an older tierscope): its unwritten parts would read "
+                                "as zeros without touching the device" +
+                                prepare + " again)");
+    return *d;
 }
 
 IoJob StorageDataset::prepareKvRestore(StorageManifest& manifest, const KvLayout& layout) {
@@ -139,6 +181,7 @@ IoJob StorageDataset::prepareKvRestore(StorageManifest& manifest, const KvLayout
             spans.push_back({manifest.pathOf(kvChunkName(p, c)), alignUp(layout.chunkBytes())});
     claim(manifest, spans);
     manifest.dataset("kv-restore") = layout.toJson();
+    manifest.dataset("kv-restore")["complete"] = false;
     manifest.save();
     return writeJob(std::move(spans));
 }

@@ -37,9 +37,23 @@ class StorageDataset {
     }
 
     // Each returns the write job (create, fsync) and has already updated and saved the manifest.
-    // They check ownership of every name and free space before anything is written.
+    // They check ownership of every name and free space before anything is written. The data
+    // set is recorded incomplete: only markComplete(), once the job has written and synced
+    // every byte, makes it usable, so an interrupted preparation (fallocated files full of
+    // unwritten extents, which read as zeros without touching the device) is never measured.
     static IoJob prepareModelLoad(StorageManifest& manifest, std::uint64_t totalBytes, int files);
     static IoJob prepareKvRestore(StorageManifest& manifest, const KvLayout& layout);
+    static void markComplete(StorageManifest& manifest, const std::string& workload);
+    // What prepareModelLoad records for these parameters (without the completeness flag).
+    static nlohmann::json modelLoadDataset(std::uint64_t totalBytes, int files);
+    // Whether `workload`'s data set in the manifest is complete and is the one `wanted`
+    // describes (every key of `wanted` equal): else it must be prepared again.
+    static bool ready(const StorageManifest& manifest, const std::string& workload,
+                      const nlohmann::json& wanted);
+    // The complete data set of `workload`, or why there is none usable: absent, or left
+    // incomplete. Throws WorkloadError (NotFound, Refused) naming the prepare command.
+    static const nlohmann::json& completeDataset(const StorageManifest& manifest,
+                                                 const std::string& workload);
 
     // Deletes the files of one workload's data set (or all, for an empty name) that the
     // manifest owns, and forgets them; files it cannot prove are tierscope's (see

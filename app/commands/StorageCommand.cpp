@@ -194,6 +194,8 @@ int prepare(const StorageCommand::Options& o) {
         std::cerr << "tierscope storage: prepare interrupted; run it again to finish\n";
         return kExitFailure;
     }
+    // Every byte written and synced: only now may a run read the data.
+    StorageDataset::markComplete(manifest, o.workload);
     std::printf(
         "prepared %s in %s: %s written in %s (%s/s)\n", what.c_str(), o.path.c_str(),
         UnitFormat::bytes(static_cast<double>(result.bytesWritten)).c_str(),

@@ -185,6 +185,107 @@ concurrency = %6
         QVERIFY(store.sampleCount(1) > 0); // the machine was recorded throughout
     }
 
+    // A plan's data set is the plan's: after a 4 MiB model-load on these paths, a 16 MiB plan
+    // measured the 4 MiB left there and reported it as 16 MiB; an interrupted preparation was
+    // measured later as complete (zeros read from unwritten extents); an unknown geometry read
+    // whatever chunks another plan had left.
+    void eachPlanMeasuresTheDataSetItAsksFor() {
+        auto plan = [&](const QString& name, const QString& workload) {
+            const QString text = QString(R"(name = "%1"
+repetitions = 1
+warmup = 0
+
+[[arm]]
+label = "a"
+path = "%2/datasets-a"
+
+[[arm]]
+label = "b"
+path = "%3/datasets-b"
+
+[[workload]]
+%4
+)")
+                                     .arg(name, m_dir.path(), m_shm, workload);
+            const QString path = m_dir.filePath(name + ".toml");
+            test::writeFile(path, text.toUtf8());
+            return runPlan(path, name + ".db");
+        };
+        auto bytesRead = [](const Finished& f) {
+            std::vector<std::uint64_t> out;
+            for (const auto& r : f.runs)
+                out.push_back(summary(r).value("bytes_read", std::uint64_t(0)));
+            return out;
+        };
+        const auto small = plan("small", "kind = \"model-load\"\nsize = \"4MiB\"\nfiles = 1");
+        QVERIFY2(small.exitCode == 0, small.err.constData());
+        QCOMPARE(bytesRead(small), (std::vector<std::uint64_t>{4 << 20, 4 << 20}));
+        const auto large = plan("large", "kind = \"model-load\"\nsize = \"16MiB\"\nfiles = 4");
+        QVERIFY2(large.exitCode == 0, large.err.constData());
+        QVERIFY2(large.err.contains("preparing model-load data"), large.err.constData());
+        QCOMPARE(bytesRead(large), (std::vector<std::uint64_t>{16 << 20, 16 << 20}));
+
+        // The same plan again reuses its complete data; marked incomplete (as a cancel during
+        // the write leaves it), it is prepared again.
+        const auto again = plan("again", "kind = \"model-load\"\nsize = \"16MiB\"\nfiles = 4");
+        QVERIFY2(!again.err.contains("preparing model-load data"), again.err.constData());
+        const QString manifest = m_dir.filePath("datasets-a/.tierscope-data.json");
+        QFile f(manifest);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        auto json = nlohmann::json::parse(f.readAll().toStdString());
+        f.close();
+        QVERIFY(json.dump().find("\"complete\":true") != std::string::npos);
+        std::string text = json.dump();
+        text.replace(text.find("\"complete\":true"), 15, "\"complete\":false");
+        test::writeFile(manifest, QByteArray::fromStdString(text));
+        const auto redo = plan("redo", "kind = \"model-load\"\nsize = \"16MiB\"\nfiles = 4");
+        QVERIFY2(redo.err.contains(
+                     ("preparing model-load data in " + m_dir.filePath("datasets-a")).toUtf8()),
+                 redo.err.constData());
+        QCOMPARE(bytesRead(redo), (std::vector<std::uint64_t>{16 << 20, 16 << 20}));
+
+        const auto unknown = plan("unknown", "kind = \"kv-restore\"\ngeometry = \"no-such-model\"");
+        QVERIFY2(unknown.err.contains("no geometry preset no-such-model"), unknown.err.constData());
+        for (const auto& r : unknown.runs)
+            QCOMPARE(r.status, std::string("failed"));
+    }
+
+    // An arm path with a space, and {path} pasted unquoted: the shipped teardown "rm -rf
+    // {path}/lmcache" removed the sibling directory fx100. Quoted, only the arm's own goes.
+    void aPathWithASpaceReachesOnlyItsOwnDirectory() {
+        const QString root = m_dir.filePath("quoting");
+        QVERIFY(QDir().mkpath(root + "/fx100"));
+        test::writeFile(root + "/fx100/keep", "not tierscope's");
+        const QString plan = QString(R"(name = "quoting"
+repetitions = 1
+warmup = 0
+
+[[arm]]
+label = "array"
+path = "%1/fx100 array"
+setup = "mkdir -p {path}/lmcache && touch {path}/lmcache/chunk"
+teardown = "rm -rf {path}/lmcache"
+
+[[arm]]
+label = "shm"
+path = "%2"
+setup = "mkdir -p {path}"
+
+[[workload]]
+kind = "model-load"
+size = "4MiB"
+files = 1
+)")
+                                 .arg(root, m_shm);
+        const QString path = m_dir.filePath("quoting.toml");
+        test::writeFile(path, plan.toUtf8());
+        const auto done = runPlan(path, "quoting.db");
+        QVERIFY2(done.exitCode == 0, done.err.constData());
+        QVERIFY(QFile::exists(root + "/fx100/keep"));
+        QVERIFY(QDir(root + "/fx100 array").exists());
+        QVERIFY(!QFileInfo::exists(root + "/fx100 array/lmcache"));
+    }
+
     void aFailingSetupFailsItsRunAndStopsWhenThePlanSaysSo() {
         const QString db = m_dir.filePath("fail.db");
         QProcess p;
@@ -673,8 +774,9 @@ concurrency = 2
         QCOMPARE(p.exitCode(), 0);
         const QByteArray out = p.readAllStandardOutput();
         QCOMPARE(out.count('\n'), 6); // four runs, then the two setup commands the plan runs
-        QVERIFY2(out.contains("runs: disk setup: mkdir -p " + m_dir.path().toUtf8() +
-                              "/disk && echo setting up $TIERSCOPE_ARM"),
+        // The path as the shell gets it: quoted, one word.
+        QVERIFY2(out.contains("runs: disk setup: mkdir -p '" + m_dir.path().toUtf8() +
+                              "/disk' && echo setting up $TIERSCOPE_ARM"),
                  out.constData());
     }
 };

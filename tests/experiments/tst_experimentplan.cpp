@@ -225,7 +225,7 @@ class TestExperimentPlan : public QObject {
         QCOMPARE(plan.arms.size(), std::size_t(2));
         for (const auto& arm : plan.arms) {
             QVERIFY(arm.resetPrefixCache && arm.dropCaches);
-            QVERIFY(arm.engineStart.find("LMCACHE_LOCAL_DISK=\"file://{path}/") !=
+            QVERIFY(arm.engineStart.find("LMCACHE_LOCAL_DISK=\"file://$TIERSCOPE_PATH/") !=
                     std::string::npos);
             QCOMPARE(arm.env.at("LMCACHE_LOCAL_CPU"), std::string("False"));
         }
@@ -331,6 +331,15 @@ class TestExperimentPlan : public QObject {
         QVERIFY(says(error("[[arm]]\nlabel = \"A\"\ntimeout = \"5s\"\n[[arm]]\nlabel = \"B\"",
                            "[arm]\nlabel = \"A\""),
                      "line 3: arm must be [[arm]] tables, not a table"));
+        // A {path} inside quotes would reach the shell with the quotes as part of its text.
+        QVERIFY(says(error("timeout = \"5s\"", "teardown = 'rm -rf \"{path}\"/lmcache'"),
+                     "line 5: {path} stands inside double quotes"));
+        QVERIFY(
+            says(error("timeout = \"5s\"",
+                       "engine_start = 'X=\"file://{path}/\" exec e'\nengine_url = \"http://h\""),
+                 "write \"$TIERSCOPE_PATH\" there instead"));
+        QVERIFY(says(error("timeout = \"5s\"", "setup = \"mkdir '{path}'\""),
+                     "line 5: {path} stands inside single quotes"));
         // An [[arm]] table.
         QVERIFY(says(error("label = \"A\"", "lable = \"A\""),
                      "line 4: unknown key \"lable\" in [[arm]] (the keys are label, "

@@ -146,9 +146,9 @@ files = 2
         QVERIFY(d);
         QVERIFY(d->planValid());
         // Before anything runs, the user sees each command the plan would run.
-        QVERIFY2(d->commandsText().contains("disk setup: mkdir -p " + m_dir.path() + "/gui/disk"),
+        QVERIFY2(d->commandsText().contains("disk setup: mkdir -p '" + m_dir.path() + "/gui/disk'"),
                  qPrintable(d->commandsText()));
-        QVERIFY(d->commandsText().contains("shm setup: mkdir -p " + m_shm + "/gui"));
+        QVERIFY(d->commandsText().contains("shm setup: mkdir -p '" + m_shm + "/gui'"));
         QCOMPARE(d->runTable()->rowCount(), 4);
         QCOMPARE(status(d, 0), QString("pending"));
         QCOMPARE(d->runTable()->item(1, 1)->text(), QString("shm")); // A B A B

@@ -98,6 +98,9 @@ class TestStorageWorkloads : public QObject {
         }
         QVERIFY(heads[0] != heads[1]); // every block is stamped: nothing to deduplicate
         QCOMPARE(StorageManifest::load(m_dir).files().size(), std::size_t(3));
+        // Written and synced, but not yet marked: refused, as an interrupted preparation is.
+        QCOMPARE(kindOf([&] { ModelLoadWorkload({m_dir}).job(); }), WorkloadError::Kind::Refused);
+        StorageDataset::markComplete(manifest, "model-load");
 
         ModelLoadWorkload load({m_dir, 2, 4, 256 * 1024, true});
         const IoJob job = load.job();
@@ -130,6 +133,9 @@ class TestStorageWorkloads : public QObject {
         const auto written = IoRunner(StorageDataset::prepareKvRestore(manifest, layout)).run();
         QCOMPARE(written.bytesWritten, 3 * 4 * 262144ull);
         QCOMPARE(sizeOf(m_dir + "/" + StorageDataset::kvChunkName(2, 3)), 262144ull);
+        QCOMPARE(kindOf([&] { KvRestoreWorkload({m_dir}, StorageManifest::load(m_dir)); }),
+                 WorkloadError::Kind::Refused); // not marked complete yet
+        StorageDataset::markComplete(manifest, "kv-restore");
 
         // 600 tokens need 3 chunks; 5 requests over 3 prefixes read two prefixes again.
         KvRestoreWorkload restore({m_dir, 2, 5, 600, 2, 65536, true}, StorageManifest::load(m_dir));
@@ -159,6 +165,7 @@ class TestStorageWorkloads : public QObject {
         QCOMPARE(kindOf([&] { KvRestoreWorkload({m_dir}, manifest); }),
                  WorkloadError::Kind::NotFound);
         IoRunner(StorageDataset::prepareKvRestore(manifest, {tinyGeometry(), 256, 512, 1})).run();
+        StorageDataset::markComplete(manifest, "kv-restore");
         QCOMPARE(kindOf([&] {
                      KvRestoreWorkload({m_dir, 1, 1, 513}, StorageManifest::load(m_dir));
                  }),
@@ -264,6 +271,55 @@ class TestStorageWorkloads : public QObject {
         QCOMPARE(StorageDataset::remove(again, ""), 4);
         QVERIFY(StorageManifest::load(m_dir).files().empty());
         QCOMPARE(QDir(QString::fromStdString(m_dir)).entryList(QDir::Files).size(), 0);
+    }
+
+    // A data set is ready for a plan only when it is the one asked for and completely written:
+    // another size, another geometry, an interrupted or an older preparation is prepared again.
+    void onlyTheAskedForCompleteDataSetIsReady() {
+        auto manifest = StorageManifest::load(m_dir);
+        const auto wanted = StorageDataset::modelLoadDataset(4 * 4096, 1);
+        const auto job = StorageDataset::prepareModelLoad(manifest, 4 * 4096, 1);
+        QVERIFY(!StorageDataset::ready(manifest, "model-load", wanted)); // not written yet
+        IoRunner(job).run();
+        StorageDataset::markComplete(manifest, "model-load");
+        QVERIFY(StorageDataset::ready(StorageManifest::load(m_dir), "model-load", wanted));
+        QVERIFY(!StorageDataset::ready(manifest, "model-load",
+                                       StorageDataset::modelLoadDataset(64 * 4096, 4)));
+        StorageDataset::KvLayout layout{tinyGeometry(), 256, 512, 1};
+        QVERIFY(!StorageDataset::ready(manifest, "kv-restore", layout.toJson()));
+        IoRunner(StorageDataset::prepareKvRestore(manifest, layout)).run();
+        StorageDataset::markComplete(manifest, "kv-restore");
+        QVERIFY(StorageDataset::ready(manifest, "kv-restore", layout.toJson()));
+        auto other = layout;
+        other.geometry.layers += 1;
+        QVERIFY(!StorageDataset::ready(manifest, "kv-restore", other.toJson()));
+        // An older tierscope's manifest has no completeness flag: not trusted.
+        manifest.dataset("model-load").erase("complete");
+        manifest.save();
+        QVERIFY(!StorageDataset::ready(StorageManifest::load(m_dir), "model-load", wanted));
+        QCOMPARE(kindOf([&] { ModelLoadWorkload({m_dir}).job(); }), WorkloadError::Kind::Refused);
+    }
+
+    // model-load reads its own shards, never a file the user put beside them nor another data
+    // set's; a directory tierscope did not prepare is read whole (a real model's files).
+    void modelLoadReadsOnlyItsOwnShards() {
+        auto manifest = StorageManifest::load(m_dir);
+        IoRunner(StorageDataset::prepareKvRestore(manifest, {tinyGeometry(), 256, 512, 1})).run();
+        StorageDataset::markComplete(manifest, "kv-restore");
+        test::writeFileBytes(m_dir + "/mine.safetensors", std::string(5000, 'x'));
+        // No model-load data set: the user's file, not the KV chunks.
+        const auto userFiles = ModelLoadWorkload({m_dir}).job();
+        QCOMPARE(userFiles.streams.size(), std::size_t(1));
+        QCOMPARE(userFiles.streams[0][0].path, m_dir + "/mine.safetensors");
+        IoRunner(StorageDataset::prepareModelLoad(manifest, 2 * 4096, 2)).run();
+        StorageDataset::markComplete(manifest, "model-load");
+        const auto shards = ModelLoadWorkload({m_dir}).job();
+        QCOMPARE(shards.streams.size(), std::size_t(2));
+        for (const auto& stream : shards.streams)
+            QVERIFY2(stream[0].path.find("mine") == std::string::npos &&
+                         stream[0].path.find(StorageDataset::kvChunkName(0, 0)) ==
+                             std::string::npos,
+                     stream[0].path.c_str());
     }
 
     void aLeftoverTemporaryManifestIsReplaced() {
