@@ -64,8 +64,15 @@ class SshTestServer {
         m_sshd = fork();
         if (m_sshd == 0) {
             setpgid(0, 0);
+            // Dies with the test, even one that aborts (a QFATAL skips stop()), and holds none
+            // of the test's output: ctest reads that pipe until every writer is gone, and an
+            // orphaned sshd once kept it open until the suite's 20-minute timeout.
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
             const int log = open(path("sshd.log").toLocal8Bit().constData(),
                                  O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            const int null = open("/dev/null", O_RDONLY);
+            dup2(null, STDIN_FILENO);
+            dup2(log, STDOUT_FILENO);
             dup2(log, STDERR_FILENO);
             const QByteArray config = path("sshd_config").toLocal8Bit();
             execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", config.constData(),
