@@ -104,6 +104,23 @@ class TestSsh : public QObject {
         dialog->setRemoteCommand(TIERSCOPE_BINARY, m_server.environment());
         return dialog;
     }
+    // The job is under way on the server: a run shows running or done. On a busy machine the
+    // first run can pass from pending to completed between two looks, so waiting for "running"
+    // alone once waited out the whole function's time.
+    static bool underWay(ExperimentDialog& dialog) {
+        if (dialog.remoteJob().isEmpty())
+            return false;
+        for (int row = 0; row < dialog.runTable()->rowCount(); ++row)
+            if (const auto* item = dialog.runTable()->item(row, 4);
+                item && (item->text() == "running" || item->text() == "completed"))
+                return true;
+        return false;
+    }
+    // What the dialog shows, for a failed wait.
+    static QString shown(ExperimentDialog& dialog) {
+        return dialog.runTable()->item(0, 4)->text() + " | " + dialog.statusText() + " | " +
+               dialog.remoteLog()->toPlainText();
+    }
     static QString jobId(const QByteArray& err) {
         const QRegularExpression re("job ([0-9]+-[0-9]+) on ");
         const auto m = re.match(QString::fromUtf8(err));
@@ -459,23 +476,7 @@ class TestSsh : public QObject {
         const auto owned = remoteDialog("guicancel", 3, 2);
         ExperimentDialog& dialog = *owned;
         dialog.start();
-        // Cancel once the job is under way on the server: a run shows running or done. On a
-        // busy machine the first run can pass from pending to completed between two looks, so
-        // waiting for "running" alone once waited out the whole function's time.
-        auto underWay = [&] {
-            if (dialog.remoteJob().isEmpty())
-                return false;
-            for (int row = 0; row < dialog.runTable()->rowCount(); ++row)
-                if (const auto* item = dialog.runTable()->item(row, 4);
-                    item && (item->text() == "running" || item->text() == "completed"))
-                    return true;
-            return false;
-        };
-        QTRY_VERIFY2_WITH_TIMEOUT(underWay(),
-                                  qPrintable(dialog.runTable()->item(0, 4)->text() + " | " +
-                                             dialog.statusText() + " | " +
-                                             dialog.remoteLog()->toPlainText()),
-                                  120000);
+        QTRY_VERIFY2_WITH_TIMEOUT(underWay(dialog), qPrintable(shown(dialog)), 120000);
         const QString job = dialog.remoteJob();
         QVERIFY(!job.isEmpty());
         dialog.cancel();
@@ -496,23 +497,7 @@ class TestSsh : public QObject {
         const auto owned = remoteDialog("guidrop", 1, 2);
         ExperimentDialog& dialog = *owned;
         dialog.start();
-        // Cancel once the job is under way on the server: a run shows running or done. On a
-        // busy machine the first run can pass from pending to completed between two looks, so
-        // waiting for "running" alone once waited out the whole function's time.
-        auto underWay = [&] {
-            if (dialog.remoteJob().isEmpty())
-                return false;
-            for (int row = 0; row < dialog.runTable()->rowCount(); ++row)
-                if (const auto* item = dialog.runTable()->item(row, 4);
-                    item && (item->text() == "running" || item->text() == "completed"))
-                    return true;
-            return false;
-        };
-        QTRY_VERIFY2_WITH_TIMEOUT(underWay(),
-                                  qPrintable(dialog.runTable()->item(0, 4)->text() + " | " +
-                                             dialog.statusText() + " | " +
-                                             dialog.remoteLog()->toPlainText()),
-                                  120000);
+        QTRY_VERIFY2_WITH_TIMEOUT(underWay(dialog), qPrintable(shown(dialog)), 120000);
         const QString job = dialog.remoteJob();
         QVERIFY(!job.isEmpty());
         QCOMPARE(dropConnection(), 1);

@@ -20,6 +20,14 @@ class TestVllmBenchImport : public QObject {
         return nlohmann::json::parse(q.columnText(0));
     }
 
+    // `tierscope --db DB ARGS`: its exit code and its output, stdout then stderr.
+    static std::pair<int, QByteArray> run(const QString& db, const QStringList& args) {
+        QProcess p;
+        p.start(TIERSCOPE_BINARY, QStringList{"--db", db} + args);
+        p.waitForFinished(60000);
+        return {p.exitCode(), p.readAllStandardOutput() + p.readAllStandardError()};
+    }
+
   private slots:
     void realResultsRoundTripExactly() {
         QTemporaryDir dir;
@@ -68,13 +76,7 @@ class TestVllmBenchImport : public QObject {
     void importedArmsCompareWithTheFilesFigures() {
         QTemporaryDir dir;
         const QString db = dir.filePath("w.db");
-        auto tierscope = [&](const QStringList& args) {
-            QProcess p;
-            p.start(TIERSCOPE_BINARY, QStringList{"--db", db} + args);
-            p.waitForFinished(60000);
-            return std::make_pair(p.exitCode(),
-                                  p.readAllStandardOutput() + p.readAllStandardError());
-        };
+        auto tierscope = [&](const QStringList& args) { return run(db, args); };
         for (const char* arm : {"local", "nvmeof"}) {
             const auto r =
                 tierscope({"import", "vllm-bench",
@@ -142,13 +144,7 @@ class TestVllmBenchImport : public QObject {
     void aRunWithNoCompletedRequestHasNoLatency() {
         QTemporaryDir dir;
         const QString db = dir.filePath("w.db");
-        auto tierscope = [&](const QStringList& args) {
-            QProcess p;
-            p.start(TIERSCOPE_BINARY, QStringList{"--db", db} + args);
-            p.waitForFinished(60000);
-            return std::make_pair(p.exitCode(),
-                                  p.readAllStandardOutput() + p.readAllStandardError());
-        };
+        auto tierscope = [&](const QStringList& args) { return run(db, args); };
         const QString ok =
             QStringLiteral(TIERSCOPE_FIXTURES "/vllm-bench/vllm-bench-serve-0.10-qwen3-vl-8b.json");
         const QString failed =
