@@ -2,7 +2,9 @@
 # Installs the Debian 12 packages tierscope builds, tests and runs with; does nothing when all
 # are present already. Needs root or sudo.
 #
-#   --tests   also what the real-engine tests fetch their engine with: curl and the CA store
+#   --tests   also what the test build and the real-engine tests need: clang 14 and its
+#             sanitizer runtime (the asan preset compiles with clang: 0.42 of GCC's time for the
+#             same steps, docs/PERFORMANCE.md, "Build time"), curl and the CA store
 #             (tests/fixtures/llama-engine/setup.sh takes Node 20 and npm from the npm registry
 #             where no Node 20 is installed, as on Debian 12, whose nodejs is 18).
 set -euo pipefail
@@ -34,7 +36,7 @@ for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if $tests; then
-  for p in curl ca-certificates; do
+  for p in clang-14 libclang-rt-14-dev curl ca-certificates; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
 fi
