@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -55,6 +56,15 @@ class SseTestServer {
         std::lock_guard lock(m_mutex);
         return m_ended;
     }
+    // Each event of a tagged reply: the wall-clock ns just before its write began and just
+    // after it returned. A client's kernel receive timestamps (CLOCK_REALTIME) fall between.
+    struct Sent {
+        std::int64_t beforeNs = 0, afterNs = 0;
+    };
+    std::map<std::string, std::vector<Sent>> sent() const {
+        std::lock_guard lock(m_mutex);
+        return m_sent;
+    }
 
     static std::string event(const std::string& json) { return "data: " + json + "\n\n"; }
     static std::string done() { return "data: [DONE]\n\n"; }
@@ -85,6 +95,11 @@ class SseTestServer {
     }
 
   private:
+    static std::int64_t wallNs() {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    }
     bool sendAll(int fd, const std::string& data) { return m_server.sendAll(fd, data); }
 
     void sleepUntil(Clock::time_point when) {
@@ -131,6 +146,7 @@ class SseTestServer {
             m_headers.push_back(head);
         }
         const Reply reply = m_script(body);
+        std::vector<Sent> stamps;
         if (reply.status != 200) {
             sendAll(fd, "HTTP/1.1 " + std::to_string(reply.status) +
                             " Error\r\nContent-Type: application/json\r\nContent-Length: " +
@@ -140,13 +156,16 @@ class SseTestServer {
                                "Connection: close\r\n\r\n")) {
             for (const auto& e : reply.events) {
                 sleepUntil(start + std::chrono::milliseconds(e.atMs));
+                const std::int64_t before = wallNs();
                 if (m_server.stopping() || !sendAll(fd, e.data))
                     break;
+                stamps.push_back({before, wallNs()});
             }
         }
         if (!reply.tag.empty()) {
             std::lock_guard lock(m_mutex);
             m_ended[reply.tag] = Clock::now();
+            m_sent[reply.tag] = std::move(stamps);
         }
         ::close(fd);
     }
@@ -156,6 +175,7 @@ class SseTestServer {
     mutable std::mutex m_mutex;
     std::vector<std::string> m_bodies, m_headers;
     std::map<std::string, Clock::time_point> m_ended;
+    std::map<std::string, std::vector<Sent>> m_sent;
     LoopbackServer m_server{[this](int fd) { serve(fd); }, 128}; // last: stopped first
 };
 

@@ -65,41 +65,6 @@ class TestLoadGenerator : public QObject {
         return out;
     }
 
-    // One complete measurement: 1024 streamed requests at concurrency 64 (after 128 warm-up
-    // requests that open the connections); returns client TTFT - injected TTFT per request.
-    // Tokens come 50 ms apart, so a client that timed any event but the first token would be
-    // off by 50 ms or more.
-    std::vector<double> measureTtftErrors() {
-        EngineSimulator::Options sim;
-        sim.maxConcurrency = 64;
-        sim.prefillTokensPerS = 20000; // 100-400 words: 5-20 ms of prefill
-        sim.decodeTokensPerS = 20;     // 50 ms between tokens
-        EngineSimulator simulator(sim);
-        WallClock clock;
-        LoadGenerator::Options o;
-        o.url = "http://127.0.0.1:" + std::to_string(simulator.start());
-        o.model = "tierscope-sim";
-        o.concurrency = 64;
-        o.requests = 1024;
-        o.warmup = 128;
-        LoadGenerator generator(o, Datasets::synthetic(1152, 100, 400, 8, 3), clock);
-        const auto records = generator.run();
-        if (records.size() != 1024)
-            qFatal("expected 1024 records, got %zu", records.size());
-        const auto injected = injectedTtfts(simulator);
-        std::vector<double> errors;
-        for (const auto& r : records) {
-            if (!r.ok() || r.outputTokens.value_or(0) != 8 || r.itlS.size() != 7)
-                qFatal("request %lld: %s", static_cast<long long>(r.index), r.error.c_str());
-            errors.push_back(*r.ttftS - injected.at(r.responseId));
-        }
-        const auto summary =
-            LoadSummary::compute(records, generator.durationS(), generator.maxConcurrent());
-        if (summary["completed"].get<long>() != 1024 || generator.maxConcurrent() != 64)
-            qFatal("summary does not add up");
-        return errors;
-    }
-
     // The rate-mode run: 1000 requests at 200/s.
     std::vector<RequestRecord> runAtRate() {
         EngineSimulator::Options sim;
@@ -117,24 +82,77 @@ class TestLoadGenerator : public QObject {
     }
 
   private slots:
-    // How close the client's TTFT comes to the server's is a figure of this machine's load
-    // (bench_loadclient measures it against a raw libcurl loop, docs/PERFORMANCE.md). What
-    // holds on any machine: the client times the first token, not a later event (errors far
-    // below the 50 ms token gap), and never claims a first token before the server sent it.
-    void ttftAgreesWithTheInjectedTtftAtConcurrency64() {
-        auto errors = measureTtftErrors();
-        std::vector<double> absolute;
-        for (double e : errors)
-            absolute.push_back(std::abs(e));
-        const double p50 = LoadSummary::percentile(absolute, 50);
-        const double signedP50 = LoadSummary::percentile(errors, 50);
-        qInfo("concurrency 64: |client TTFT - injected TTFT| p50 %.3f ms, p99 %.3f ms; "
-              "signed p50 %.3f ms",
-              p50 * 1e3, LoadSummary::percentile(absolute, 99) * 1e3, signedP50 * 1e3);
-        QVERIFY2(p50 < 0.025, qPrintable(QString("p50 error %1 ms").arg(p50 * 1e3)));
-        // The client sends before the server starts its clock and receives after the server
-        // sends: its TTFT is the longer one (the margin covers the clock conversion).
-        QVERIFY2(signedP50 > -0.001, qPrintable(QString("signed p50 %1 ms").arg(signedP50 * 1e3)));
+    // At concurrency 64 the client times the first token's arrival, not a later event. A
+    // scripted server stamps when it wrote each chunk; at the median, the client's first-token
+    // instant (send + TTFT) lies after the first chunk's write began and within half a token
+    // gap of it, long before the second chunk (50 ms later). How close it comes is a figure of
+    // this machine's load (bench_loadclient measures it against a raw libcurl loop,
+    // docs/PERFORMANCE.md); the order of the events holds on any machine. A few requests may
+    // read early: the stamp is the newest data queued when the socket was seen readable, and
+    // a chunk that arrives while libcurl is still reading that data gets its stamp (a known
+    // limit, counted here, never at the median).
+    void ttftFallsOnTheFirstChunkAtConcurrency64() {
+        std::atomic<int> next{0};
+        Sse server([&](const std::string&) {
+            const int n = next++;
+            Sse::Reply r;
+            r.tag = "cmpl-" + std::to_string(n);
+            const std::string chunk = Sse::event(R"({"id":")" + r.tag +
+                                                 R"(","object":"text_completion","model":"m",)"
+                                                 R"("choices":[{"index":0,"text":"w",)"
+                                                 R"("logprobs":null,"finish_reason":null}]})");
+            const int first = 5 + n % 16; // prefill of 5-20 ms
+            for (int t = 0; t < 8; ++t)
+                r.events.push_back({first + 50 * t, chunk});
+            r.events.push_back({first + 350, Sse::usageChunk(200, 8)});
+            r.events.push_back({first + 350, Sse::done()});
+            return r;
+        });
+        WallClock clock;
+        LoadGenerator::Options o;
+        o.url = server.url();
+        o.model = "m";
+        o.concurrency = 64;
+        o.requests = 1024;
+        o.warmup = 128; // the first wave's connections and threads start
+        LoadGenerator generator(o, Datasets::synthetic(1152, 100, 400, 8, 3), clock);
+        const auto records = generator.run();
+        QCOMPARE(records.size(), std::size_t(1024));
+        QCOMPARE(generator.maxConcurrent(), 64);
+        const auto sent = server.sent();
+        std::vector<double> sinceFirstWrite; // s from the end of the first chunk's write
+        int early = 0, onLaterChunk = 0;
+        double earliest = 0;
+        for (const auto& r : records) {
+            QVERIFY2(r.ok(), r.error.c_str());
+            QCOMPARE(r.outputTokens.value_or(0), 8);
+            QCOMPARE(r.itlS.size(), std::size_t(7));
+            const auto stamps = sent.find(r.responseId);
+            QVERIFY2(stamps != sent.end() && stamps->second.size() == 10, r.responseId.c_str());
+            const auto& chunks = stamps->second;
+            const double firstTokenNs = static_cast<double>(r.sendNs) + *r.ttftS * 1e9;
+            // 1 ms covers the conversion between the kernel's timestamps and the wall clock.
+            const double before = static_cast<double>(chunks[0].beforeNs) - firstTokenNs;
+            if (before > 1e6) {
+                ++early;
+                earliest = std::max(earliest, before / 1e9);
+            }
+            if (firstTokenNs > static_cast<double>(chunks[1].beforeNs))
+                ++onLaterChunk;
+            sinceFirstWrite.push_back((firstTokenNs - static_cast<double>(chunks[0].afterNs)) /
+                                      1e9);
+        }
+        const double p50 = LoadSummary::percentile(sinceFirstWrite, 50);
+        qInfo("concurrency 64: first-token instant - first chunk written: p50 %.3f ms, p99 %.3f "
+              "ms; %d of 1024 timed after the second chunk was written, %d before the first "
+              "(by up to %.1f ms)",
+              p50 * 1e3, LoadSummary::percentile(sinceFirstWrite, 99) * 1e3, onLaterChunk, early,
+              earliest * 1e3);
+        QVERIFY2(p50 > -0.001,
+                 qPrintable(QString("p50 %1 ms: before the first chunk").arg(p50 * 1e3)));
+        QVERIFY2(p50 < 0.025,
+                 qPrintable(QString("p50 %1 ms after the first chunk").arg(p50 * 1e3)));
+        QVERIFY2(early < 512, "most first tokens were timed before the server sent them");
     }
 
     // The client stops for 30 ms now and then (a slow sink, a stalled core): first tokens that
