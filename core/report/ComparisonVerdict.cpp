@@ -10,30 +10,31 @@ namespace tierscope {
 
 namespace {
 
-constexpr std::size_t kHeadline = 3; // figures named per side; the table has the rest
-
-// The KPIs a reader looks for first; any other significant one follows in table order.
-int priority(const std::string& name) {
+// Without gates, the figures a user's outcome is judged on, first present first: a serving
+// run's TTFT and throughput, a storage workload's own result. The first is the primary.
+const std::vector<std::string>& defaultOutcomes() {
     static const std::vector<std::string> order = {
-        "ttft_p50",      "output_throughput", "ttft_p99",        "request_throughput",
-        "goodput",       "model_load_time",   "checkpoint_time", "kv_restore_p50",
-        "read_gb_per_s", "write_gb_per_s",    "e2el_p50",        "tpot_mean",
-        "itl_mean",      "failure_rate"};
-    const auto it = std::find(order.begin(), order.end(), name);
-    return it == order.end() ? static_cast<int>(order.size())
-                             : static_cast<int>(it - order.begin());
+        "ttft_p50",       "output_throughput", "model_load_time", "checkpoint_time",
+        "kv_restore_p50", "read_gb_per_s",     "write_gb_per_s"};
+    return order;
+}
+constexpr std::size_t kDefaultOutcomes = 2;
+
+const KpiComparison* findKpi(const ComparisonReport::Input& in, const std::string& name) {
+    for (const auto& k : in.kpis)
+        if (k.name == name)
+            return &k;
+    return nullptr;
 }
 
-std::string list(std::vector<const KpiComparison*> kpis) {
-    std::stable_sort(kpis.begin(), kpis.end(), [](const auto* x, const auto* y) {
-        return priority(x->name) < priority(y->name);
-    });
+std::string named(const KpiComparison& k) {
+    return ComparisonVerdict::displayName(k.name) + " " + ComparisonVerdict::change(k);
+}
+
+std::string join(const std::vector<const KpiComparison*>& kpis) {
     std::string out;
-    for (std::size_t i = 0; i < kpis.size() && i < kHeadline; ++i)
-        out += (i ? ", " : "") + ComparisonVerdict::displayName(kpis[i]->name) + " " +
-               ComparisonVerdict::change(*kpis[i]);
-    if (kpis.size() > kHeadline)
-        out += " and " + std::to_string(kpis.size() - kHeadline) + " more";
+    for (const auto* k : kpis)
+        out += (out.empty() ? "" : ", ") + named(*k);
     return out;
 }
 
@@ -118,6 +119,23 @@ std::string ComparisonVerdict::change(const KpiComparison& k) {
     return out;
 }
 
+std::vector<const KpiComparison*> ComparisonVerdict::outcomes(const ComparisonReport::Input& in) {
+    std::vector<const KpiComparison*> out;
+    auto add = [&](const std::string& name) {
+        const auto* k = findKpi(in, name);
+        if (k && k->directional && std::find(out.begin(), out.end(), k) == out.end())
+            out.push_back(k);
+    };
+    for (const auto& [gate, result] : in.gates)
+        add(gate.kpi);
+    if (!out.empty())
+        return out;
+    for (const auto& name : defaultOutcomes())
+        if (out.size() < kDefaultOutcomes)
+            add(name);
+    return out;
+}
+
 ComparisonVerdict::Result ComparisonVerdict::of(const ComparisonReport::Input& in,
                                                 const std::set<int>& notApplicable) {
     if (!in.invalid.empty()) {
@@ -126,39 +144,60 @@ ComparisonVerdict::Result ComparisonVerdict::of(const ComparisonReport::Input& i
             why += (why.empty() ? "" : "; ") + line;
         return {"INVALID, gates not judged: " + why, Tone::Invalid};
     }
-    std::vector<const KpiComparison*> better, worse, changed;
-    std::size_t withInterval = 0;
+    const auto judged = outcomes(in);
+    // The primary outcome alone names a side, so an A/A comparison names one in 5 % of
+    // comparisons, not in 5 % per figure. The other outcomes are stated with their intervals.
+    std::vector<const KpiComparison*> better, worse, level;
+    for (std::size_t i = 1; i < judged.size(); ++i) {
+        const auto t = tone(*judged[i]);
+        (t == Tone::Better ? better : t == Tone::Worse ? worse : level).push_back(judged[i]);
+    }
+    std::size_t othersChanged = 0;
+    bool anyInterval = false;
     for (const auto& k : in.kpis) {
         const auto t = tone(k);
-        withInterval += t != Tone::NoInterval;
-        if (t == Tone::Better)
-            better.push_back(&k);
-        else if (t == Tone::Worse)
-            worse.push_back(&k);
-        else if (t == Tone::Changed)
-            changed.push_back(&k);
+        anyInterval |= t != Tone::NoInterval;
+        const bool outcome = std::find(judged.begin(), judged.end(), &k) != judged.end();
+        othersChanged += !outcome && (t == Tone::Better || t == Tone::Worse || t == Tone::Changed);
     }
     Result r;
+    const KpiComparison* primary = judged.empty() ? nullptr : judged.front();
+    const Tone first = primary ? tone(*primary) : Tone::NoInterval;
     if (in.kpis.empty()) {
         r = {"Nothing to compare: no KPI was measured on both sides", Tone::NoInterval};
-    } else if (!better.empty() && !worse.empty()) {
-        r = {"Mixed: B is better on " + list(better) + "; A is better on " + list(worse),
-             Tone::Worse};
-    } else if (!better.empty()) {
-        r = {"B is better: " + list(better), Tone::Better};
-    } else if (!worse.empty()) {
-        r = {"A is better (B is worse): " + list(worse), Tone::Worse};
-    } else if (withInterval == 0) {
+    } else if (!anyInterval || (primary && first == Tone::NoInterval)) {
         r = {"No interval yet: fewer than two measured runs a side, repeat the runs",
              Tone::NoInterval};
+    } else if (!primary) {
+        r = {"No figure of merit was measured on both sides", Tone::NoDifference};
+    } else if (first == Tone::Better && !worse.empty()) {
+        r = {"Mixed: B is better on " + join({primary}) + "; A is better on " + join(worse),
+             Tone::Worse};
+    } else if (first == Tone::Worse && !better.empty()) {
+        r = {"Mixed: A is better on " + join({primary}) + "; B is better on " + join(better),
+             Tone::Worse};
+    } else if (first == Tone::Better) {
+        better.insert(better.begin(), primary);
+        r = {"B is better: " + join(better), Tone::Better};
+    } else if (first == Tone::Worse) {
+        worse.insert(worse.begin(), primary);
+        r = {"A is better (B is worse): " + join(worse), Tone::Worse};
     } else {
-        r = {"No significant difference", Tone::NoDifference};
-        if (!changed.empty())
-            r.sentence += " in any figure of merit";
+        level.insert(level.begin(), primary);
+        r = {"No significant difference in " + join(level), Tone::NoDifference};
+        level.clear();
+        // A secondary outcome alone does not name a side: it is stated, with its direction.
+        for (const auto* k : better)
+            r.sentence += "; " + named(*k) + " (B better, not the primary figure)";
+        for (const auto* k : worse)
+            r.sentence += "; " + named(*k) + " (A better, not the primary figure)";
     }
-    // Device figures and time shares: facts about how the arms ran, never a side's merit.
-    if (!changed.empty() && r.tone != Tone::NoInterval)
-        r.sentence += "; changed without a better side: " + list(changed);
+    if (r.tone == Tone::Better || r.tone == Tone::Worse)
+        for (const auto* k : level)
+            r.sentence += "; no significant difference in " + named(*k);
+    if (othersChanged > 0 && r.tone != Tone::NoInterval)
+        r.sentence += "; " + std::to_string(othersChanged) + " other figure" +
+                      (othersChanged == 1 ? "" : "s") + " changed (see the table)";
     bool failed = false;
     if (const auto g = gates(in, notApplicable, &failed); !g.empty())
         r.sentence += "; " + g;

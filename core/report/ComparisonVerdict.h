@@ -1,10 +1,11 @@
 #pragma once
 
-#include "core/report/ComparisonReport.h"
 #include "core/compare/KpiComparison.h"
+#include "core/report/ComparisonReport.h"
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
@@ -31,6 +32,11 @@ class ComparisonVerdict {
     };
 
     static Tone tone(const KpiComparison& k);
+    // The outcome figures the headline judges, the primary first: the gates' KPIs in gate
+    // order, else TTFT p50 and throughput (a storage workload: its own time or bandwidth).
+    // Only the primary names a side; the others are stated with their intervals, and every
+    // other KPI is counted when it changed.
+    static std::vector<const KpiComparison*> outcomes(const ComparisonReport::Input& in);
     // notApplicable: indices into in.gates of gates on a KPI neither side measured.
     static Result of(const ComparisonReport::Input& in, const std::set<int>& notApplicable = {});
     // "TTFT p50" for "ttft_p50"; other names unchanged.
