@@ -113,8 +113,20 @@ std::string EngineMetricsMapper::endpointIdFromUrl(const std::string& url) {
         rest = rest.substr(scheme + 3);
     if (const auto at = rest.find('@'); at != std::string::npos && at < rest.find('/'))
         rest = rest.substr(at + 1); // never put credentials in a metric path
-    rest = rest.substr(0, rest.find('/'));
-    return sanitize(rest);
+    const auto slash = rest.find('/');
+    const std::string host = rest.substr(0, slash);
+    // Two engines behind one host:port (a gateway routing by path) are two endpoints: the path
+    // is part of the id, except the default /metrics. A query or fragment may hold a token and
+    // never names the engine.
+    std::string path = slash == std::string::npos ? "" : rest.substr(slash);
+    path = path.substr(0, path.find_first_of("?#"));
+    while (!path.empty() && path.back() == '/')
+        path.pop_back();
+    if (path.ends_with("/metrics"))
+        path.resize(path.size() - 8);
+    while (!path.empty() && path.front() == '/')
+        path.erase(0, 1);
+    return sanitize(path.empty() ? host : host + "_" + path);
 }
 
 void EngineMetricsMapper::put(std::vector<Reading>& out, const std::string& what, const char* unit,

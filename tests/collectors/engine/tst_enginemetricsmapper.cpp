@@ -404,6 +404,14 @@ class TestEngineMetricsMapper : public QObject {
                  std::string("10.0.0.5:8000"));
         QCOMPARE(EngineMetricsMapper::endpointIdFromUrl("https://engine.example/metrics"),
                  std::string("engine.example"));
+        // Two engines behind one gateway port, told apart by their paths; a query string may
+        // carry a token and is no part of the id.
+        QCOMPARE(EngineMetricsMapper::endpointIdFromUrl("http://gw:8000/llama/metrics?token=s3"),
+                 std::string("gw:8000_llama"));
+        QCOMPARE(EngineMetricsMapper::endpointIdFromUrl("http://gw:8000/qwen/v2/metrics/"),
+                 std::string("gw:8000_qwen_v2"));
+        QCOMPARE(EngineMetricsMapper::endpointIdFromUrl("http://gw:8000/?x=1"),
+                 std::string("gw:8000"));
     }
 };
 

@@ -1,3 +1,4 @@
+#include "core/analysis/AnalysisText.h"
 #include "core/analysis/BottleneckClassifier.h"
 #include "core/analysis/SessionAnalysis.h"
 #include "core/store/Store.h"
@@ -614,6 +615,36 @@ class TestBottleneck : public QObject {
         QCOMPARE(*c.at("nvme5n1").iops, 2e6);
         QVERIFY(!c.at("nvme3n1").probed); // history only: another array under the old name
         QCOMPARE(*c.at("nvme3n1").bytesPerS, 1e9);
+    }
+
+    // Three storage-bound windows print as one span; its evidence is the window nearest its
+    // ceiling, named as such, not the first window's standing for the whole span.
+    void aMergedSpanShowsItsHottestWindowsEvidence() {
+        SessionAnalysis::Result result;
+        result.windowNs = 10'000'000'000LL;
+        for (int i = 0; i < 3; ++i) {
+            SessionAnalysis::Window w;
+            w.t0Ns = i * result.windowNs;
+            BottleneckClassifier::Storage disk;
+            disk.name = "nvme0n1";
+            disk.bytesPerS = std::vector<double>{1.7e9, 1.9e9, 1.8e9}[i];
+            disk.bandwidthCeiling = 2e9;
+            w.input.storage = {disk};
+            w.verdict = {BottleneckClassifier::Class::StorageBound, "storage-bandwidth",
+                         "window " + std::to_string(i)};
+            result.windows.push_back(w);
+        }
+        const std::string text = AnalysisText::of(result);
+        QVERIFY2(text.find("storage-bound      [storage-bandwidth] window 1\n") !=
+                     std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find("(evidence of window 10-20 s, the hottest of the span's 3)") !=
+                     std::string::npos,
+                 text.c_str());
+        QVERIFY2(text.find("window 0") == std::string::npos, text.c_str());
+        // One window alone needs no note.
+        result.windows.resize(1);
+        QVERIFY(AnalysisText::of(result).find("evidence of window") == std::string::npos);
     }
 
     void windowsWithoutDataSayNoData() {
