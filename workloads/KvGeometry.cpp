@@ -17,14 +17,20 @@ std::uint64_t KvGeometry::bytesPerToken() const {
 }
 
 std::string KvGeometry::problem() const {
-    if (layers <= 0)
-        return "layers must be positive";
+    // Far above any published model (DeepSeek-V3: 61 layers, latent 576; Llama 3.1 405B: 126
+    // layers, 8 KV heads of 128), and low enough that bytes per token cannot overflow.
+    if (layers <= 0 || layers > 4096)
+        return "layers must be 1 to 4096";
     if (dtypeBytes <= 0 || dtypeBytes > 8)
         return "dtype bytes must be 1 to 8";
+    if (mlaLatentDim < 0 || mlaLatentDim > 1 << 16)
+        return "the MLA latent size must be 0 to 65536";
     if (mlaLatentDim > 0)
         return {};
     if (kvHeads <= 0 || headDim <= 0)
         return "KV heads and head dim must be positive (or give an MLA latent size)";
+    if (kvHeads > 4096 || headDim > 1 << 16)
+        return "KV heads must be at most 4096 and head dim at most 65536";
     return {};
 }
 

@@ -17,6 +17,20 @@ KvRestoreWorkload::KvRestoreWorkload(Options options, const StorageManifest& man
                                 std::to_string(m_layout.tokens) + "-token prefixes prepared in " +
                                 m_dir);
     m_requests = m_options.requests > 0 ? m_options.requests : m_layout.prefixes;
+    if (m_options.requests < 0 || m_options.tokens < 0)
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "kv-restore requests and tokens must not be negative");
+    // Every chunk read is planned up front (a path each): bounded before anything is
+    // allocated, so 2e9 requests are a clear refusal, not an exhausted memory.
+    constexpr std::int64_t kMaxReads = 4'000'000;
+    const std::int64_t reads =
+        std::int64_t{m_requests} *
+        ((std::int64_t{m_tokens} + m_layout.chunkTokens - 1) / m_layout.chunkTokens);
+    if (reads > kMaxReads)
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "kv-restore of " + std::to_string(m_requests) + " requests plans " +
+                                std::to_string(reads) + " chunk reads; the limit is " +
+                                std::to_string(kMaxReads) + ": use fewer requests");
 }
 
 IoJob KvRestoreWorkload::job(const std::atomic<bool>* cancel) const {

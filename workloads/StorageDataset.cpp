@@ -50,9 +50,31 @@ nlohmann::json StorageDataset::KvLayout::toJson() const {
             {"chunk_bytes", chunkBytes()}};
 }
 
+std::string StorageDataset::KvLayout::problem() const {
+    if (std::string g = geometry.problem(); !g.empty())
+        return "KV geometry: " + g;
+    if (chunkTokens <= 0 || tokens <= 0 || prefixes <= 0)
+        return "kv-restore needs chunk tokens, tokens and prefixes > 0";
+    // One file per chunk of each prefix: a million files is past any cache a test restores,
+    // and the bound keeps every size below in 64 bits.
+    constexpr std::int64_t kMaxChunkFiles = 1'000'000;
+    constexpr std::uint64_t kMaxChunkBytes = 1ull << 32;
+    const std::int64_t files = static_cast<std::int64_t>(chunksPerPrefix()) * prefixes;
+    if (files > kMaxChunkFiles)
+        return "kv-restore would create " + std::to_string(files) + " chunk files (" +
+               std::to_string(prefixes) + " prefixes of " + std::to_string(chunksPerPrefix()) +
+               "); the limit is " + std::to_string(kMaxChunkFiles) +
+               ": use fewer prefixes or more tokens per chunk";
+    if (geometry.bytesPerToken() > kMaxChunkBytes / static_cast<std::uint64_t>(chunkTokens))
+        return "a kv-restore chunk of " + std::to_string(chunkTokens) + " tokens at " +
+               std::to_string(geometry.bytesPerToken()) +
+               " bytes per token is over the 4 GiB limit: use fewer tokens per chunk";
+    return {};
+}
+
 StorageDataset::KvLayout StorageDataset::KvLayout::fromJson(const nlohmann::json& j) {
+    KvLayout l;
     try {
-        KvLayout l;
         const auto& g = j.at("geometry");
         l.geometry.name = g.at("name").get<std::string>();
         l.geometry.layers = g.at("layers").get<int>();
@@ -63,12 +85,19 @@ StorageDataset::KvLayout StorageDataset::KvLayout::fromJson(const nlohmann::json
         l.chunkTokens = j.at("chunk_tokens").get<int>();
         l.tokens = j.at("tokens").get<int>();
         l.prefixes = j.at("prefixes").get<int>();
-        return l;
     } catch (const nlohmann::json::exception& e) {
         throw WorkloadError(WorkloadError::Kind::Refused,
                             std::string("the kv-restore entry of the manifest is damaged: ") +
                                 e.what());
     }
+    // A manifest is data tierscope wrote, but not necessarily what it reads now: a zero chunk
+    // size divides by zero, a negative token count restores nothing in 0.0 s and calls it a
+    // run. Validated as a preparation is, or refused.
+    if (const std::string problem = l.problem(); !problem.empty())
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "the kv-restore entry of the manifest is damaged: " + problem +
+                                ": prepare the data again");
+    return l;
 }
 
 std::string StorageDataset::shardName(int index, int count) {
@@ -169,11 +198,8 @@ const nlohmann::json& StorageDataset::completeDataset(const StorageManifest& man
 }
 
 IoJob StorageDataset::prepareKvRestore(StorageManifest& manifest, const KvLayout& layout) {
-    if (const std::string problem = layout.geometry.problem(); !problem.empty())
-        throw WorkloadError(WorkloadError::Kind::Refused, "KV geometry: " + problem);
-    if (layout.chunkTokens <= 0 || layout.tokens <= 0 || layout.prefixes <= 0)
-        throw WorkloadError(WorkloadError::Kind::Refused,
-                            "kv-restore needs chunk tokens, tokens and prefixes > 0");
+    if (const std::string problem = layout.problem(); !problem.empty())
+        throw WorkloadError(WorkloadError::Kind::Refused, problem);
     remove(manifest, "kv-restore");
     std::vector<FileSpan> spans;
     for (int p = 0; p < layout.prefixes; ++p)

@@ -23,9 +23,15 @@ class StorageDataset {
         int tokens = 4096; // longest prefix a request can restore
         int prefixes = 16; // distinct prefixes (one per request by default)
         std::uint64_t chunkBytes() const;
-        int chunksPerPrefix() const { return (tokens + chunkTokens - 1) / chunkTokens; }
+        int chunksPerPrefix() const {
+            return static_cast<int>((std::int64_t{tokens} + chunkTokens - 1) / chunkTokens);
+        }
         std::uint64_t totalBytes() const;
         nlohmann::json toJson() const;
+        // What makes the layout unusable, or "": the geometry's problem, a non-positive size,
+        // or more chunk files or bytes than a preparation may create (the bounds are checked
+        // before anything is allocated, so no size can overflow or exhaust memory).
+        std::string problem() const;
         static KvLayout fromJson(const nlohmann::json& j); // throws WorkloadError
     };
 

@@ -172,6 +172,56 @@ class TestStorageWorkloads : public QObject {
                  WorkloadError::Kind::Refused);
     }
 
+    // A manifest's kv-restore entry is validated as a preparation is: a zero chunk size would
+    // divide by zero, a negative token count "restore" nothing in 0.0 s, a huge one exhaust
+    // memory. Each is refused as damaged, and so are sizes no preparation may create.
+    void aDamagedKvManifestIsRefusedNotRun() {
+        auto manifest = StorageManifest::load(m_dir);
+        IoRunner(StorageDataset::prepareKvRestore(manifest, {tinyGeometry(), 256, 512, 1})).run();
+        StorageDataset::markComplete(manifest, "kv-restore");
+        const auto saved = StorageManifest::load(m_dir);
+        const auto* good = saved.findDataset("kv-restore");
+        QVERIFY(good);
+        const nlohmann::json original = *good;
+        const std::vector<std::pair<std::string, nlohmann::json>> attacks = {
+            {"/chunk_tokens", 0},     {"/prefixes", 0},
+            {"/tokens", -5},          {"/geometry/layers", 0},
+            {"/tokens", 2000000000},  {"/geometry/head_dim", 1 << 30},
+            {"/chunk_tokens", "256"}, {"/geometry/dtype_bytes", -2}};
+        for (const auto& [pointer, value] : attacks) {
+            auto edited = StorageManifest::load(m_dir);
+            edited.dataset("kv-restore") = original;
+            edited.dataset("kv-restore")[nlohmann::json::json_pointer(pointer)] = value;
+            edited.save();
+            try {
+                KvRestoreWorkload({m_dir}, StorageManifest::load(m_dir));
+                QFAIL(qPrintable(QString::fromStdString(pointer + " accepted")));
+            } catch (const WorkloadError& e) {
+                QCOMPARE(e.kind(), WorkloadError::Kind::Refused);
+                QVERIFY2(std::string(e.what()).find("manifest is damaged") != std::string::npos,
+                         e.what());
+            }
+        }
+        // Preparation refuses the same sizes before it allocates or creates anything.
+        StorageDataset::KvLayout huge{tinyGeometry(), 1, 2147483647, 1};
+        QVERIFY2(huge.problem().find("chunk files") != std::string::npos, huge.problem().c_str());
+        auto fresh = StorageManifest::load(m_dir);
+        QCOMPARE(kindOf([&] { StorageDataset::prepareKvRestore(fresh, huge); }),
+                 WorkloadError::Kind::Refused);
+        // A valid entry and absurd options: refused before planning two billion reads.
+        auto edited = StorageManifest::load(m_dir);
+        edited.dataset("kv-restore") = original;
+        edited.save();
+        QCOMPARE(kindOf([&] {
+                     KvRestoreWorkload({m_dir, 1, 2000000000}, StorageManifest::load(m_dir));
+                 }),
+                 WorkloadError::Kind::Refused);
+        QCOMPARE(kindOf([&] {
+                     KvRestoreWorkload({m_dir, 1, -1}, StorageManifest::load(m_dir));
+                 }),
+                 WorkloadError::Kind::Refused);
+    }
+
     void checkpointWritesFsyncsRestoresAndCleansUp() {
         auto manifest = StorageManifest::load(m_dir);
         CheckpointSaveWorkload save({m_dir, 1048577, 4, 2, 4, 65536, true});
