@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QString>
 #include <QtTest>
 #include <arpa/inet.h>
@@ -32,6 +33,28 @@ inline void writeFile(const QString& path, const QByteArray& content) {
 
 inline void writeFileBytes(const std::string& path, const std::string& content) {
     writeFile(QString::fromStdString(path), QByteArray::fromStdString(content));
+}
+
+// A link planted at an output's name, pointing at a file the user cares about ("keep").
+inline void plantLink(const QString& at) {
+    const QString victim = at + ".victim";
+    writeFile(victim, "keep");
+    if (!QFile::link(victim, at))
+        qFatal("cannot plant a link at %s", qPrintable(at));
+}
+
+// After tierscope wrote its output at a planted link: "" when the victim is untouched and the
+// output is a regular file only its owner can read, else what is wrong.
+inline QString plantedLinkProblem(const QString& at) {
+    QFile victim(at + ".victim");
+    if (!victim.open(QIODevice::ReadOnly) || victim.readAll() != "keep")
+        return "the file the link pointed at was written";
+    const QFileInfo output(at);
+    if (output.isSymLink() || !output.isFile())
+        return "the output is not a regular file";
+    if (output.permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOther))
+        return "the output is readable by others";
+    return {};
 }
 
 // Writes `bytes` (a multiple of 1 MiB) to a new file with O_DIRECT and fsyncs it, so the

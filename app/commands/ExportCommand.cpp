@@ -16,8 +16,9 @@
 
 #include <QGuiApplication>
 #include <QString>
-#include <fstream>
+#include <ext/stdio_filebuf.h>
 #include <iostream>
+#include <unistd.h>
 
 namespace tierscope {
 
@@ -196,23 +197,30 @@ int ExportCommand::run(const GlobalOptions& global, const Options& options) {
         throw StoreError(StoreError::Code::NotFound, "no session " +
                                                          std::to_string(options.session) + " in " +
                                                          global.dbPath());
-    std::ofstream file;
-    if (!options.out.empty()) {
-        // Write beside the target and rename, so a failed export never leaves half a file
-        // under the requested name.
-        file.open(options.out + ".part", std::ios::binary | std::ios::trunc);
-        if (!file)
-            throw StoreError(StoreError::Code::CannotWrite, "cannot write " + options.out);
-    }
-    std::ostream& out = options.out.empty() ? std::cout : file;
-    const auto result = CsvExporter::write(*store, options.session, options.metric, out);
-    out.flush();
-    if (!out)
-        throw StoreError(StoreError::Code::CannotWrite, "writing the export failed (disk full?)");
-    if (!options.out.empty()) {
-        file.close();
-        if (std::rename((options.out + ".part").c_str(), options.out.c_str()) != 0)
-            throw StoreError(StoreError::Code::CannotWrite, "cannot rename to " + options.out);
+    CsvExporter::Result result;
+    if (options.out.empty()) {
+        result = CsvExporter::write(*store, options.session, options.metric, std::cout);
+        std::cout.flush();
+        if (!std::cout)
+            throw StoreError(StoreError::Code::CannotWrite, "writing the export failed");
+    } else {
+        // Whole or not at all, and never through a link planted at either name.
+        try {
+            ReportFile::write(options.out, [&](int fd) {
+                // The buffer closes the descriptor it is given: a duplicate, so the file stays
+                // open for the writer's fsync.
+                const int own = ::dup(fd);
+                if (own < 0)
+                    return false;
+                __gnu_cxx::stdio_filebuf<char> buffer(own, std::ios::out);
+                std::ostream out(&buffer);
+                result = CsvExporter::write(*store, options.session, options.metric, out);
+                out.flush();
+                return bool(out);
+            });
+        } catch (const std::runtime_error& e) {
+            throw StoreError(StoreError::Code::CannotWrite, e.what());
+        }
     }
     if (result.metrics == 0) {
         std::cerr << "tierscope export csv: no metric of session " << options.session

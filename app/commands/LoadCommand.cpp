@@ -3,6 +3,7 @@
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "core/compare/ValidityChecks.h"
+#include "core/report/ReportFile.h"
 #include "core/stats/LoadAccumulator.h"
 #include "core/stats/LoadSummary.h"
 #include "core/store/RequestWriter.h"
@@ -20,7 +21,6 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -480,10 +480,10 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     std::printf("stored as session %lld, run %lld in %s\n", static_cast<long long>(session),
                 static_cast<long long>(run), dbPath.c_str());
     if (!o.out.empty()) {
-        std::ofstream out(o.out);
-        out << summary.dump(2) << "\n";
-        if (!out) {
-            std::cerr << "tierscope load: cannot write " << o.out << "\n";
+        try {
+            ReportFile::write(o.out, summary.dump(2) + "\n");
+        } catch (const std::runtime_error& e) {
+            std::cerr << "tierscope load: " << e.what() << "\n";
             return kExitCannotWrite;
         }
     }

@@ -5,9 +5,10 @@
 #include "app/common/RemoteJob.h"
 #include "app/common/TargetOption.h"
 #include "collectors/Recorder.h"
+#include "core/report/ReportFile.h"
+#include "core/store/Store.h"
 #include "core/util/DurationParser.h"
 #include "core/util/SizeParser.h"
-#include "core/store/Store.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "workloads/BandwidthSampler.h"
@@ -26,7 +27,6 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -409,10 +409,12 @@ int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
                 static_cast<long long>(recorded.session()), static_cast<long long>(recorded.run()),
                 recorded.db().c_str());
     if (!o.json.empty()) {
-        std::ofstream out(o.json);
-        out << summary.dump(2) << "\n";
-        if (!out)
-            throw WorkloadError::fromErrno(errno ? errno : EIO, "cannot write", o.json);
+        try {
+            ReportFile::write(o.json, summary.dump(2) + "\n");
+        } catch (const std::runtime_error& e) {
+            std::cerr << "tierscope storage: " << e.what() << "\n";
+            return kExitCannotWrite;
+        }
     }
     if (reportRefusals(refusals))
         return kExitRefused;

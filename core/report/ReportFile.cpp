@@ -20,6 +20,10 @@ std::runtime_error failure(const std::string& what, const std::string& path) {
 } // namespace
 
 void ReportFile::write(const std::string& path, const std::string& text) {
+    write(path, [&text](int fd) { return FileDescriptor::writeAll(fd, text); });
+}
+
+void ReportFile::write(const std::string& path, const std::function<bool(int fd)>& fill) {
     const auto slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "."
                             : slash == 0               ? "/"
@@ -36,14 +40,14 @@ void ReportFile::write(const std::string& path, const std::string& text) {
     if (file.get() < 0)
         throw failure("create a temporary file for", path);
     try {
-        if (!FileDescriptor::writeAll(file.get(), text))
+        if (!fill(file.get()))
             throw failure("write", path);
         if (::fsync(file.get()) != 0)
             throw failure("write", path);
         if (::close(file.release()) != 0)
             throw failure("write", path);
         if (::renameat(directory.get(), temporary.c_str(), directory.get(), name.c_str()) != 0)
-            throw failure("rename the report to", path);
+            throw failure("rename the output to", path);
     } catch (...) {
         ::unlinkat(directory.get(), temporary.c_str(), 0);
         throw;

@@ -261,6 +261,13 @@ class TestCli : public QObject {
                 3); // ~14 samples at 100 ms after the first baseline on a quiet machine
         QVERIFY(lines[1].startsWith("host/cpu/busy_pct,percent,20"));
         QVERIFY(!QFile::exists(path("cpu.csv.part")));
+        // A link planted at the output's name is replaced, never written through.
+        test::plantLink(path("planted.csv"));
+        QCOMPARE(run({"--db", db, "export", "csv", "--session", "1", "--metric",
+                      "host/cpu/busy_pct", "--out", path("planted.csv")})
+                     .code,
+                 0);
+        QCOMPARE(test::plantedLinkProblem(path("planted.csv")), QString());
 
         expectOneLineError(run({"--db", db, "export", "csv", "--session", "42"}), 6,
                            "no session 42");

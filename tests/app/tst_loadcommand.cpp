@@ -46,6 +46,7 @@ class TestLoadCommand : public QObject {
         const QString url = QString("http://127.0.0.1:%1").arg(sim.start());
         QTemporaryDir dir;
         const QString db = dir.filePath("w.db");
+        test::plantLink(dir.filePath("r.json"));
         const auto r = run({"--db",
                             db,
                             "load",
@@ -65,11 +66,12 @@ class TestLoadCommand : public QObject {
                             "8",
                             "--goodput",
                             "ttft:1000",
-                            "--out",
+                            "--out", // a planted link there is replaced, not followed
                             dir.filePath("r.json"),
                             "--storage-profile",
                             "tmp"});
         QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(test::plantedLinkProblem(dir.filePath("r.json")), QString());
         QVERIFY(r.out.contains("Serving Benchmark Result"));
         QVERIFY(r.out.contains("Successful requests:                     40"));
         // vLLM's lines: the configured limit, and the peak of measured requests beside it.

@@ -95,12 +95,14 @@ class TestStorageCommand : public QObject {
         QCOMPARE(QDir(m_data).entryList(QDir::Files).size(), 32);
 
         const QString json = m_tmp->filePath("kv.json");
+        test::plantLink(json); // replaced, never written through
         r = tierscope({"storage", "run", "kv-restore", "--path", m_data, "--concurrency", "2",
                        "--requests", "8", "--tokens", "1024", "--storage-profile", "build-disk",
                        "--json", json});
         QVERIFY2(r.code == 0, r.err.constData());
         QVERIFY2(r.out.contains("restore per request (the TTFT I/O component): p50"),
                  r.out.constData());
+        QCOMPARE(test::plantedLinkProblem(json), QString());
         const auto summary = readJson(json);
         QCOMPARE(summary["bytes_read"].get<std::uint64_t>(), 8ull * 4 * (2 << 20));
         QCOMPARE(summary["restore_seconds"]["count"].get<int>(), 8);

@@ -1,15 +1,16 @@
 #include "ui/timeline/ChartRenderer.h"
 
+#include "core/report/ReportFile.h"
+
 #include <QBuffer>
-#include <QFile>
 #include <QFileInfo>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QSvgRenderer>
 #include <QWidget>
+#include <stdexcept>
 
 namespace tierscope {
 
@@ -41,35 +42,38 @@ QString ChartRenderer::write(const QByteArray& svg, const QString& path, Format 
                              QSize size) {
     if (!QSvgRenderer(svg).isValid())
         return "the chart is not valid SVG";
-    if (format == Format::Pdf) {
-        const QString part = path + ".part";
-        {
-            QPdfWriter pdf(part);
-            pdf.setCreator("tierscope");
-            pdf.setResolution(96); // one chart pixel per PDF pixel at 96 dpi
-            pdf.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96),
-                                      QPageSize::Point, "chart", QPageSize::ExactMatch));
-            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-            QPainter painter;
-            if (!painter.begin(&pdf))
-                return "cannot write " + path;
-            QSvgRenderer(svg).render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
-            painter.end();
-        }
-        QFile::remove(path);
-        if (QFileInfo(part).size() == 0 || !QFile::rename(part, path)) {
-            QFile::remove(part);
-            return "cannot write " + path;
-        }
-        return {};
+    // Rendered in memory, then written by the one output writer: whole or not at all, 0600,
+    // never through a link planted at the target's or the temporary's name.
+    QByteArray bytes;
+    if (format == Format::Svg) {
+        bytes = svg;
+    } else if (format == Format::Png) {
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        if (!toImage(svg, size).save(&buffer, "PNG"))
+            return "cannot render " + path;
+    } else {
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QPdfWriter pdf(&buffer);
+        pdf.setCreator("tierscope");
+        pdf.setResolution(96); // one chart pixel per PDF pixel at 96 dpi
+        pdf.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96),
+                                  QPageSize::Point, "chart", QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QPainter painter;
+        if (!painter.begin(&pdf))
+            return "cannot render " + path;
+        QSvgRenderer(svg).render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+        painter.end();
     }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return "cannot write " + path + ": " + file.errorString();
-    const bool written = format == Format::Svg ? file.write(svg) == svg.size()
-                                               : toImage(svg, size).save(&file, "PNG");
-    if (!written || !file.commit())
-        return "cannot write " + path + ": " + file.errorString();
+    if (bytes.isEmpty())
+        return "cannot render " + path;
+    try {
+        ReportFile::write(path.toStdString(), bytes.toStdString());
+    } catch (const std::runtime_error& e) {
+        return QString::fromStdString(e.what());
+    }
     return {};
 }
 

@@ -1,10 +1,11 @@
+#include "TestSupport.h"
+#include "core/analysis/RunTimeline.h"
 #include "core/report/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/report/ComparisonReport.h"
-#include "core/analysis/RunTimeline.h"
+#include "core/report/SvgChart.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
-#include "core/report/SvgChart.h"
 #include "ui/timeline/ChartRenderer.h"
 
 #include <QImage>
@@ -279,9 +280,11 @@ class TestComparisonExport : public QObject {
         const std::string svg =
             SvgChart(640, 360, "t").bars("y", {{"k", 10, {{5, 15}}, "#2ca02c"}});
         const QString png = m_dir.filePath("c.png");
+        test::plantLink(png); // replaced, never written through
         QCOMPARE(ChartRenderer::write(QByteArray::fromStdString(svg), png,
                                       ChartRenderer::Format::Png, QSize(640, 360)),
                  QString());
+        QCOMPARE(test::plantedLinkProblem(png), QString());
         const QImage image(png);
         QCOMPARE(image.size(), QSize(640, 360));
         QVERIFY(image.pixelColor(5, 5) == QColor(Qt::white));
