@@ -39,7 +39,7 @@ CLI::App* RunCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--report", o.report, "Write the comparison report here (default: stdout)");
     cmd->footer("Exit status: 0 when the plan ran and every gate passed; 11 a gate failed; "
                 "12 a gate was inconclusive; 1 the experiment is incomplete (a failed setup "
-                "with on_failure = \"stop\", or Ctrl-C).");
+                "with on_failure = \"stop\", or Ctrl-C) or every run failed.");
     return cmd;
 }
 
@@ -117,6 +117,11 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
                  global.dbPath().c_str());
     if (result.incomplete)
         return kExitFailure;
+    // Nothing was measured: no gate can pass, and 0 would read as success in a script.
+    if (result.runs > 0 && result.failed >= static_cast<int>(result.runs)) {
+        std::fprintf(stderr, "experiment \"%s\": every run failed\n", plan.name.c_str());
+        return kExitFailure;
+    }
     return gateExitCode(comparisons);
 }
 

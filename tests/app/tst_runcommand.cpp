@@ -468,6 +468,8 @@ files = 1
                                    .arg(silentPort);
         const auto done = runPlan(writeLoadPlan("dead", dead, silent), "dead.db");
         QVERIFY2(done.err.contains("2 runs, 2 failed"), done.err.constData());
+        QVERIFY2(done.err.contains("every run failed"), done.err.constData());
+        QCOMPARE(done.exitCode, 1); // nothing was measured: not a success
         QVERIFY2(done.err.contains("CUDA out of memory"),
                  done.err.constData()); // shown to the user
         QCOMPARE(done.runs.size(), std::size_t(2));
