@@ -13,10 +13,11 @@ const char* const BottleneckClassifier::kRulesText =
     "  kv-capacity-bound  KV-cache usage >= 90 % with >= 1 request waiting or preemptions.\n"
     "  storage-bound      a storage device is saturated: bandwidth or IOPS >= 80 % of its\n"
     "                     ceiling, or await >= 3x its unloaded await at queue depth >= 8;\n"
-    "                     AND GPU data exists with every GPU < 60 % busy; AND, where the\n"
-    "                     engine reports them, KV retrieve or prefill >= 50 % of TTFT (the\n"
-    "                     histograms' means over the window; their p50s where the engine\n"
-    "                     reports no sums).\n"
+    "                     AND GPU data exists with every GPU < 60 % busy; AND the engine\n"
+    "                     shows work waiting on storage: KV retrieve or prefill >= 50 % of\n"
+    "                     TTFT where it reports them (the histograms' means over the\n"
+    "                     window; their p50s where it reports no sums), else >= 1 request\n"
+    "                     waiting. Without either it is unknown (no-engine-evidence).\n"
     "                     Device %util is shown but is never evidence: a device serving\n"
     "                     requests in parallel is 100 % busy with one request in flight.\n"
     "  gpu-compute-bound  some GPU (each on its own, not the mean) >= 85 % busy while the\n"
@@ -34,9 +35,9 @@ const char* const BottleneckClassifier::kRulesText =
     "write), 4 KiB random-read IOPS and the QD 1 latency as unloaded await. A device never\n"
     "probed uses the best 1 s bandwidth (read + write) ever recorded on it (same host, same\n"
     "device name) in the whole workspace, across sessions, labelled\n"
-    "\"ceiling from history, not probed\", with no IOPS or latency ceiling. Either way two\n"
-    "runs of one workspace are judged on one scale. A storage workload's own bandwidth counts\n"
-    "as a device only when it names its target path.\n";
+    "\"ceiling from history, not probed\", with no IOPS or latency ceiling. A storage\n"
+    "workload's target is judged against the probe of its directory (or one above it),\n"
+    "never against its own bandwidth; unprobed, it has no ceiling.\n";
 
 namespace {
 
@@ -314,8 +315,16 @@ BottleneckClassifier::Verdict BottleneckClassifier::classify(const Window& w, co
             return unknown("no-gpu-data",
                            "storage saturated, but no GPU data to show that GPUs wait on it", w,
                            hot, t);
+        // A busy device beside idle GPUs is not enough: the engine must show work waiting on
+        // storage, in its TTFT parts where it reports them, else in waiting requests.
         const auto part = storageShare(w);
-        if (gpu->second < t.gpuUnderBusy && (!part || *part >= t.ttftStorageShare)) {
+        const bool waitsOnStorage = part ? *part >= t.ttftStorageShare : waiting;
+        if (gpu->second < t.gpuUnderBusy && !part && !waiting)
+            return unknown("no-engine-evidence",
+                           "storage saturated beside idle GPUs, but no engine evidence (TTFT "
+                           "parts or waiting requests) that work waits on it",
+                           w, hot, t);
+        if (gpu->second < t.gpuUnderBusy && waitsOnStorage) {
             const auto bw = bandwidthShare(*hot), io = iopsShare(*hot);
             const char* rule = bw && *bw >= t.storageNearCeiling   ? "storage-bandwidth"
                                : io && *io >= t.storageNearCeiling ? "storage-iops"

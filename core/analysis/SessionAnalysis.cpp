@@ -166,6 +166,15 @@ SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t s
             if (const auto key = nvmeKey(d.attrs))
                 identity[d.name] = *key;
     auto probeOf = [&](const DeviceRecord& probe, const std::string& device) {
+        // A storage workload's target is judged against the probe of its directory (or of a
+        // directory above it): the device its path is on, as probed.
+        if (startsWith(device, "workload ")) {
+            const auto attrs = nlohmann::json::parse(probe.attrs, nullptr, false);
+            const std::string path = device.substr(9);
+            const std::string dir = attrs.is_object() ? attrs.value("dir", "") : "";
+            const std::string under = dir.empty() || dir.back() == '/' ? dir : dir + "/";
+            return !dir.empty() && (path == dir || startsWith(path, under.c_str()));
+        }
         const auto mine = identity.find(device);
         const auto theirs = nvmeKey(probe.attrs);
         return mine != identity.end() && theirs ? mine->second == *theirs : probe.name == device;
@@ -184,12 +193,15 @@ SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t s
                 if (c && probeOf(d, device))
                     probed[device] = *c;
         }
+        // A storage workload's own series is no ceiling of the device under it (a throttled
+        // QD 1 load read "91 % of its ceiling" that way while the disk was 21 % busy).
         const std::int64_t end = session.endNs.value_or(now);
         if (end <= session.startNs)
             continue;
         std::map<std::string, std::vector<std::int64_t>> byDevice;
         for (const auto& m : store.metrics(session.id))
-            if (const auto s = storageOf(m); s && s->second == "bytes" && wanted.count(s->first))
+            if (const auto s = storageOf(m); s && s->second == "bytes" && wanted.count(s->first) &&
+                                             !startsWith(s->first, "workload"))
                 byDevice[s->first].push_back(m.id);
         // One bucket per second (two points each), read and write summed bucket by bucket.
         const auto seconds =

@@ -104,11 +104,14 @@ std::int64_t writeBottleneckSession(const std::string& db) {
         writer.defineMetric(id, {"block/nvme0n1/read_bytes_per_s", "bytes/s", "rate", "{}"});
     const int gpu = writer.defineMetric(id, {"gpu/0/busy_pct", "percent", "gauge", "{}"});
     const int ttft = writer.defineMetric(id, {"engine/e/ttft_p50_s", "s", "gauge", "{}"});
+    // The engine's evidence that work waits on the saturated drive.
+    const int waiting = writer.defineMetric(id, {"engine/e/requests_waiting", "1", "gauge", "{}"});
     for (int i = 0; i < 600; ++i) {
         const std::int64_t t = start + i * kSecond / 10;
         writer.append(bw, t, i < 300 ? 5e9 : 1e9);
         writer.append(gpu, t, i < 300 ? 20 : 95);
         writer.append(ttft, t, i < 300 ? 4.0 : 0.3);
+        writer.append(waiting, t, i < 300 ? 6 : 0);
     }
     writer.stop();
     return id;
@@ -494,12 +497,13 @@ class TestMainWindow : public QObject {
         // Margins are whole pixels and label widths are not: one pixel is the resolution.
         auto aligned = [&] {
             const auto p = plots();
-            return p.size() == 3 && std::all_of(p.begin(), p.end(), [&](const QRect& r) {
+            return p.size() == 4 && std::all_of(p.begin(), p.end(), [&](const QRect& r) {
                        return std::abs(p[0].left() - r.left()) <= 1 &&
                               std::abs(p[0].right() - r.right()) <= 1;
                    });
         };
-        QTRY_VERIFY_WITH_TIMEOUT(aligned(), 5000); // the drive, GPU busy and engine TTFT
+        // The drive, GPU busy, engine TTFT and waiting requests.
+        QTRY_VERIFY_WITH_TIMEOUT(aligned(), 5000);
         QTRY_COMPARE_WITH_TIMEOUT(
             first->plotRectIn(window.timeline()).left(),
             band->mapTo(window.timeline(), QPoint(0, 0)).x() + band->plotLeft(), 5000);

@@ -115,9 +115,14 @@ class TestBottleneck : public QObject {
         w.retrieveS = 0.3;
         w.prefillS = 1.0;
         QVERIFY(BottleneckClassifier::classify(w).cls != Class::StorageBound);
-        // Where the engine reports no TTFT parts, the rule does without them.
+        // Where the engine reports no TTFT parts, a busy device beside idle GPUs is no
+        // evidence that work waits on it: requests waiting are.
         w.retrieveS.reset();
         w.prefillS.reset();
+        v = BottleneckClassifier::classify(w);
+        QCOMPARE(v.cls, Class::Unknown);
+        QCOMPARE(v.rule, std::string("no-engine-evidence"));
+        w.requestsWaiting = 3;
         QCOMPARE(BottleneckClassifier::classify(w).cls, Class::StorageBound);
     }
 
@@ -166,6 +171,7 @@ class TestBottleneck : public QObject {
         s.probed = true;
         w.storage = {s};
         w.gpuBusy = {{"0", 20}};
+        w.requestsWaiting = 2; // the engine's evidence that work waits
         auto v = BottleneckClassifier::classify(w);
         QCOMPARE(v.cls, Class::StorageBound);
         QCOMPARE(v.rule, std::string("storage-iops"));
@@ -329,11 +335,16 @@ class TestBottleneck : public QObject {
     void analysesAStoredSession() {
         QTemporaryDir dir;
         const std::string db = dir.filePath("a.db").toStdString();
+        // The drive's history: an earlier session of this host (never the analysed one's own).
+        writeSession(db, kStart - 1000 * kSecond, "node-1",
+                     {constant("block/nvme0n1/read_bytes_per_s", "bytes/s", 5e9)}, 100);
         const auto id = writeSession(db, kStart, "node-1",
                                      {{{"block/nvme0n1/read_bytes_per_s", "bytes/s", "rate", "{}"},
                                        [](int i) { return i < 300 ? 5e9 : 1e9; }},
                                       {{"gpu/0/busy_pct", "percent", "gauge", "{}"},
                                        [](int i) { return i < 300 ? 20.0 : 95.0; }},
+                                      {{"engine/e/requests_waiting", "1", "gauge", "{}"},
+                                       [](int i) { return i < 300 ? 6.0 : 0.0; }},
                                       {{"engine/e/ttft_p50_s", "s", "gauge", "{}"},
                                        [](int i) { return i < 300 ? 4.0 : 0.3; }}});
         Store store(db, Store::Mode::ReadOnly);
@@ -426,7 +437,36 @@ class TestBottleneck : public QObject {
         QCOMPARE(storage[0].name, std::string("sda"));
         QCOMPARE(storage[1].name, std::string("workload /mnt/kv"));
         QCOMPARE(*storage[0].bytesPerS, 2e9);
-        QVERIFY(r.ceilings.count("workload /mnt/kv"));
+        // Its own bandwidth is no ceiling of the device under it.
+        QVERIFY(!r.ceilings.count("workload /mnt/kv"));
+    }
+
+    // A storage workload's target is judged against the probe of its directory (or one
+    // above it): the device under its path, as probed. Unprobed, it has no ceiling.
+    void aWorkloadIsJudgedAgainstTheProbeOfItsDirectory() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("p.db").toStdString();
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.startNs = kStart - 1000 * kSecond;
+            const auto probe = store.createSession(info);
+            const nlohmann::json attrs = {{"dir", "/mnt"}, {"read_bytes_per_s", 4e9}};
+            store.addDevices(probe, {{"storage-probe", "vdb", attrs.dump()}});
+            store.finishSession(probe, info.startNs + kSecond);
+        }
+        const auto id = writeSession(
+            db, kStart, "",
+            {{{"workload/read_bytes_per_s", "bytes/s", "rate", R"({"path":"/mnt/kv"})"},
+              [](int) { return 1.5e9; }},
+             {{"workload/read_bytes_per_s", "bytes/s", "rate", R"({"path":"/mntx/kv"})"},
+              [](int) { return 1.5e9; }}},
+            100);
+        Store store(db, Store::Mode::ReadOnly);
+        const auto ceilings = SessionAnalysis::ceilings(store, id);
+        QCOMPARE(ceilings.size(), std::size_t(1));
+        QCOMPARE(*ceilings.at("workload /mnt/kv").bytesPerS, 4e9);
+        QVERIFY(ceilings.at("workload /mnt/kv").probed);
     }
 
     // A workload series without its target path may span arms on different drives: it is
@@ -472,7 +512,8 @@ class TestBottleneck : public QObject {
              constant("gpu/0/busy_pct", "percent", 25),
              constant("engine/e/ttft_p50_s", "s", 5),
              constant("engine/e/requests_running", "1", 4),
-             constant("engine/e/requests_waiting", "1", 0)});
+             {{"engine/e/requests_waiting", "1", "gauge", "{}"},
+              [](int i) { return i < 300 ? 3.0 : 0.0; }}});
         Store store(db, Store::Mode::ReadOnly);
         const auto c = SessionAnalysis::ceilings(store, id).at("nvme0n1");
         QVERIFY(c.probed);
