@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quick start 2: install what is missing, build the suite with ASan + UBSan (asan preset) and run
+# Quick start 2: install what is missing, build the suite with ASan + UBSan (asan preset, clang 14) and run
 # every test under ctest. After ctest, any process the suite started that is still alive fails
 # the run, listed. TIERSCOPE_TEST_PRESET=dev runs the same suite on the optimised dev build
 # instead (quicker to run, and it builds the benchmarks).
