@@ -8,7 +8,6 @@
 #include "ui/AppPalette.h"
 #include "ui/DevicesView.h"
 #include "ui/EngineAbsence.h"
-#include "ui/ExperimentDialog.h"
 #include "ui/LiveRecording.h"
 #include "ui/PrometheusDialog.h"
 #include "ui/PrometheusFeed.h"
@@ -30,7 +29,6 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
@@ -585,42 +583,6 @@ CompareDialog* MainWindow::openCompare(const QString& a, const QString& b) {
             },
             Qt::SingleShotConnection);
     return dialog;
-}
-
-void MainWindow::openPlan(const QString& path) {
-    QMetaObject::invokeMethod(m_reader, [this, path] {
-        QFile file(path);
-        const bool ok = file.open(QIODevice::ReadOnly);
-        const QString text = ok ? QString::fromUtf8(file.readAll()) : QString();
-        const QString error = ok ? QString() : file.errorString();
-        QMetaObject::invokeMethod(this, [this, path, text, error] {
-            if (!error.isEmpty()) {
-                statusBar()->showMessage(tr("Cannot read %1: %2").arg(path, error), 10000);
-                return;
-            }
-            auto* dialog = new ExperimentDialog(m_db, QFileInfo(path).fileName(), text, this);
-            dialog->setAttribute(Qt::WA_DeleteOnClose);
-            // One recorder at a time: the experiment records the machine itself.
-            connect(dialog, &ExperimentDialog::aboutToRun, this, [this] {
-                if (m_liveSession != 0)
-                    stopRecording();
-            });
-            connect(dialog, &ExperimentDialog::experimentFinished, this,
-                    [this](qint64 sessionId, bool) {
-                        refreshSessions();
-                        if (sessionId > 0)
-                            openSession(sessionId);
-                    });
-            connect(dialog, &ExperimentDialog::compareRequested, this,
-                    [this](const QString& a, const QString& b) { openCompare(a, b); });
-            connect(dialog, &ExperimentDialog::compareExperimentRequested, this,
-                    [this](qint64 session, const QString& plan) {
-                        openCompare()->compareExperiment(session, plan);
-                    });
-            dialog->show();
-            emit planOpened(dialog);
-        });
-    });
 }
 
 void MainWindow::buildDocks() {
