@@ -36,6 +36,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 namespace tierscope {
@@ -532,6 +533,24 @@ std::vector<std::string> ExperimentRunner::commands(const ExperimentPlan& plan) 
     return out;
 }
 
+// Each arm's engine /metrics, once per endpoint, scraped for the whole session. Arms that share
+// an engine URL share its series, but their runs never overlap in time, so each run's span
+// holds the observations of the engine that served it; an engine that is down between its
+// arm's runs shows as failed scrapes, not as zeros.
+std::vector<EngineMetricsCollector::Options> engineEndpoints(const ExperimentPlan& plan) {
+    std::vector<EngineMetricsCollector::Options> out;
+    std::set<std::string> seen;
+    for (const auto& arm : plan.arms) {
+        if (arm.engineUrl.empty())
+            continue;
+        EngineMetricsCollector::Options e;
+        e.url = EngineIdentity::baseUrl(arm.engineUrl) + "/metrics";
+        if (seen.insert(e.url).second)
+            out.push_back(std::move(e));
+    }
+    return out;
+}
+
 ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) {
     auto say = [this](const std::string& text) {
         if (m_callbacks.message)
@@ -545,12 +564,20 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
     ro.label = m_plan.name;
     ro.storageProfile = "experiment";
     ro.interval = m_options.interval;
+    ro.engines = engineEndpoints(m_plan);
+    // A run's engine figures are the increases scraped within its span, so the scrape interval
+    // bounds how much of the moment before a run (a populate phase) can reach its first scrape.
+    ro.engineInterval =
+        std::max<std::chrono::nanoseconds>(m_options.interval, std::chrono::milliseconds(250));
+    ro.observer = m_options.observer;
     Recorder recorder(ro);
     Store store(m_options.dbPath, Store::Mode::ReadWrite);
     recorder.start();
     const WallClock& clock = recorder.clock();
     Result result;
     result.sessionId = recorder.sessionId();
+    if (m_callbacks.recording)
+        m_callbacks.recording(result.sessionId, recorder.devices());
     result.runs = schedule.size();
     if (!m_options.planText.empty())
         store.addEvent(result.sessionId, clock.nowNs(), "experiment-plan", m_options.planText);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/DeviceRecord.h"
 #include "core/report/ComparisonReport.h"
 #include "experiments/ExperimentPlan.h"
 
@@ -12,6 +13,7 @@
 
 namespace tierscope {
 
+class SampleSink;
 class Store;
 
 // Runs an experiment plan: the arms interleaved as RunSchedule orders them, each run framed by
@@ -36,12 +38,15 @@ class ExperimentRunner {
         std::function<void(const Step&)> started;
         std::function<void(const Step&, const StepResult&)> finished;
         std::function<void(const std::string&)> message; // "preparing data ...", teardown errors
+        // The session is recording, before the first run: its id and the devices it samples.
+        std::function<void(std::int64_t, const std::vector<DeviceRecord>&)> recording;
     };
     struct Options {
         std::string dbPath;
         std::string planText; // stored with the session, for the report
         std::chrono::milliseconds interval{200};
         std::string dropCachesPath = "/proc/sys/vm/drop_caches"; // for drop_caches = true
+        SampleSink* observer = nullptr; // also gets every reading (the GUI's live buffer)
     };
     struct Result {
         std::int64_t sessionId = 0;

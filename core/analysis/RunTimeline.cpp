@@ -105,7 +105,7 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
         SessionAnalysis::analyzeRange(store, run.sessionId, run.startNs, end, window);
     if (!analysis.windows.empty())
         out.shares = analysis.shares;
-    out.ttftStorageShare = analysis.ttft.storageShare();
+    out.ttft = analysis.ttft;
     return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/BottleneckClassifier.h"
+#include "core/analysis/TtftBreakdown.h"
 #include "core/model/RunInfo.h"
 
 #include <map>
@@ -27,9 +28,9 @@ struct RunTimeline {
     std::optional<double> readPeakGBps; // the highest 1 s mean, from raw samples
     std::optional<double> writePeakGBps;
     std::map<BottleneckClassifier::Class, double> shares; // 0..1; empty: no windows
-    // KV retrieve time over TTFT time, 0..1, from the engine's histograms over the run; absent
-    // where the engine exposes no LMCache retrieve time or no TTFT.
-    std::optional<double> ttftStorageShare;
+    // Where the run's TTFT went, from the engine's histograms over the run (the sums and
+    // counts of its observations): empty where no engine was recorded during the run.
+    TtftBreakdown ttft;
     std::vector<Line> lines;
 
     // points: how many points each line may have (about twice the chart's pixel width).

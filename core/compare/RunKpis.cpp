@@ -152,8 +152,13 @@ void fromTimeline(Values& out, const RunTimeline& t) {
     // usually reads nothing is not averaged over its few reading runs. Unsampled is absent.
     put(out, "read_gb_per_s_peak", t.readPeakGBps);
     put(out, "write_gb_per_s_peak", t.writePeakGBps);
-    if (t.ttftStorageShare)
-        out["ttft_storage_share"] = *t.ttftStorageShare * 100;
+    // The engine's own TTFT breakdown over the run: means, which add up where quantiles do not.
+    put(out, "engine_ttft_mean", t.ttft.meanTtftS());
+    put(out, "engine_queue_mean", t.ttft.meanQueueS());
+    put(out, "engine_prefill_mean", t.ttft.meanPrefillS());
+    put(out, "kv_retrieve_per_request", t.ttft.retrievePerRequestS());
+    if (const auto share = t.ttft.storageShare())
+        out["ttft_storage_share"] = *share * 100;
     if (t.shares.empty())
         return; // no windows: no share, not a zero one
     for (const auto c : BottleneckClassifier::all()) {
@@ -188,6 +193,12 @@ std::vector<RunKpis::Definition> build() {
         {"checkpoint_time", "s", true, false, ""},
         {"kv_restore_p50", "s", true, false, ""},
         {"kv_restore_p99", "s", true, false, ""},
+        {"engine_ttft_mean", "s", true, false, "the engine's own, from its TTFT histogram"},
+        {"engine_queue_mean", "s", true, false, "the engine's queue time histogram"},
+        {"engine_prefill_mean", "s", true, false,
+         "the engine's prefill time histogram (includes KV loads)"},
+        {"kv_retrieve_per_request", "s", true, false,
+         "KV retrieve time (LMCache) over the engine's TTFT observations"},
         {"ttft_storage_share", "%", true, false,
          "KV retrieve time (LMCache) over TTFT time, from the engine's histograms"},
         {"gpu_busy_mean", "%", false, false, ""},
