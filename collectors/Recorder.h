@@ -40,8 +40,9 @@ class Recorder {
 
     std::int64_t sessionId() const { return m_sessionId; }
     std::size_t metricCount() const { return m_sink ? m_sink->metricCount() : 0; }
-    // For series that are not collectors (a storage workload's bandwidth) in the same session.
-    SampleSink& sink() { return *m_sink; }
+    // For series that are not collectors (a storage workload's bandwidth) in the same session,
+    // and for the observer too.
+    SampleSink& sink() { return m_tee ? *m_tee : static_cast<SampleSink&>(*m_sink); }
     const WallClock& clock() const { return m_clock; }
     StoreWriter::Stats stats() const { return m_writer->stats(); }
     std::optional<std::string> error() const { return m_writer->error(); }

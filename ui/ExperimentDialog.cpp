@@ -58,6 +58,7 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
     : QDialog(parent), m_db(std::move(db)), m_planText(std::move(planText)) {
     setWindowTitle(tr("Run experiment — %1").arg(planName));
     resize(1100, 760);
+    qRegisterMetaType<std::vector<tierscope::DeviceRecord>>("std::vector<tierscope::DeviceRecord>");
     m_worker = new ExperimentWorker;
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -136,9 +137,21 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
     connect(close, &QPushButton::clicked, this, &QDialog::close);
     connect(m_compare, &QPushButton::clicked, this,
             [this] { emit compareExperimentRequested(m_sessionId, m_planText); });
-    connect(m_worker, &ExperimentWorker::stepStarted, this, [this](int index) {
+    connect(m_worker, &ExperimentWorker::recording, this, &ExperimentDialog::recordingStarted);
+    connect(m_worker, &ExperimentWorker::stepStarted, this, [this](int index, qint64 atNs) {
         runStarted(index);
         m_status->setText(tr("Run %1 of %2").arg(index + 1).arg(m_schedule.size()));
+        auto cell = [this, index](int column) {
+            const auto* item = m_runs->item(index, column);
+            return item ? item->text() : QString();
+        };
+        emit runStartedAt(atNs, tr("run %1 of %2: %3, %4, %5")
+                                    .arg(index + 1)
+                                    .arg(m_schedule.size())
+                                    .arg(cell(Arm), cell(Experiment),
+                                         cell(Repetition) == tr("warm-up")
+                                             ? tr("warm-up")
+                                             : tr("repetition %1").arg(cell(Repetition))));
     });
     connect(m_worker, &ExperimentWorker::stepFinished, this, &ExperimentDialog::runFinished);
     connect(m_worker, &ExperimentWorker::message, this,
@@ -279,6 +292,10 @@ void ExperimentDialog::start() {
     m_status->setText(tr("Starting…"));
     QMetaObject::invokeMethod(m_worker,
                               [w = m_worker, db = m_db, text = m_planText] { w->run(db, text); });
+}
+
+void ExperimentDialog::setObserver(SampleSink* observer) {
+    m_worker->setObserver(observer);
 }
 
 void ExperimentDialog::cancel() {

@@ -2,11 +2,13 @@
 
 #include "experiments/ExperimentPlan.h"
 #include "experiments/RunSchedule.h"
+#include "ui/DeviceRecordMetaType.h"
 
 #include <QDialog>
 #include <QProcessEnvironment>
 #include <QThread>
 #include <memory>
+#include <vector>
 
 class QLabel;
 class QLineEdit;
@@ -20,6 +22,7 @@ class QTableWidget;
 namespace tierscope {
 
 class ExperimentWorker;
+class SampleSink;
 
 // Runs an experiment plan from the GUI. Before anything runs it shows the plan and every shell
 // command the plan would run; the user starts it. Then a progress bar, the status of each run,
@@ -52,6 +55,8 @@ class ExperimentDialog : public QDialog {
     QString remoteJob() const { return m_jobId; }
     qint64 serverSession() const { return m_serverSession; }
     bool running() const { return m_running; }
+    // Also gets every reading of a run on this machine (the main window's live buffer).
+    void setObserver(SampleSink* observer);
 
   public slots:
     void start();
@@ -64,6 +69,10 @@ class ExperimentDialog : public QDialog {
 
   signals:
     void aboutToRun();
+    // A run on this machine records into `sessionId`, sampling `devices`, until it finishes.
+    void recordingStarted(qint64 sessionId, const std::vector<tierscope::DeviceRecord>& devices);
+    // One of its runs began at `atNs`: "run 3 of 8: disk, plan/model-load, repetition 2".
+    void runStartedAt(qint64 atNs, const QString& description);
     void experimentFinished(qint64 sessionId, bool incomplete);
     void compareRequested(const QString& a, const QString& b);
     // "Compare results": this session's completed runs, every workload, the plan's gates.

@@ -1,5 +1,6 @@
 #include "ui/ExperimentWorker.h"
 
+#include "core/util/WallClock.h"
 #include "experiments/ExperimentRunner.h"
 
 namespace tierscope {
@@ -9,8 +10,11 @@ void ExperimentWorker::run(const QString& db, const QString& planText) {
     try {
         const auto plan = ExperimentPlan::parse(planText.toStdString());
         ExperimentRunner::Callbacks callbacks;
+        callbacks.recording = [this](std::int64_t id, const std::vector<DeviceRecord>& devices) {
+            emit recording(id, devices);
+        };
         callbacks.started = [this](const ExperimentRunner::Step& s) {
-            emit stepStarted(static_cast<int>(s.index));
+            emit stepStarted(static_cast<int>(s.index), WallClock().nowNs());
         };
         callbacks.finished = [this](const ExperimentRunner::Step& s,
                                     const ExperimentRunner::StepResult& r) {
@@ -20,7 +24,11 @@ void ExperimentWorker::run(const QString& db, const QString& planText) {
         callbacks.message = [this](const std::string& text) {
             emit message(QString::fromStdString(text));
         };
-        ExperimentRunner runner(plan, {db.toStdString(), planText.toStdString()}, callbacks);
+        ExperimentRunner::Options options;
+        options.dbPath = db.toStdString();
+        options.planText = planText.toStdString();
+        options.observer = m_observer;
+        ExperimentRunner runner(plan, options, callbacks);
         const auto result = runner.run(m_cancel);
         emit finished(result.sessionId, result.failed, result.incomplete, {});
     } catch (const std::exception& e) {

@@ -1,10 +1,15 @@
 #pragma once
 
+#include "ui/DeviceRecordMetaType.h"
+
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <vector>
 
 namespace tierscope {
+
+class SampleSink;
 
 // Runs an experiment plan on a worker thread and reports each run as it starts and ends.
 // cancel() may be called from any thread: the run in progress stops, completed runs stay.
@@ -15,15 +20,20 @@ class ExperimentWorker : public QObject {
 
     void run(const QString& db, const QString& planText);
     void cancel() { m_cancel = true; }
+    // Also gets every reading of the experiment's recording (the window's live buffer); set
+    // before run().
+    void setObserver(SampleSink* observer) { m_observer = observer; }
 
   signals:
-    void stepStarted(int index);
+    void recording(qint64 sessionId, const std::vector<tierscope::DeviceRecord>& devices);
+    void stepStarted(int index, qint64 atNs);
     void stepFinished(int index, const QString& status, const QString& detail);
     void message(const QString& text);
     void finished(qint64 sessionId, int failed, bool incomplete, const QString& error);
 
   private:
     std::atomic<bool> m_cancel{false};
+    SampleSink* m_observer = nullptr;
 };
 
 } // namespace tierscope

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "collectors/Recorder.h"
-#include "core/model/DeviceRecord.h"
+#include "ui/DeviceRecordMetaType.h"
 
 #include <QObject>
 #include <QString>
@@ -50,5 +50,3 @@ class LiveRecording : public QObject {
 };
 
 } // namespace tierscope
-
-Q_DECLARE_METATYPE(std::vector<tierscope::DeviceRecord>)

@@ -215,7 +215,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     connect(m_live, &LiveRecording::stopped, this, [this](qint64 id, const QString& error) {
         m_liveSession = 0;
         m_record->setChecked(false);
-        m_record->setEnabled(true);
+        m_record->setEnabled(m_experimentSession == 0); // an experiment records the machine
         m_record->setText(tr("Record"));
         m_record->setIcon(mediaIcon(Media::Record, QApplication::palette()));
         if (!error.isEmpty())
@@ -589,7 +589,9 @@ void MainWindow::buildDocks() {
     m_sessions = new SessionListModel(this);
     m_browser = new SessionBrowser(m_sessions, this);
     m_browser->setDatabase(m_db);
-    m_browser->setBusy([this](qint64 id) { return id == m_liveSession || id == m_feedSession; });
+    m_browser->setBusy([this](qint64 id) {
+        return id == m_liveSession || id == m_feedSession || id == m_experimentSession;
+    });
     connect(m_browser, &SessionBrowser::openRequested, this, [this](qint64 id) {
         if (id != m_shownSession)
             openSession(id);
@@ -659,6 +661,11 @@ void MainWindow::refreshSessions() {
 }
 
 void MainWindow::startRecording() {
+    if (m_experimentSession != 0) {
+        statusBar()->showMessage(tr("The running experiment records this machine"), 5000);
+        m_record->setChecked(false);
+        return;
+    }
     disconnectPrometheus();      // one live source at a time
     m_record->setEnabled(false); // until the worker says it started or failed
     LiveRecording::Request r;
@@ -777,7 +784,7 @@ void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
 
 // Asked again for new devices, a new session, or once a minute (history may have a new best).
 void MainWindow::requestLiveCeilings(std::int64_t nowNs) {
-    const qint64 session = m_feedSession != 0 ? m_feedSession : m_liveSession;
+    const qint64 session = liveSourceSession();
     if (session != m_ceilingSession)
         m_liveCeilings.clear();
     if (session == 0)
@@ -901,6 +908,10 @@ void MainWindow::setStatus() {
     QString text;
     if (!isLive())
         text = tr("Session %1 (drag to pan, wheel to zoom)").arg(m_shownSession);
+    else if (m_experimentSession > 0)
+        text = tr("Live: experiment session %1%2")
+                   .arg(m_experimentSession)
+                   .arg(m_experimentRun.isEmpty() ? QString() : ", " + m_experimentRun);
     else if (m_liveSession > 0)
         text = tr("Live: recording session %1 every %2 ms into %3")
                    .arg(m_liveSession)
@@ -912,6 +923,16 @@ void MainWindow::setStatus() {
     m_window->setEnabled(isLive());
     m_pause->setEnabled(isLive());
     m_liveAction->setEnabled(!isLive());
+}
+
+QString MainWindow::statusText() const {
+    return m_status->text();
+}
+
+qint64 MainWindow::liveSourceSession() const {
+    if (m_feedSession != 0)
+        return m_feedSession;
+    return m_experimentSession != 0 ? m_experimentSession : m_liveSession;
 }
 
 } // namespace tierscope

@@ -65,6 +65,9 @@ class MainWindow : public QMainWindow {
     RunsPanel* runsPanel() const { return m_runs; }
     QString database() const { return m_db; }
     qint64 liveSessionId() const { return m_liveSession; }
+    // The experiment running on this machine, shown live; 0 when none runs.
+    qint64 experimentSessionId() const { return m_experimentSession; }
+    QString statusText() const;
     qint64 shownSessionId() const { return m_shownSession; }
     bool isLive() const { return m_shownSession == 0; }
     // The shown session is drawn, with data read for the plots' present width: no read is
@@ -134,6 +137,8 @@ class MainWindow : public QMainWindow {
   private:
     void buildToolbar();
     void wireRemoteFeed(); // MainWindowRemote.cpp
+    void wireExperiment(ExperimentDialog* dialog); // MainWindowExperiment.cpp
+    qint64 liveSourceSession() const; // the session whose samples the live buffer receives
     void askServer();
     void buildMenus(const QList<QAction*>& tools, QAction* plan, QAction* settings);
     void switchToPrometheus(const PrometheusFeed::Request& r);
@@ -204,6 +209,9 @@ class MainWindow : public QMainWindow {
     std::vector<TimelineMarker> m_liveMarkers; // of the running recording
     QStringList m_liveEngines;                 // the endpoints the running recording scrapes
     bool m_restarting = false;                 // a settings change restarts the recording
+    qint64 m_experimentSession = 0;            // a plan running here, recording the machine
+    QString m_experimentRun;                   // its current run, in words
+    bool m_resumeRecording = false;            // the recording it stopped starts again after
     quint64 m_rangeRequest = 0;
     quint64 m_rangeAnswered = 0; // the latest range read whose reply has arrived
     double m_pendingX0 = 0;

@@ -1,13 +1,17 @@
 // MainWindow's experiments: a plan opened in the experiment dialog, kept apart from
 // MainWindow.cpp so the experiment wiring stays in one place.
+#include "ui/DevicesView.h"
 #include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
 #include "ui/StoreReader.h"
 #include "ui/compare/CompareDialog.h"
+#include "ui/timeline/TimelineView.h"
 
+#include <QAction>
 #include <QFile>
 #include <QFileInfo>
 #include <QStatusBar>
+#include <utility>
 
 namespace tierscope {
 
@@ -24,17 +28,7 @@ void MainWindow::openPlan(const QString& path) {
             }
             auto* dialog = new ExperimentDialog(m_db, QFileInfo(path).fileName(), text, this);
             dialog->setAttribute(Qt::WA_DeleteOnClose);
-            // One recorder at a time: the experiment records the machine itself.
-            connect(dialog, &ExperimentDialog::aboutToRun, this, [this] {
-                if (m_liveSession != 0)
-                    stopRecording();
-            });
-            connect(dialog, &ExperimentDialog::experimentFinished, this,
-                    [this](qint64 sessionId, bool) {
-                        refreshSessions();
-                        if (sessionId > 0)
-                            openSession(sessionId);
-                    });
+            wireExperiment(dialog);
             connect(dialog, &ExperimentDialog::compareRequested, this,
                     [this](const QString& a, const QString& b) { openCompare(a, b); });
             connect(dialog, &ExperimentDialog::compareExperimentRequested, this,
@@ -44,6 +38,52 @@ void MainWindow::openPlan(const QString& path) {
             dialog->show();
             emit planOpened(dialog);
         });
+    });
+}
+
+// One recorder at a time: the experiment records the machine itself, into the live view, and
+// the recording it replaced starts again when it ends.
+void MainWindow::wireExperiment(ExperimentDialog* dialog) {
+    dialog->setObserver(&m_buffer);
+    connect(dialog, &ExperimentDialog::aboutToRun, this, [this] {
+        disconnectPrometheus();
+        m_resumeRecording = m_liveSession != 0;
+        if (m_liveSession != 0)
+            stopRecording();
+    });
+    connect(dialog, &ExperimentDialog::recordingStarted, this,
+            [this](qint64 id, const std::vector<DeviceRecord>& devices) {
+                m_experimentSession = id;
+                m_experimentRun.clear();
+                m_liveDevices = devices;
+                m_liveMarkers.clear();
+                m_chartedSeries = 0; // the experiment's engines are new series
+                m_record->setEnabled(false);
+                if (isLive()) {
+                    m_devices->setDevices(devices);
+                    m_timeline->setMarkers(m_liveMarkers);
+                }
+                setStatus();
+                refreshSessions();
+            });
+    connect(dialog, &ExperimentDialog::runStartedAt, this,
+            [this](qint64 atNs, const QString& description) {
+                m_experimentRun = description;
+                m_liveMarkers.push_back({atNs, description});
+                if (isLive())
+                    m_timeline->setMarkers(m_liveMarkers);
+                setStatus();
+            });
+    connect(dialog, &ExperimentDialog::experimentFinished, this, [this](qint64 sessionId, bool) {
+        m_experimentSession = 0;
+        m_experimentRun.clear();
+        m_record->setEnabled(true);
+        setStatus();
+        refreshSessions();
+        if (sessionId > 0)
+            openSession(sessionId);
+        if (std::exchange(m_resumeRecording, false))
+            startRecording();
     });
 }
 

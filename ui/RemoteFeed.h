@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/model/DeviceRecord.h"
+#include "ui/DeviceRecordMetaType.h"
 
 #include <QObject>
 #include <QString>

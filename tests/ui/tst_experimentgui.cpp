@@ -4,6 +4,7 @@
 #include "ui/MainWindow.h"
 #include "ui/RemoteRunLog.h"
 #include "ui/compare/CompareDialog.h"
+#include "ui/timeline/TimelineView.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -435,6 +436,57 @@ files = 2
         QVERIFY(completed >= 2);
         QCOMPARE(cancelled, 1);
         QVERIFY(store.eventText(finished.at(0).at(0).toLongLong(), "experiment-incomplete"));
+    }
+
+    // A plan run from the window is what the window shows, live: the recording steps aside
+    // for the experiment's session, each run's start is a marker and the status says which run
+    // is on, the experiment's own series reach the live buffer, and the recording it replaced
+    // starts again when it ends.
+    void theRunningExperimentIsTheLiveViewAndTheRecordingResumes() {
+        MainWindow::Options o;
+        o.db = m_dir.filePath("live.db");
+        MainWindow w(o);
+        w.show();
+        QTRY_VERIFY_WITH_TIMEOUT(w.liveSessionId() > 0, 20000);
+        const qint64 recording = w.liveSessionId();
+        auto* d = open(w, writePlan("live", 1, "16MiB"));
+        QVERIFY(d);
+        struct Seen {
+            qint64 experiment, live;
+            QString status;
+            int markers;
+            bool workloadSeries;
+        };
+        std::vector<Seen> seen; // at each run's start, after the window has handled it
+        connect(d, &ExperimentDialog::runStartedAt, this, [&] {
+            bool workload = false;
+            for (const auto& m : w.viewMetrics())
+                workload = workload || m.descriptor.path.starts_with("workload/");
+            seen.push_back({w.experimentSessionId(), w.liveSessionId(), w.statusText(),
+                            static_cast<int>(w.timeline()->markers().size()), workload});
+        });
+        QSignalSpy finished(d, &ExperimentDialog::experimentFinished);
+        QSignalSpy restarted(&w, &MainWindow::recordingStarted);
+        d->start();
+        QVERIFY(finished.wait(120000));
+        const qint64 experiment = finished.at(0).at(0).toLongLong();
+        QVERIFY(experiment > recording);
+        QCOMPARE(seen.size(), std::size_t(2));
+        for (std::size_t i = 0; i < seen.size(); ++i) {
+            QCOMPARE(seen[i].experiment, experiment);
+            QCOMPARE(seen[i].live, qint64(0)); // one recorder: the experiment's
+            QCOMPARE(seen[i].markers, int(i + 1));
+            const QString run = QString("run %1 of 2: %2").arg(i + 1).arg(i == 0 ? "disk" : "shm");
+            QVERIFY2(seen[i].status.contains(
+                         QString("Live: experiment session %1, %2").arg(experiment).arg(run)),
+                     qPrintable(seen[i].status));
+        }
+        // The first run's bandwidth went through the window's buffer before the second began.
+        QVERIFY(seen[1].workloadSeries);
+        QCOMPARE(w.experimentSessionId(), qint64(0));
+        QTRY_VERIFY_WITH_TIMEOUT(!restarted.isEmpty(), 20000);
+        QVERIFY(restarted.at(0).at(0).toLongLong() > experiment);
+        QTRY_COMPARE_WITH_TIMEOUT(w.shownSessionId(), experiment, 10000);
     }
 
     // "Compare results" compares this session's completed runs only (not an earlier experiment
