@@ -238,15 +238,27 @@ EngineMetricsMapper::intervalBuckets(const Snapshot& now,
     return std::nullopt; // the first family the engine exposes wins
 }
 
+// The quantiles are histogram_quantile(q, sum by (le) (increase(..._bucket[30s]))): over the
+// intervals that ended in the last kQuantileSpanNs, not over one interval, whose handful of
+// requests would put p99 at a bucket edge. No request in the span: absent, never zero.
 void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& now,
                                     const std::string& prefix,
-                                    const std::vector<std::string>& families) const {
+                                    const std::vector<std::string>& families) {
     const auto delta = intervalBuckets(now, families);
+    auto& recent = m_recent[prefix];
+    while (!recent.empty() && recent.front().first <= now.tNs - kQuantileSpanNs)
+        recent.pop_front();
     if (!delta)
         return;
-    put(out, prefix + "_p50_s", "s", HistogramQuantile::compute(0.50, *delta));
-    put(out, prefix + "_p90_s", "s", HistogramQuantile::compute(0.90, *delta));
-    put(out, prefix + "_p99_s", "s", HistogramQuantile::compute(0.99, *delta));
+    recent.emplace_back(now.tNs, *delta);
+    std::map<double, double> byBound;
+    for (const auto& [t, buckets] : recent)
+        for (const auto& [le, count] : buckets)
+            byBound[le] += count;
+    const HistogramQuantile::Buckets span(byBound.begin(), byBound.end());
+    put(out, prefix + "_p50_s", "s", HistogramQuantile::compute(0.50, span));
+    put(out, prefix + "_p90_s", "s", HistogramQuantile::compute(0.90, span));
+    put(out, prefix + "_p99_s", "s", HistogramQuantile::compute(0.99, span));
     // The TTFT parts' increases themselves too: summed over any span, they give that span's own
     // quantiles.
     static const std::vector<std::string> kParts = {"ttft", "queue_time", "prefill_time",

@@ -1,9 +1,10 @@
 #pragma once
 
 #include "collectors/engine/PrometheusTextParser.h"
-#include "core/stats/HistogramQuantile.h"
 #include "core/model/Reading.h"
+#include "core/stats/HistogramQuantile.h"
 
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,8 +14,8 @@ namespace tierscope {
 
 // Turns consecutive /metrics scrapes of one inference engine (vLLM V0 and V1 names, SGLang,
 // LMCache) into tierscope metrics under engine/<endpoint>/. Pure: the caller does the I/O.
-// Interval figures (quantiles over the scrape interval, per-second rates, hit rates) need two
-// scrapes and an interval with activity; otherwise they are absent, never zero.
+// Interval figures (quantiles over the last 30 s of intervals, per-second rates, hit rates)
+// need two scrapes and activity; otherwise they are absent, never zero.
 class EngineMetricsMapper {
   public:
     EngineMetricsMapper(std::string endpointId, bool recordRaw);
@@ -22,6 +23,10 @@ class EngineMetricsMapper {
     std::vector<Reading> update(const PrometheusTextParser::Result& scrape, std::int64_t tNs);
 
     static std::string endpointIdFromUrl(const std::string& url);
+
+    // The span of the <latency>_p50_s / _p90_s / _p99_s series: the scrape intervals that ended
+    // in the last 30 s, as Grafana's histogram_quantile(rate(...[30s])) panels of vLLM.
+    static constexpr std::int64_t kQuantileSpanNs = 30'000'000'000LL;
 
   private:
     // Everything per series (label set), as Prometheus keeps it: deltas are taken per series
@@ -40,10 +45,10 @@ class EngineMetricsMapper {
 
     void put(std::vector<Reading>& out, const std::string& what, const char* unit,
              std::optional<double> value) const;
-    // <prefix>_p50_s, _p90_s and _p99_s over the interval; for the TTFT parts also each
-    // cumulative bucket's increase, <prefix>_bucket{le=...}.
+    // <prefix>_p50_s, _p90_s and _p99_s over the last kQuantileSpanNs; for the TTFT parts also
+    // each cumulative bucket's increase over the interval, <prefix>_bucket{le=...}.
     void quantiles(std::vector<Reading>& out, const Snapshot& now, const std::string& prefix,
-                   const std::vector<std::string>& families) const;
+                   const std::vector<std::string>& families);
     std::optional<HistogramQuantile::Buckets>
     intervalBuckets(const Snapshot& now, const std::vector<std::string>& families) const;
     std::optional<double> increase(const Snapshot& now, const std::string& name) const;
@@ -58,6 +63,8 @@ class EngineMetricsMapper {
     std::string m_prefix;
     bool m_recordRaw;
     std::optional<Snapshot> m_previous;
+    // Per latency prefix, the bucket increases of the intervals in the quantile span.
+    std::map<std::string, std::deque<std::pair<std::int64_t, HistogramQuantile::Buckets>>> m_recent;
 };
 
 } // namespace tierscope

@@ -398,4 +398,18 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
     return result;
 }
 
+TtftBreakdown SessionAnalysis::Result::ttftWithin(std::int64_t t0Ns, std::int64_t t1Ns,
+                                                  std::int64_t* spanNs) const {
+    TtftBreakdown out;
+    std::int64_t covered = 0;
+    for (const auto& w : windows)
+        if (w.t0Ns + windowNs > t0Ns && w.t0Ns + windowNs <= t1Ns) {
+            out.add(w.ttft);
+            covered += windowNs;
+        }
+    if (spanNs)
+        *spanNs = covered;
+    return out;
+}
+
 } // namespace tierscope

@@ -43,6 +43,11 @@ class SessionAnalysis {
         std::map<BottleneckClassifier::Class, double> shares; // of the windows, 0..1
         Ceilings ceilings;
         TtftBreakdown ttft; // every window's, added up
+
+        // The complete windows that end in (t0Ns, t1Ns] (a window still filling is not judged),
+        // their requests added up; `spanNs` gets the time they cover.
+        TtftBreakdown ttftWithin(std::int64_t t0Ns, std::int64_t t1Ns,
+                                 std::int64_t* spanNs = nullptr) const;
     };
 
     static Result analyze(Store& store, std::int64_t sessionId, std::int64_t windowNs,

@@ -162,7 +162,7 @@ std::vector<ChartCatalog::Chart> ChartCatalog::build(const std::vector<MetricInf
          Unit::Bytes,
          {},
          "No host memory statistics were recorded"},
-        {"engine-ttft", "Engine TTFT", Unit::Seconds, {}, noEngine},
+        {"engine-ttft", "Engine TTFT, p50 and p99 over 30 s", Unit::Seconds, {}, noEngine},
         {"ttft-breakdown", "TTFT breakdown", Unit::Seconds, {}, noEngine},
         {"engine-tokens", "Engine tokens/s", Unit::TokensPerSecond, {}, noEngine},
         {"kv-cache", "KV-cache usage", Unit::Ratio, {}, noEngine},

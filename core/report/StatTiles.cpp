@@ -1,6 +1,8 @@
 #include "core/report/StatTiles.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -108,6 +110,63 @@ std::string staleText(const char* what) {
            std::to_string(StatTiles::kStaleNs / 1'000'000'000LL) + " s";
 }
 
+std::string seconds(std::int64_t ns) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g s", static_cast<double>(ns) / 1e9);
+    return text;
+}
+
+// TTFT p50 / p99 as histogram_quantile of the engine's bucket increases summed over the
+// complete windows that ended in the last kTtftSpanNs, with the requests behind them: the sums
+// the In-view line and `analyze` add up, never a mean of per-scrape quantiles (which is no
+// quantile of anything). Endpoints are pooled, as sum by (le) pools them.
+StatTiles::Tile ttftTile(const std::vector<MetricInfo>& metrics,
+                         const std::vector<ChartCatalog::Chart>& charts, std::int64_t t0Ns,
+                         std::int64_t t1Ns, int points, const SessionAnalysis::Result* analysis) {
+    StatTiles::Tile t{"ttft", "TTFT p50 / p99", ChartCatalog::Unit::Seconds};
+    t.secondLabel = "p99";
+    const Picked engines = pick(metrics, "engine", "ttft_p50_s");
+    if (engines.metrics.empty()) {
+        const std::string chartReason = absenceOf(charts, "engine-ttft");
+        t.absentReason = !chartReason.empty() ? chartReason : "The engine reports no TTFT";
+        return t;
+    }
+    if (!analysis) {
+        t.absentReason = "Not computed";
+        return t;
+    }
+    const int n = std::max(1, points);
+    std::vector<TtftBreakdown> bins(static_cast<std::size_t>(n));
+    const std::int64_t width = std::max<std::int64_t>(1, t1Ns - t0Ns);
+    for (const auto& w : analysis->windows)
+        if (w.t0Ns + analysis->windowNs <= t1Ns) {
+            const std::int64_t mid = w.t0Ns + analysis->windowNs / 2;
+            bins[static_cast<std::size_t>(
+                     std::clamp<std::int64_t>((mid - t0Ns) * n / width, 0, n - 1))]
+                .add(w.ttft);
+        }
+    for (const auto& b : bins)
+        t.sparkline.push_back(b.ttft ? b.ttft->quantile(0.5) : std::nullopt);
+    std::int64_t span = 0;
+    const auto recent = analysis->ttftWithin(t1Ns - StatTiles::kTtftSpanNs, t1Ns, &span);
+    const double requests = recent.requests().value_or(0);
+    if (requests <= 0) {
+        t.absentReason =
+            "No request reached its first token in the last " + seconds(StatTiles::kTtftSpanNs);
+        return t;
+    }
+    t.value = recent.ttft->quantile(0.5);
+    t.second = recent.ttft->quantile(0.99);
+    if (!t.value) {
+        t.absentReason = "The engine's TTFT buckets do not hold its requests";
+        return t;
+    }
+    t.detail = std::to_string(std::llround(requests)) + " requests in the last " + seconds(span);
+    if (engines.metrics.size() > 1)
+        t.detail += ", " + std::to_string(engines.metrics.size()) + " endpoints pooled";
+    return t;
+}
+
 } // namespace
 
 std::vector<StatTiles::Tile> StatTiles::compute(const std::vector<MetricInfo>& metrics,
@@ -135,17 +194,7 @@ std::vector<StatTiles::Tile> StatTiles::compute(const std::vector<MetricInfo>& m
         return &tiles.back();
     };
 
-    {
-        Tile t{"ttft", "TTFT p50 / p99", Unit::Seconds};
-        t.secondLabel = "p99";
-        const Picked p99 = pick(metrics, "engine", "ttft_p99_s");
-        auto* tile = numeric(t, pick(metrics, "engine", "ttft_p50_s"), Combine::Max, "engine-ttft",
-                             "TTFT", "The engine reports no TTFT");
-        if (!p99.metrics.empty())
-            tile->second = readCombined(p99.metrics, read, t0Ns, t1Ns, 1, Combine::Max).now;
-        if (tile->value && !p99.metrics.empty() && p99.metrics.size() > 1)
-            tile->detail = "worst of " + std::to_string(p99.metrics.size()) + " endpoints";
-    }
+    tiles.push_back(ttftTile(metrics, charts, t0Ns, t1Ns, points, bottlenecks));
     numeric({"tokens", "Output tokens/s", Unit::TokensPerSecond},
             pick(metrics, "engine", "generation_tokens_per_s"), Combine::Sum, "engine-tokens",
             "token-rate", "The engine reports no generation rate");
@@ -194,7 +243,8 @@ std::vector<StatTiles::Tile> StatTiles::compute(const std::vector<MetricInfo>& m
         const SessionAnalysis::Window* latest = nullptr;
         if (bottlenecks)
             for (const auto& w : bottlenecks->windows)
-                if (w.verdict.rule != "no-data" &&
+                // A window still filling is not judged: its verdict would change as it fills.
+                if (w.verdict.rule != "no-data" && w.t0Ns + bottlenecks->windowNs <= t1Ns &&
                     w.t0Ns + bottlenecks->windowNs >= t1Ns - kStaleNs)
                     latest = &w;
         if (latest) {

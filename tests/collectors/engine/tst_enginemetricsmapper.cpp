@@ -74,22 +74,51 @@ class TestEngineMetricsMapper : public QObject {
         QCOMPARE(r.at("engine/e/generation_tokens_per_s"), 250.0);
         QCOMPARE(r.at("engine/e/prefix_cache_hit_rate"), 0.25); // +250 hits / +1000 queries
 
-        // An idle interval: no requests finished, so no TTFT quantile and no hit rate, while
-        // the token rates are a true zero.
+        // An idle interval: no hit rate, and the token rates are a true zero; the quantiles
+        // are over the last 30 s, which still hold the requests of the interval before.
         const auto idle = byPath(mapper.update(
             PrometheusTextParser::parse(v1Scrape(a1, b1, 3000, 1000, 5000, 1250)), 4'000'000'000));
-        QVERIFY(idle.count("engine/e/ttft_p50_s") == 0);
+        QCOMPARE(idle.at("engine/e/ttft_p50_s"), 0.1 + 0.4 * (7.0 / 10.0));
         QVERIFY(idle.count("engine/e/prefix_cache_hit_rate") == 0);
         QCOMPARE(idle.at("engine/e/prompt_tokens_per_s"), 0.0);
+        // 30 s after those requests the span holds none: no quantile, not a zero.
+        const auto quiet = byPath(mapper.update(
+            PrometheusTextParser::parse(v1Scrape(a1, b1, 3000, 1000, 5000, 1250)), 33'000'000'000));
+        QVERIFY(quiet.count("engine/e/ttft_p50_s") == 0);
 
         // A restarted engine (counters went down) counts from zero again, as Prometheus' rate
         // does: what it reports now is what it did since the restart. No request finished.
         const int z[4] = {0, 0, 0, 0};
         const auto reset = byPath(mapper.update(
-            PrometheusTextParser::parse(v1Scrape(z, z, 10, 5, 10, 1)), 5'000'000'000));
+            PrometheusTextParser::parse(v1Scrape(z, z, 10, 5, 10, 1)), 34'000'000'000));
         QCOMPARE(reset.at("engine/e/prompt_tokens_per_s"), 10.0);
         QCOMPARE(reset.at("engine/e/prefix_cache_hit_rate"), 0.1);
         QVERIFY(reset.count("engine/e/ttft_p50_s") == 0);
+    }
+
+    // The quantiles pool the bucket increases of the intervals that ended in the last 30 s:
+    // with a few requests a second, one interval's p99 is a bucket edge, the span's is not.
+    void quantilesPoolTheLastThirtySeconds() {
+        EngineMetricsMapper mapper("e", false);
+        const int z[4] = {0, 0, 0, 0};
+        int a[4] = {0, 0, 0, 0};
+        mapper.update(PrometheusTextParser::parse(v1Scrape(a, z, 0, 0, 0, 0)), 0);
+        // Each second one request: under 0.1 s in the even seconds, in (0.5, 1] in the odd ones.
+        std::map<std::string, double> r;
+        for (int second = 1; second <= 40; ++second) {
+            const bool slow = second % 2 == 1;
+            for (int b = slow ? 2 : 0; b < 4; ++b)
+                ++a[b];
+            r = byPath(mapper.update(PrometheusTextParser::parse(v1Scrape(a, z, 0, 0, 0, 0)),
+                                     std::int64_t(second) * 1'000'000'000));
+            // One interval alone would give 0.05 or 0.75: the span gives the mixture.
+            if (second >= 30) {
+                // 30 requests (seconds - 29 .. seconds), 15 fast and 15 slow. p50: rank 15 in
+                // (0, 0.1] at its top; p99: rank 29.7 in (0.5, 1.0].
+                QCOMPARE(r.at("engine/e/ttft_p50_s"), 0.1);
+                QVERIFY(std::abs(r.at("engine/e/ttft_p99_s") - (0.5 + 0.5 * 14.7 / 15.0)) < 1e-12);
+            }
+        }
     }
 
     // A series missing from one scrape (an exporter glitch) and back in the next must not bring

@@ -1,10 +1,13 @@
 // The first screen's stat tiles: the latest value of each source combined as its reference
 // tool would (worst TTFT, summed rates, mean GPU busy), a sparkline, and absent, with the
 // reason, when the source is missing or has gone quiet.
+#include "collectors/engine/EngineMetricsMapper.h"
 #include "core/report/ChartCatalog.h"
 #include "core/report/StatTiles.h"
 
 #include <QtTest>
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 using namespace tierscope;
@@ -77,8 +80,6 @@ class StatTilesTest : public QObject {
         const auto tiles = f.tiles();
         QCOMPARE(tiles.size(), std::size_t(7));
         QCOMPARE(tiles.front().id, std::string("ttft")); // the story's order
-        QCOMPARE(*tile(tiles, "ttft").value, 0.35);
-        QCOMPARE(*tile(tiles, "ttft").second, 1.40);
         QCOMPARE(*tile(tiles, "tokens").value, 500.0);
         QCOMPARE(*tile(tiles, "gpu").value, 60.0);
         QCOMPARE(tile(tiles, "gpu").detail, std::string("mean of 2 GPUs"));
@@ -92,8 +93,59 @@ class StatTilesTest : public QObject {
         for (const auto& v : spark)
             QCOMPARE(v.value_or(-1), 3e9);
         for (const auto& t : tiles)
-            if (t.id != "bottleneck")
+            if (t.id != "bottleneck" && t.id != "ttft") // both need the window analysis
                 QVERIFY2(t.absentReason.empty(), t.absentReason.c_str());
+    }
+
+    // The TTFT tile is histogram_quantile over the bucket increases of the complete windows
+    // that ended in the last 30 s (the engine TTFT chart's span), both endpoints pooled, with the
+    // requests behind it; not the mean of the per-scrape quantiles (0.35 and 1.40 here), nor a
+    // window still filling, nor older ones.
+    void theTtftTileIsTheQuantileOfTheLastThirtySeconds() {
+        Fixture f;
+        f.add("engine/a:8000/ttft_p50_s", "{}", 0.20);
+        f.add("engine/b:8000/ttft_p50_s", "{}", 0.35);
+        f.add("engine/a:8000/ttft_p99_s", "{}", 1.40);
+        SessionAnalysis::Result analysis;
+        analysis.windowNs = 10 * kSecond;
+        auto window = [&](std::int64_t t0, double le05, double le1, double inf) {
+            SessionAnalysis::Window w;
+            w.t0Ns = t0;
+            w.ttft.ttft = TtftBreakdown::Observed{
+                0.5 * inf, inf,
+                HistogramQuantile::Buckets{{0.1, 0}, {0.5, le05}, {1.0, le1}, {INFINITY, inf}}};
+            analysis.windows.push_back(w);
+        };
+        for (int i = 0; i < 3; ++i) // ended 30 s ago or earlier: not counted
+            window(kT0 + i * 10 * kSecond, 0, 0, 50);
+        window(kT0 + 30 * kSecond, 30, 50, 50);
+        window(kT0 + 40 * kSecond, 30, 50, 50);
+        window(kT0 + 50 * kSecond, 0, 0, 0); // a quiet window: a real zero
+        window(kT1 - 5 * kSecond, 0, 0, 50); // still filling: not judged
+        const auto tiles = f.tiles(&analysis);
+        const auto& t = tile(tiles, "ttft");
+        // 100 requests: 60 at or under 0.5 s, all under 1 s. p50: rank 50 in (0.1, 0.5];
+        // p99: rank 99 in (0.5, 1.0], linear within the bucket as Prometheus interpolates.
+        QVERIFY(t.value && t.second);
+        QVERIFY(std::abs(*t.value - (0.1 + 0.4 * 50.0 / 60.0)) < 1e-12);
+        QVERIFY(std::abs(*t.second - (0.5 + 0.5 * 39.0 / 40.0)) < 1e-12);
+        QCOMPARE(t.detail, std::string("100 requests in the last 30 s, 2 endpoints pooled"));
+        QCOMPARE(*t.value, *analysis.ttftWithin(kT1 - 30 * kSecond, kT1).ttft->quantile(0.5));
+        // The tile's span is the engine TTFT chart's: the two state one figure.
+        QCOMPARE(StatTiles::kTtftSpanNs, EngineMetricsMapper::kQuantileSpanNs);
+        // The sparkline: each bin's own p50, absent where no window ended.
+        QCOMPARE(t.sparkline.size(), std::size_t(30));
+        QVERIFY(std::any_of(t.sparkline.begin(), t.sparkline.end(),
+                            [](const auto& v) { return v.has_value(); }));
+        // An idle engine is absent with its reason, never a TTFT of 0.
+        SessionAnalysis::Result idle = analysis;
+        for (auto& w : idle.windows)
+            if (w.t0Ns >= kT0)
+                w.ttft.ttft = TtftBreakdown::Observed{0, 0, HistogramQuantile::Buckets{}};
+        const auto quiet = tile(f.tiles(&idle), "ttft");
+        QVERIFY(!quiet.value);
+        QCOMPARE(quiet.absentReason,
+                 std::string("No request reached its first token in the last 30 s"));
     }
 
     // No engine scraped and no GPU backend: absent with the charts' reasons, never 0.
@@ -141,6 +193,11 @@ class StatTilesTest : public QObject {
                                                       "no-data", ""};
             analysis.windows.push_back(w);
         }
+        // A window still filling is not judged: its class would flicker as it fills.
+        SessionAnalysis::Window filling;
+        filling.t0Ns = kT1 - 5 * kSecond;
+        filling.verdict = {BottleneckClassifier::Class::GpuComputeBound, "gpu-busy", "GPU 99 %"};
+        analysis.windows.push_back(filling);
         const auto tiles = f.tiles(&analysis);
         const auto& b = tile(tiles, "bottleneck");
         QCOMPARE(b.text, std::string("storage-bound"));
@@ -148,6 +205,7 @@ class StatTilesTest : public QObject {
         QVERIFY(!b.color.empty());
         // Unknown (missing evidence) is written in the text colour: the band's pale "unknown"
         // colour cannot be read as text.
+        analysis.windows.pop_back();
         analysis.windows.back().verdict = {BottleneckClassifier::Class::Unknown, "no-gpu-data",
                                            "no GPU data"};
         const auto unknown = f.tiles(&analysis);
