@@ -14,6 +14,8 @@
 #include <QSignalSpy>
 #include <QValueAxis>
 #include <QtTest>
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 using namespace tierscope;
@@ -136,6 +138,55 @@ class TimelineChartTest : public QObject {
         QCOMPARE(line[1].x(), plot.left() + 0.5 * plot.width() / 50);
         QCOMPARE(line[1].y(), plot.bottom() - plot.height() / 2);
         QVERIFY(chart.plotItem()->mapped(1).isEmpty());
+    }
+
+    // A source that went quiet for half a minute (an engine that served nothing) is drawn
+    // with a gap there: no line across it, and no zeros.
+    void aGapInTheDataIsAGap() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        auto samples = flat(101, 50);
+        samples.erase(samples.begin() + 40, samples.begin() + 70); // nothing from 40 s to 69 s
+        chart.setTimeRange(0, 100, "s");
+        chart.setData({samples, {}}, -kSecond / 2);
+        const QPolygonF line = chart.plotItem()->mapped(0);
+        QCOMPARE(std::count_if(line.begin(), line.end(),
+                               [](const QPointF& p) { return std::isnan(p.y()); }),
+                 qsizetype(1));
+        QCoreApplication::processEvents();
+        const QImage image = chart.grab().toImage();
+        const QRect plot = chart.plotRectIn(&chart);
+        const int row = plot.bottom() - plot.height() / 2;
+        auto drawn = [&](double fromS, double toS) {
+            QRect part = plot;
+            part.setLeft(plot.left() + static_cast<int>(fromS / 100 * plot.width()));
+            part.setRight(plot.left() + static_cast<int>(toS / 100 * plot.width()));
+            return pixelsOnRow(image, part, row, penOf(chart, 0));
+        };
+        QCOMPARE(drawn(45, 65), 0);
+        QVERIFY(drawn(5, 35) > 0);
+        QVERIFY(drawn(75, 95) > 0);
+        // Samples at their usual spacing are never broken apart.
+        chart.setData({flat(101, 50), {}}, -kSecond / 2);
+        const QPolygonF whole = chart.plotItem()->mapped(0);
+        QVERIFY(std::none_of(whole.begin(), whole.end(),
+                             [](const QPointF& p) { return std::isnan(p.y()); }));
+    }
+
+    // An idle source's zeros lie on the axis, where they read as an empty chart: the chart
+    // says so. Any non-zero value, or no data at all, removes the note.
+    void zerosThroughoutTheViewAreSaid() {
+        TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
+        QVERIFY(showMinute(chart));
+        QVERIFY(!chart.zeroNoted());
+        chart.setData({flat(61, 0), flat(61, 0)}, 0);
+        QVERIFY(chart.zeroNoted());
+        chart.setData({flat(61, 0), flat(61, 1)}, 0);
+        QVERIFY(!chart.zeroNoted());
+        chart.setData({{}, {}}, 0);
+        QVERIFY(!chart.zeroNoted());
     }
 
     // Zoomed in, the store returns raw samples of width 0: the crosshair shows the nearest one

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace tierscope {
@@ -15,12 +16,30 @@ std::int64_t middle(const Bucket& b) {
 
 } // namespace
 
+std::optional<std::int64_t> ChartPoints::gapThreshold(const std::vector<Bucket>& buckets) {
+    if (buckets.size() < 3)
+        return std::nullopt;
+    std::vector<std::int64_t> spacing;
+    spacing.reserve(buckets.size() - 1);
+    for (std::size_t i = 1; i < buckets.size(); ++i)
+        spacing.push_back(middle(buckets[i]) - middle(buckets[i - 1]));
+    const auto mid = spacing.begin() + static_cast<std::ptrdiff_t>(spacing.size() / 2);
+    std::nth_element(spacing.begin(), mid, spacing.end());
+    if (*mid <= 0)
+        return std::nullopt;
+    return kGapFactor * *mid;
+}
+
 QList<QPointF> ChartPoints::fromBuckets(const std::vector<Bucket>& buckets, std::int64_t originNs,
                                         double scale) {
     QList<QPointF> points;
     points.reserve(static_cast<qsizetype>(buckets.size()) * 2);
-    for (const auto& b : buckets) {
+    const auto gap = gapThreshold(buckets);
+    for (std::size_t i = 0; i < buckets.size(); ++i) {
+        const auto& b = buckets[i];
         const double x = static_cast<double>(middle(b) - originNs) / 1e9;
+        if (gap && i > 0 && middle(b) - middle(buckets[i - 1]) > *gap)
+            points.append({x, std::numeric_limits<double>::quiet_NaN()}); // a break, not a line
         points.append({x, b.min / scale});
         if (b.max != b.min)
             points.append({x, b.max / scale});

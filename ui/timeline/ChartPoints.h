@@ -4,15 +4,21 @@
 
 #include <QList>
 #include <QPointF>
+#include <optional>
 #include <vector>
 
 namespace tierscope {
 
 // Turns decimated buckets into plot points: min then max at each bucket's middle (one vertical
-// stroke per pixel column), x in seconds from `originNs`. Empty buckets have no point, so a
-// gap in the data is bridged by a straight line, never drawn as zeros.
+// stroke per pixel column), x in seconds from `originNs`. Empty buckets have no point, and a
+// gap in the data is a gap: where two buckets lie more than kGapFactor times the series' usual
+// spacing apart (a source that went quiet, an engine that served nothing), a point with a NaN
+// y breaks the line there. Never a straight line across it, never zeros.
 class ChartPoints {
   public:
+    static constexpr std::int64_t kGapFactor = 3;
+    // kGapFactor times the median spacing of the buckets' middles; absent for fewer than three.
+    static std::optional<std::int64_t> gapThreshold(const std::vector<Bucket>& buckets);
     static QList<QPointF> fromBuckets(const std::vector<Bucket>& buckets, std::int64_t originNs,
                                       double scale);
     // Largest max over the buckets (0 when empty).

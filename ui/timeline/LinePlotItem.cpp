@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 
 namespace tierscope {
 
@@ -91,10 +92,18 @@ void LinePlotItem::drawLine(QPainter* painter, std::size_t series) const {
     if (line.isEmpty())
         return;
     painter->setPen(m_series[series]->pen());
-    if (line.size() == 1)
-        painter->drawPoint(line.front());
-    else
-        painter->drawPolyline(line);
+    // A NaN point is a gap in the data (ChartPoints): each run between gaps is its own line.
+    qsizetype start = 0;
+    for (qsizetype i = 0; i <= line.size(); ++i) {
+        if (i < line.size() && !std::isnan(line[i].y()))
+            continue;
+        const qsizetype n = i - start;
+        if (n == 1)
+            painter->drawPoint(line[start]);
+        else if (n > 1)
+            painter->drawPolyline(line.constData() + start, static_cast<int>(n));
+        start = i + 1;
+    }
 }
 
 void LinePlotItem::drawDots(QPainter* painter, std::size_t series) const {
@@ -104,7 +113,8 @@ void LinePlotItem::drawDots(QPainter* painter, std::size_t series) const {
     // visible at any zoom.
     const QColor color = m_series[series]->pen().color();
     for (const QPointF& p : mapped(series))
-        painter->fillRect(QRectF(p.x() - 1.5, p.y() - 1.5, 3, 3), color);
+        if (!std::isnan(p.y()))
+            painter->fillRect(QRectF(p.x() - 1.5, p.y() - 1.5, 3, 3), color);
 }
 
 } // namespace tierscope

@@ -65,6 +65,7 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutMarkers);
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyTimeTicks);
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutSpans);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutZeroNote);
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x = new QValueAxis;
@@ -127,6 +128,10 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     m_crossText = new QGraphicsSimpleTextItem(m_chart);
     m_crossText->setZValue(21);
     m_crossText->hide();
+    // A line of zeros lies on the axis, where it reads as an empty chart: say what it is.
+    m_zeroNote = new QGraphicsSimpleTextItem(tr("0 throughout the view"), m_chart);
+    m_zeroNote->setZValue(15);
+    m_zeroNote->hide();
     m_stack->addWidget(m_view);
 
     m_absent = new QLabel(this);
@@ -215,8 +220,13 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::i
     m_data = data;
     m_origin = originNs;
     double peak = 0.0;
-    for (const auto& buckets : data)
+    bool any = false;
+    for (const auto& buckets : data) {
         peak = std::max(peak, ChartPoints::peak(buckets));
+        any = any || !buckets.empty();
+    }
+    m_zeroNote->setVisible(any && peak == 0.0);
+    layoutZeroNote();
     const UnitScale scale = UnitScale::choose(m_spec.unit, peak);
     const bool percent =
         m_spec.unit == ChartCatalog::Unit::Percent || m_spec.unit == ChartCatalog::Unit::Ratio;
@@ -234,10 +244,13 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::i
     m_scale = scale;
     for (std::size_t i = 0; i < m_series.size() && i < data.size(); ++i) {
         auto points = ChartPoints::fromBuckets(data[i], originNs, m_scale.divisor);
-        if (m_plot)
+        if (m_plot) {
             m_plot->setPoints(i, std::move(points));
-        else
+        } else {
+            // QLineSeries has no gaps: there a gap stays bridged.
+            points.removeIf([](const QPointF& p) { return std::isnan(p.y()); });
             m_series[i]->replace(points);
+        }
     }
 }
 
@@ -265,6 +278,10 @@ void TimelineChart::applyTimeTicks() {
     const QString format = QString("%.%1f").arg(AxisTicks::decimals(step));
     if (m_x->labelFormat() != format)
         m_x->setLabelFormat(format);
+}
+
+bool TimelineChart::zeroNoted() const {
+    return m_zeroNote->isVisible();
 }
 
 double TimelineChart::timeTickStep() const {
@@ -360,6 +377,15 @@ void TimelineChart::setMarkers(const std::vector<Marker>& markers) {
             m_markerTexts[i]->setText(m.text);
     }
     layoutMarkers();
+}
+
+void TimelineChart::layoutZeroNote() {
+    if (!m_zeroNote)
+        return; // the plot area is laid out before the note exists
+    m_zeroNote->setBrush(palette().color(QPalette::WindowText));
+    const QRectF area = m_chart->plotArea();
+    const QRectF text = m_zeroNote->boundingRect();
+    m_zeroNote->setPos(area.center().x() - text.width() / 2, area.bottom() - text.height() - 4);
 }
 
 void TimelineChart::layoutMarkers() {

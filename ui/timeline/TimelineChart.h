@@ -58,6 +58,7 @@ class TimelineChart : public QWidget {
     // The plot area in `ancestor`'s coordinates.
     QRect plotRectIn(const QWidget* ancestor) const;
     bool isAbsent() const { return m_spec.series.empty(); }
+    bool zeroNoted() const; // "0 throughout the view" is shown
     QStringList legendNames() const;
     int pointCount() const; // points now plotted, over all series
     QString absentText() const;
@@ -120,6 +121,7 @@ class TimelineChart : public QWidget {
     void toggle(QLineSeries* series);
     void showSeries(QLineSeries* series, bool shown);
     void layoutMarkers();
+    void layoutZeroNote();
     void applyTimeTicks();
     void layoutSpans();
 
@@ -138,6 +140,7 @@ class TimelineChart : public QWidget {
     UnitScale m_scale;
     QGraphicsLineItem* m_crossLine = nullptr;
     QGraphicsSimpleTextItem* m_crossText = nullptr;
+    QGraphicsSimpleTextItem* m_zeroNote = nullptr; // shown when every value in view is 0
     std::vector<Span> m_spans;
     std::vector<QGraphicsRectItem*> m_spanRects;
     std::vector<QGraphicsSimpleTextItem*> m_spanTexts;
