@@ -33,8 +33,8 @@ const char* const BottleneckClassifier::kRulesText =
     "Ceilings: a device probed with `tierscope storage probe --path DIR` (its latest probe\n"
     "on this host) is judged against the probe: bandwidth (the faster of sequential read and\n"
     "write), 4 KiB random-read IOPS and the QD 1 latency as unloaded await. A device never\n"
-    "probed uses the best 1 s bandwidth (read + write) ever recorded on it (same host, same\n"
-    "device name) in the whole workspace, across sessions, labelled\n"
+    "probed uses the best 1 s bandwidth (read + write) recorded on it (same host, same\n"
+    "device name) in the workspace's other sessions, labelled\n"
     "\"ceiling from history, not probed\", with no IOPS or latency ceiling. A storage\n"
     "workload's target is judged against the probe of its directory (or one above it),\n"
     "never against its own bandwidth; unprobed, it has no ceiling.\n";

@@ -194,9 +194,11 @@ SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t s
                     probed[device] = *c;
         }
         // A storage workload's own series is no ceiling of the device under it (a throttled
-        // QD 1 load read "91 % of its ceiling" that way while the disk was 21 % busy).
+        // QD 1 load read "91 % of its ceiling" that way while the disk was 21 % busy), and
+        // the analysed session's own seconds are no ceiling of its devices: its busiest second
+        // would be "100 % of the ceiling" by construction.
         const std::int64_t end = session.endNs.value_or(now);
-        if (end <= session.startNs)
+        if (end <= session.startNs || session.id == sessionId)
             continue;
         std::map<std::string, std::vector<std::int64_t>> byDevice;
         for (const auto& m : store.metrics(session.id))

@@ -58,8 +58,9 @@ class SessionAnalysis {
                                std::int64_t t1Ns, std::int64_t windowNs,
                                const BottleneckClassifier::Thresholds& thresholds = {});
     // The ceiling of each storage target of the session. Without a probe: the best 1 s
-    // bandwidth (read + write) ever recorded on a device of that name on the same host, in
-    // any session of the workspace. Never the session's own busiest analysis window.
+    // bandwidth (read + write) recorded on a device of that name on the same host in the
+    // workspace's other sessions. Never the session's own seconds: a series is not judged
+    // against a ceiling made of itself.
     static Ceilings ceilings(Store& store, std::int64_t sessionId);
     // The same for these devices too, which a live session may have measured before its
     // series reached the store.

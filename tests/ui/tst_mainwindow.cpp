@@ -97,6 +97,10 @@ std::int64_t writeBottleneckSession(const std::string& db) {
         info.label = "bottlenecks";
         info.startNs = start;
         id = store.createSession(info);
+        // The drive's probe is its ceiling: the session's own busiest second is none.
+        store.addDevices(id, {{"storage-probe", "nvme0n1",
+                               R"({"read_bytes_per_s":5e9,"write_bytes_per_s":2e9,)"
+                               R"("random_read_iops":1e6,"unloaded_read_s":8e-5})"}});
         store.finishSession(id, start + 60 * kSecond);
     }
     StoreWriter writer(db, {});

@@ -14,6 +14,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 #include <cmath>
+#include <cstdio>
 
 using namespace tierscope;
 using Class = BottleneckClassifier::Class;
@@ -89,7 +90,15 @@ class TestComparisonExport : public QObject {
             info.label = "<script>alert(1)</script>";
             info.host = "node-7";
             session = store.createSession(info);
-            store.addDevices(session, {{"block", "nvme0n1", R"({"transport":"tcp"})"}});
+            // Both drives probed: a session's own busiest second is no ceiling of itself.
+            const char* probe = R"({"read_bytes_per_s":%g,"write_bytes_per_s":1e8,)"
+                                R"("random_read_iops":1e6,"unloaded_read_s":8e-5})";
+            char disk[200], array[200];
+            std::snprintf(disk, sizeof disk, probe, 1.1e9);
+            std::snprintf(array, sizeof array, probe, 40e9);
+            store.addDevices(session, {{"block", "nvme0n1", R"({"transport":"tcp"})"},
+                                       {"storage-probe", "nvme0n1", disk},
+                                       {"storage-probe", "nvme1n1", array}});
             store.addEvent(session, kStart, "experiment-plan", "name = \"x<y\"\n");
             m_runA = store.createRun(session, "load", "{}", kStart, "e", "disk");
             store.addRequests(m_runA, {request(2.0), request(2.2), request(2.4), request(2.6)});
@@ -205,7 +214,7 @@ class TestComparisonExport : public QObject {
         QCOMPARE(in.plan, std::string("name = \"x<y\"\n"));
         QCOMPARE(in.hosts.size(), std::size_t(1));
         QVERIFY(in.hosts[0].find("node-7") != std::string::npos);
-        QCOMPARE(in.devices.size(), std::size_t(1));
+        QCOMPARE(in.devices.size(), std::size_t(3)); // the drive and the two probes
     }
 
     void chartsAreWellFormedAndHoldTheirSeries() {
