@@ -1,9 +1,20 @@
+#include "collectors/engine/EngineMetricsMapper.h"
+#include "core/model/TeeSink.h"
+#include "core/report/ChartCatalog.h"
+#include "core/report/StatTiles.h"
+#include "core/stats/HistogramQuantile.h"
+#include "core/store/LiveBuffer.h"
+#include "core/store/SessionRecorder.h"
+#include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
 #include "ui/timeline/BottleneckBand.h"
 
 #include <QImage>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
+#include <random>
 
 using namespace tierscope;
 using Class = BottleneckClassifier::Class;
@@ -111,6 +122,111 @@ class TestBottleneckBand : public QObject {
         QVERIFY(changed.last().first().toString().startsWith("In view: storage-bound 100 %."));
         band.setTimeRange(30, 50); // the same text: no signal
         QCOMPARE(changed.count(), 1);
+    }
+
+    // One engine, scraped once a second through the real mapper into the live buffer and the
+    // store at once, as a recording does. The TTFT tile, the engine TTFT chart's last point,
+    // the In-view line over the same 30 s and `analyze` on the stored session state one
+    // figure: the exact histogram_quantile of those 30 s of requests.
+    void liveFiguresAgreeOnOneSpan() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("live.db").toStdString();
+        // On a 2.5 s window boundary, so that the tile's windows are exactly the last 30 s.
+        const std::int64_t t1 = 1'790'000'000LL * kSecond;
+        const std::int64_t t0 = t1 - 300 * kSecond;
+        std::int64_t session = 0;
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.startNs = t0;
+            session = store.createSession(info);
+            store.finishSession(session, t1);
+        }
+        const std::vector<double> bounds = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+        std::vector<double> cumulative(bounds.size() + 1, 0.0);
+        double sum = 0, count = 0;
+        std::vector<double> span(bounds.size() + 1, 0.0); // the last 30 s, bucket by bucket
+        LiveBuffer buffer(3600 * kSecond);
+        EngineMetricsMapper mapper("e:8000", false);
+        std::mt19937 random(7);
+        std::uniform_int_distribution<int> requests(0, 8);
+        std::lognormal_distribution<double> ttft(std::log(0.4), 0.8);
+        std::vector<double> lastP99; // the chart's points
+        {
+            StoreWriter writer(db);
+            SessionRecorder recorder(writer, session);
+            TeeSink sink(recorder, buffer);
+            // Scrapes half-way between the whole seconds, none on a window edge.
+            for (std::int64_t t = t0 + kSecond / 2; t < t1; t += kSecond) {
+                const int n = requests(random);
+                for (int i = 0; i < n; ++i) {
+                    const double v = ttft(random);
+                    sum += v;
+                    ++count;
+                    for (std::size_t b = 0; b <= bounds.size(); ++b)
+                        if (b == bounds.size() || v <= bounds[b]) {
+                            cumulative[b] += 1;
+                            if (t > t1 - 30 * kSecond)
+                                span[b] += 1;
+                        }
+                }
+                std::string text = "# TYPE vllm:time_to_first_token_seconds histogram\n";
+                for (std::size_t b = 0; b <= bounds.size(); ++b) {
+                    char line[160];
+                    std::snprintf(line, sizeof line,
+                                  "vllm:time_to_first_token_seconds_bucket{le=\"%s\"} %.0f\n",
+                                  b == bounds.size() ? "+Inf"
+                                                     : QByteArray::number(bounds[b]).constData(),
+                                  cumulative[b]);
+                    text += line;
+                }
+                text += "vllm:time_to_first_token_seconds_sum " + std::to_string(sum) + "\n";
+                text += "vllm:time_to_first_token_seconds_count " + std::to_string(count) + "\n";
+                const auto readings = mapper.update(PrometheusTextParser::parse(text), t);
+                sink.write(t, readings);
+                for (const auto& r : readings)
+                    if (r.metric.path == "engine/e:8000/ttft_p99_s")
+                        lastP99 = {static_cast<double>(t), r.value};
+            }
+            writer.stop();
+        }
+        HistogramQuantile::Buckets exact;
+        for (std::size_t b = 0; b <= bounds.size(); ++b)
+            exact.emplace_back(b == bounds.size() ? INFINITY : bounds[b], span[b]);
+        const double p50 = HistogramQuantile::compute(0.5, exact);
+        const double p99 = HistogramQuantile::compute(0.99, exact);
+
+        // The live view, as MainWindow::refreshLiveBand computes it from the buffer.
+        const auto metrics = buffer.metrics();
+        const std::int64_t window = std::max<std::int64_t>(2 * kSecond, (t1 - t0) / 120);
+        auto read = [&](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+            return buffer.decimated(id, from, to, points);
+        };
+        const auto live =
+            SessionAnalysis::analyzeSeries(metrics, read, t0 / window * window, t1, window);
+        const auto tiles =
+            StatTiles::compute(metrics, ChartCatalog::build(metrics, {}), read, t0, t1, 60, &live);
+        const auto& tile =
+            *std::find_if(tiles.begin(), tiles.end(), [](const auto& t) { return t.id == "ttft"; });
+        QVERIFY2(tile.value && tile.second, tile.absentReason.c_str());
+        QVERIFY(std::abs(*tile.value - p50) < 1e-9);
+        QVERIFY(std::abs(*tile.second - p99) < 1e-9);
+        QCOMPARE(tile.detail,
+                 std::to_string(static_cast<long>(span.back())) + " requests in the last 30 s");
+        // The chart's last point pools the same 30 scrapes.
+        QCOMPARE(lastP99.size(), std::size_t(2));
+        QVERIFY(std::abs(lastP99[1] - p99) < 1e-9);
+        // The In-view line over those 30 s, and `analyze` on the stored session.
+        Store store(db, Store::Mode::ReadOnly);
+        const auto stored =
+            SessionAnalysis::analyzeRange(store, session, t1 - 30 * kSecond, t1, window);
+        QVERIFY(stored.ttft.ttft);
+        QVERIFY(std::abs(*stored.ttft.ttft->quantile(0.5) - p50) < 1e-9);
+        QVERIFY(std::abs(*stored.ttft.ttft->quantile(0.99) - p99) < 1e-9);
+        const QString inView =
+            BottleneckBand::rangeSummary(BottleneckBand::spansOf(live, t1), -30, 0);
+        QVERIFY2(inView.contains(QString::fromStdString(stored.ttft.quantileText())),
+                 qPrintable(inView + "\n" + QString::fromStdString(stored.ttft.quantileText())));
     }
 
     void paintsOnlyRecordedTimeAndHatchesUnknown() {
