@@ -19,8 +19,17 @@ WorkloadError refused(const std::string& message) {
     return {WorkloadError::Kind::Refused, message};
 }
 
-nlohmann::json orNull(const std::optional<std::uint64_t>& value) {
+template <typename T> nlohmann::json orNull(const std::optional<T>& value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+// The file's birth time in ns, where the filesystem reports one (ext4, xfs, btrfs, tmpfs do;
+// NFS and older kernels may not).
+std::optional<std::int64_t> birthOf(const struct statx& sx) {
+    if (!(sx.stx_mask & STATX_BTIME))
+        return std::nullopt;
+    return static_cast<std::int64_t>(sx.stx_btime.tv_sec) * 1'000'000'000LL +
+           static_cast<std::int64_t>(sx.stx_btime.tv_nsec);
 }
 
 } // namespace
@@ -75,6 +84,8 @@ StorageManifest StorageManifest::load(const std::string& dir) {
                 e.size = value["size"].get<std::uint64_t>();
             if (value.contains("inode") && value["inode"].is_number_unsigned())
                 e.inode = value["inode"].get<std::uint64_t>();
+            if (value.contains("birth_ns") && value["birth_ns"].is_number_integer())
+                e.birthNs = value["birth_ns"].get<std::int64_t>();
         }
         m.m_files[name] = e;
     }
@@ -122,9 +133,10 @@ std::string StorageManifest::readManifestText() const {
 void StorageManifest::save() const {
     nlohmann::json files = nlohmann::json::object();
     for (const auto& [name, e] : m_files)
-        files[name] = {{"size", orNull(e.size)}, {"inode", orNull(e.inode)}};
+        files[name] = {
+            {"size", orNull(e.size)}, {"inode", orNull(e.inode)}, {"birth_ns", orNull(e.birthNs)}};
     const nlohmann::json doc = {
-        {"created_by", "tierscope"}, {"version", 2}, {"files", files}, {"datasets", m_datasets}};
+        {"created_by", "tierscope"}, {"version", 3}, {"files", files}, {"datasets", m_datasets}};
     const std::string text = doc.dump(1) + "\n";
     const std::string temporary = pathOf(kTempName);
     const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
@@ -170,14 +182,16 @@ std::uint64_t StorageManifest::create(const std::string& name) {
                           " exists and was not created by tierscope; refusing to overwrite it");
         throw WorkloadError::fromErrno(errno, "cannot create", pathOf(name));
     }
-    struct stat st {};
-    const bool known = fstat(fd, &st) == 0;
+    struct statx sx {};
+    const bool known = statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &sx) == 0;
     const int error = errno;
     close(fd);
     if (!known)
         throw WorkloadError::fromErrno(error, "cannot stat", pathOf(name));
-    m_files[name].inode = static_cast<std::uint64_t>(st.st_ino);
-    return static_cast<std::uint64_t>(st.st_ino);
+    auto& entry = m_files[name];
+    entry.inode = static_cast<std::uint64_t>(sx.stx_ino);
+    entry.birthNs = birthOf(sx);
+    return entry.inode.value();
 }
 
 std::optional<std::string> StorageManifest::removeOwned(const std::string& name) {
@@ -189,29 +203,35 @@ std::optional<std::string> StorageManifest::removeOwned(const std::string& name)
         return refusal("is not in the manifest");
     if (DataFileName::workloadOf(name).empty())
         return refusal("is not a name tierscope gives its files");
-    struct stat st {};
-    if (fstatat(m_dirFd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    struct statx st {};
+    if (statx(m_dirFd, name.c_str(), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &st) !=
+        0) {
         if (errno != ENOENT)
             return refusal(std::string("cannot be checked: ") + std::strerror(errno));
         m_files.erase(it);
         return std::nullopt;
     }
     const Entry& e = it->second;
-    if (S_ISLNK(st.st_mode))
+    if (S_ISLNK(st.stx_mode))
         return refusal("is a symlink, not the file tierscope created");
-    if (!S_ISREG(st.st_mode))
+    if (!S_ISREG(st.stx_mode))
         return refusal("is not a regular file");
     if (!e.inode || !e.size)
         return refusal("was recorded without its inode (by an older tierscope, or just before a "
                        "crash), so it cannot be told from a file put in its place; delete it "
                        "yourself if it is tierscope's");
-    if (static_cast<std::uint64_t>(st.st_ino) != *e.inode)
-        return refusal("is not the file tierscope created (inode " + std::to_string(st.st_ino) +
+    if (static_cast<std::uint64_t>(st.stx_ino) != *e.inode)
+        return refusal("is not the file tierscope created (inode " + std::to_string(st.stx_ino) +
                        ", recorded " + std::to_string(*e.inode) + ")");
-    if (st.st_nlink != 1)
+    // Same inode, another birth: the file was deleted and its inode given to a new one.
+    if (e.birthNs && birthOf(st) != e.birthNs)
+        return refusal("is not the file tierscope created: it has the recorded inode but " +
+                       std::string(birthOf(st) ? "another birth time" : "no birth time") +
+                       ", so the inode was given to a file created since");
+    if (st.stx_nlink != 1)
         return refusal("has other hard links");
-    if (static_cast<std::uint64_t>(st.st_size) > *e.size)
-        return refusal("is larger (" + std::to_string(st.st_size) +
+    if (static_cast<std::uint64_t>(st.stx_size) > *e.size)
+        return refusal("is larger (" + std::to_string(st.stx_size) +
                        " bytes) than tierscope made it (" + std::to_string(*e.size) + ")");
     // The entry checked is the entry unlinked: unlinkat never follows a symlink, so a swap in
     // between can only make us remove a name from this directory, never a file elsewhere.

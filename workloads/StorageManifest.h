@@ -20,10 +20,14 @@ class StorageManifest {
 
     // What tierscope recorded about one file. The inode is known once the file exists; an
     // entry without one (an older tierscope's manifest, or a crash between recording the
-    // name and creating the file) is never deleted.
+    // name and creating the file) is never deleted. An inode alone does not name a file: a
+    // filesystem gives a freed inode to the next file created (ext4 did, to a model shard
+    // copied in under the same name), so its birth time (statx) is recorded too where the
+    // filesystem keeps one, to the nanosecond.
     struct Entry {
         std::optional<std::uint64_t> size;
         std::optional<std::uint64_t> inode;
+        std::optional<std::int64_t> birthNs;
     };
 
     // Reads DIR/.tierscope-data.json; an absent file is an empty manifest. Throws WorkloadError
@@ -51,7 +55,8 @@ class StorageManifest {
     std::uint64_t create(const std::string& name);
     // Deletes NAME when it is provably the file tierscope created: one of tierscope's names,
     // a regular file (not a symlink) directly in the directory, with one link, the recorded
-    // inode and at most the recorded size (an interrupted write leaves it shorter). Returns
+    // inode and birth time and at most the recorded size (an interrupted write leaves it
+    // shorter). Returns
     // nothing when the file is gone (deleted, or already missing) and the entry forgotten;
     // otherwise why it refused, and the entry is kept, so the refusal is reported again.
     std::optional<std::string> removeOwned(const std::string& name);

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <fcntl.h>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -311,6 +312,36 @@ class TestStorageWorkloads : public QObject {
         QCOMPARE(StorageDataset::remove(manifest, "", &refusals), 0);
         QCOMPARE(refusals.size(), std::size_t(1));
         QCOMPARE(head(shard, 14), std::string("someone else's"));
+    }
+
+    // The inode tierscope recorded, given to a file created since (a model shard copied in
+    // under the same name once the synthetic ones were deleted by hand): the birth time tells
+    // them apart, and clean leaves the user's file. The reuse is made certain by writing the
+    // new file's inode into the manifest, which anyone who can write the directory can do.
+    void aReusedInodeIsNotTheFileTierscopeCreated() {
+        auto manifest = StorageManifest::load(m_dir);
+        IoRunner(StorageDataset::prepareModelLoad(manifest, 4096, 1)).run();
+        const std::string name = StorageDataset::shardName(0, 1);
+        const auto recorded = StorageManifest::load(m_dir).files().at(name);
+        QVERIFY(recorded.inode && recorded.birthNs); // ext4 and tmpfs keep birth times
+        QCOMPARE(unlink((m_dir + "/" + name).c_str()), 0);
+        QTest::qWait(20); // a birth time later than the recorded one, at any clock resolution
+        test::writeFileBytes(m_dir + "/" + name, "the user's real shard");
+        struct stat st {};
+        QCOMPARE(stat((m_dir + "/" + name).c_str(), &st), 0);
+        std::ifstream in(m_dir + "/.tierscope-data.json");
+        auto doc = nlohmann::json::parse(in);
+        doc["files"][name]["inode"] = static_cast<std::uint64_t>(st.st_ino);
+        test::writeFile(QString::fromStdString(m_dir + "/.tierscope-data.json"),
+                        QByteArray::fromStdString(doc.dump()));
+        auto reused = StorageManifest::load(m_dir);
+        std::vector<std::string> refusals;
+        QCOMPARE(StorageDataset::remove(reused, "", &refusals), 0);
+        QCOMPARE(refusals.size(), std::size_t(1));
+        QVERIFY2(refusals[0].find("the inode was given to a file created since") !=
+                     std::string::npos,
+                 refusals[0].c_str());
+        QCOMPARE(head(m_dir + "/" + name, 21), std::string("the user's real shard"));
     }
 
     void anInterruptedPrepareCanStillBeCleaned() {
