@@ -638,8 +638,13 @@ concurrency = 2
         // KPI of each measured run, and the paced disk tier shows in its KV retrieve share.
         std::map<std::string, std::map<std::string, double>> kpis;
         for (const auto& run : done.runs)
-            if (run.status == "completed")
+            if (run.status == "completed") {
                 kpis[run.arm] = kpisOf("cold.db", run);
+                // Exactly the run's own requests: none of the populate phase before it, none
+                // of its last ones lost after its end.
+                Store store(m_dir.filePath("cold.db").toStdString(), Store::Mode::ReadOnly);
+                QCOMPARE(RunTimeline::read(store, run).ttft.requests().value_or(-1), 8.0);
+            }
         for (const char* arm : {"a", "b"})
             for (const char* kpi : {"engine_ttft_mean", "engine_queue_mean", "engine_prefill_mean",
                                     "kv_retrieve_per_request", "ttft_storage_share"})
