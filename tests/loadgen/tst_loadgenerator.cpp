@@ -41,6 +41,24 @@ Sse::Reply quick(int lastMs, std::string tag = {}) {
 }
 
 // Seconds from the first measured send to the last measured end, from the records alone.
+// Completion stream cmpl-<n>: `tokens` one-word chunks 50 ms apart from `firstMs`, each naming
+// its stream (the server's write stamps are looked up by it), then usage and [DONE] with the
+// last token.
+Sse::Reply taggedStream(int n, int firstMs, int tokens, int promptTokens) {
+    Sse::Reply r;
+    r.tag = "cmpl-" + std::to_string(n);
+    const std::string chunk = Sse::event(R"({"id":")" + r.tag +
+                                         R"(","object":"text_completion","model":"m",)"
+                                         R"("choices":[{"index":0,"text":"w",)"
+                                         R"("logprobs":null,"finish_reason":null}]})");
+    for (int t = 0; t < tokens; ++t)
+        r.events.push_back({firstMs + 50 * t, chunk});
+    const int last = firstMs + 50 * (tokens - 1);
+    r.events.push_back({last, Sse::usageChunk(promptTokens, tokens)});
+    r.events.push_back({last, Sse::done()});
+    return r;
+}
+
 double measuredSpan(const std::vector<RequestRecord>& records) {
     std::int64_t first = std::numeric_limits<std::int64_t>::max();
     double last = 0;
@@ -87,18 +105,7 @@ class TestLoadGenerator : public QObject {
         std::atomic<int> next{0};
         Sse server([&](const std::string&) {
             const int n = next++;
-            Sse::Reply r;
-            r.tag = "cmpl-" + std::to_string(n);
-            const std::string chunk = Sse::event(R"({"id":")" + r.tag +
-                                                 R"(","object":"text_completion","model":"m",)"
-                                                 R"("choices":[{"index":0,"text":"w",)"
-                                                 R"("logprobs":null,"finish_reason":null}]})");
-            const int first = 5 + n % 16; // prefill of 5-20 ms
-            for (int t = 0; t < 8; ++t)
-                r.events.push_back({first + 50 * t, chunk});
-            r.events.push_back({first + 350, Sse::usageChunk(200, 8)});
-            r.events.push_back({first + 350, Sse::done()});
-            return r;
+            return taggedStream(n, 5 + n % 16, 8, 200); // prefill of 5-20 ms
         });
         WallClock clock;
         LoadGenerator::Options o;
@@ -158,18 +165,8 @@ class TestLoadGenerator : public QObject {
         std::atomic<int> next{0};
         Sse server([&](const std::string&) {
             const int n = next++;
-            Sse::Reply r;
-            r.tag = "cmpl-" + std::to_string(n);
-            const std::string chunk = Sse::event(R"({"id":")" + r.tag +
-                                                 R"(","object":"text_completion","model":"m",)"
-                                                 R"("choices":[{"index":0,"text":"w",)"
-                                                 R"("logprobs":null,"finish_reason":null}]})");
-            const int first = 50 + (n * 37) % 150; // TTFT 50-200 ms: many fall in a stall
-            for (int t = 0; t < 3; ++t)
-                r.events.push_back({first + 50 * t, chunk});
-            r.events.push_back({first + 100, Sse::usageChunk(100, 3)});
-            r.events.push_back({first + 100, Sse::done()});
-            return r;
+            // TTFT 50-200 ms: many fall in a stall
+            return taggedStream(n, 50 + (n * 37) % 150, 3, 100);
         });
         WallClock clock;
         LoadGenerator::Options o;
