@@ -15,6 +15,7 @@
 #include <QtTest>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 using namespace tierscope;
 using Class = BottleneckClassifier::Class;
@@ -128,6 +129,11 @@ class TestComparisonExport : public QObject {
             writer.defineMetric(session, {"engine/e/lmcache_retrieve_sum_s", "s", "gauge", "{}"});
         const int kvCount =
             writer.defineMetric(session, {"engine/e/lmcache_retrieve_count", "1", "gauge", "{}"});
+        // And its TTFT buckets' increases, as the mapper stores them.
+        std::map<std::string, int> bucket;
+        for (const char* le : {"0.5", "1", "2.5", "+Inf"})
+            bucket[le] = writer.defineMetric(
+                session, {std::string("engine/e/ttft_bucket{le=") + le + "}", "1", "gauge", "{}"});
         for (int i = 0; i < 300; ++i) {
             const std::int64_t t = kStart + i * kSecond / 10;
             const bool a = i < 100;
@@ -141,6 +147,8 @@ class TestComparisonExport : public QObject {
             writer.append(ttftCount, t, 1);
             writer.append(kvSum, t, a ? 1.5 : 0.1);
             writer.append(kvCount, t, 1);
+            for (const auto& [le, id] : bucket) // 2.2 s falls in (1, 2.5], 0.6 s in (0.5, 1]
+                writer.append(id, t, le == "0.5" || (a && le == "1") ? 0 : 1);
         }
         writer.stop();
     }
@@ -191,6 +199,12 @@ class TestComparisonExport : public QObject {
         QVERIFY(std::abs(kpi("ttft_storage_share")->a - 1.5 / 2.2 * 100) < 1e-6);
         QVERIFY(std::abs(kpi("ttft_storage_share")->b - 0.1 / 0.6 * 100) < 1e-6);
         QVERIFY(kpi("ttft_storage_share")->lowerIsBetter);
+        // The run's engine TTFT quantiles are histogram_quantile of its own buckets, linear in
+        // the bucket that holds the rank: (1, 2.5] for the disk, (0.5, 1] for the array.
+        QVERIFY(std::abs(kpi("engine_ttft_p50")->a - (1 + 1.5 * 0.5)) < 1e-9);
+        QVERIFY(std::abs(kpi("engine_ttft_p99")->a - (1 + 1.5 * 0.99)) < 1e-9);
+        QVERIFY(std::abs(kpi("engine_ttft_p50")->b - (0.5 + 0.5 * 0.5)) < 1e-9);
+        QVERIFY(std::abs(kpi("engine_ttft_mean")->a - 2.2) < 1e-9);
         QVERIFY(kpi("storage_bound_share")->a > 90);
         QVERIFY(kpi("storage_bound_share")->b < 10);
         QVERIFY(!kpi("gpu_compute_bound_share")->lowerIsBetter);
