@@ -7,7 +7,9 @@
 #include "core/util/SizeParser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
+#include <optional>
 #include <stdexcept>
 #include <toml++/toml.h>
 
@@ -26,9 +28,15 @@ namespace {
 // Any: a key whose value its own parser checks (a share, a flag) with a message of its own.
 enum class Kind { Text, Integer, Seed, Duration, Size, Concurrency, Gates, Env, Tables, Any };
 
+// Integer: the range a value must lie in; Size: the bytes, and a multiple of `multiple`.
+// Values that could only fail once the runs start (a 1-byte O_DIRECT block, 0 files, a
+// queue depth of a million) are errors here, with their line.
 struct Key {
     const char* name;
     Kind kind;
+    long long min = LLONG_MIN;
+    long long max = LLONG_MAX;
+    long long multiple = 1;
 };
 
 const char* typeName(const toml::node& node) {
@@ -55,24 +63,57 @@ bool isInt(const toml::node& node) {
            node.as_integer()->get() <= INT_MAX;
 }
 
+std::string rangeText(const Key& key) {
+    if (key.max == LLONG_MAX)
+        return "of at least " + std::to_string(key.min);
+    return "from " + std::to_string(key.min) + " to " + std::to_string(key.max);
+}
+
+std::optional<long long> sizeOf(const toml::node& v) {
+    if (v.is_integer())
+        return v.as_integer()->get();
+    if (!v.is_string())
+        return std::nullopt;
+    const auto bytes = SizeParser::parse(v.as_string()->get());
+    if (!bytes || *bytes > static_cast<std::uint64_t>(LLONG_MAX))
+        return std::nullopt;
+    return static_cast<long long>(*bytes);
+}
+
 // Empty when the value fits; else what it should have been.
-std::string mismatch(const toml::node& v, Kind kind) {
-    switch (kind) {
+std::string mismatch(const toml::node& v, const Key& key) {
+    switch (key.kind) {
     case Kind::Text:
         return v.is_string() ? "" : "a string";
-    case Kind::Integer:
-        return isInt(v) ? "" : "an integer";
+    case Kind::Integer: {
+        const bool ranged = key.min != LLONG_MIN || key.max != LLONG_MAX;
+        const std::string what = ranged ? "an integer " + rangeText(key) : "an integer";
+        if (!isInt(v))
+            return what;
+        const long long n = v.as_integer()->get();
+        return n >= key.min && n <= key.max ? "" : what;
+    }
     case Kind::Seed:
         return v.is_integer() && v.as_integer()->get() >= 0 ? "" : "a non-negative integer";
-    case Kind::Duration:
-        return v.is_string() && DurationParser::parse(v.as_string()->get())
-                   ? ""
-                   : "a duration such as \"60s\"";
-    case Kind::Size:
-        if (v.is_integer() && v.as_integer()->get() > 0)
-            return "";
-        return v.is_string() && SizeParser::parse(v.as_string()->get()) ? ""
-                                                                        : "a size such as \"8GiB\"";
+    case Kind::Duration: {
+        const auto d = v.is_string() ? DurationParser::parse(v.as_string()->get()) : std::nullopt;
+        const bool positive = key.min > 0;
+        if (!d || (positive && *d <= std::chrono::nanoseconds(0)))
+            return positive ? "a duration above 0 such as \"60s\"" : "a duration such as \"60s\"";
+        return "";
+    }
+    case Kind::Size: {
+        const auto bytes = sizeOf(v);
+        const bool ranged = key.min != LLONG_MIN || key.max != LLONG_MAX;
+        std::string what =
+            ranged ? "a size " + rangeText(key) + " bytes" : "a size such as \"8GiB\"";
+        if (key.multiple > 1)
+            what += ", a multiple of " + std::to_string(key.multiple);
+        if (!bytes || *bytes <= 0 || *bytes < key.min || *bytes > key.max ||
+            *bytes % key.multiple != 0)
+            return what;
+        return "";
+    }
     case Kind::Concurrency:
         if (isInt(v))
             return "";
@@ -113,18 +154,31 @@ void checkKeys(const toml::table& table, const std::string& where, const std::ve
                 known += (known.empty() ? "" : ", ") + std::string(key.name);
             fail(v, "unknown key \"" + name + "\" in " + where + " (the keys are " + known + ")");
         }
-        if (const auto expected = mismatch(v, key->kind); !expected.empty())
+        if (const auto expected = mismatch(v, *key); !expected.empty()) {
+            // The type was right but not the value: say the value.
+            const bool typeRight =
+                (v.is_integer() && (key->kind == Kind::Integer || key->kind == Kind::Size)) ||
+                (v.is_string() && (key->kind == Kind::Size || key->kind == Kind::Duration));
             fail(v, name + " must be " +
                         (key->kind == Kind::Tables ? "[[" + name + "]] tables" : expected) +
-                        ", not " + typeName(v));
+                        ", not " +
+                        (typeRight ? v.is_string() ? "\"" + v.as_string()->get() + "\""
+                                                   : std::to_string(v.as_integer()->get())
+                                   : std::string(typeName(v))));
+        }
     }
 }
 
-const std::vector<Key> kPlanKeys = {
-    {"name", Kind::Text},   {"repetitions", Kind::Integer}, {"warmup", Kind::Integer},
-    {"order", Kind::Text},  {"seed", Kind::Seed},           {"on_failure", Kind::Text},
-    {"gates", Kind::Gates}, {"arm", Kind::Tables},          {"workload", Kind::Tables},
-    {"max_failure_rate", Kind::Any}};
+const std::vector<Key> kPlanKeys = {{"name", Kind::Text},
+                                    {"repetitions", Kind::Integer, 1, INT_MAX},
+                                    {"warmup", Kind::Integer, 0, INT_MAX},
+                                    {"order", Kind::Text},
+                                    {"seed", Kind::Seed},
+                                    {"on_failure", Kind::Text},
+                                    {"gates", Kind::Gates},
+                                    {"arm", Kind::Tables},
+                                    {"workload", Kind::Tables},
+                                    {"max_failure_rate", Kind::Any}};
 
 const std::vector<Key> kArmKeys = {{"label", Kind::Text},
                                    {"storage_profile", Kind::Text},
@@ -132,11 +186,11 @@ const std::vector<Key> kArmKeys = {{"label", Kind::Text},
                                    {"engine_url", Kind::Text},
                                    {"setup", Kind::Text},
                                    {"teardown", Kind::Text},
-                                   {"timeout", Kind::Duration},
+                                   {"timeout", Kind::Duration, 1},
                                    {"env", Kind::Env},
                                    {"engine_start", Kind::Text},
                                    {"engine_ready", Kind::Text},
-                                   {"ready_timeout", Kind::Duration},
+                                   {"ready_timeout", Kind::Duration, 1},
                                    {"engine_stop_grace", Kind::Duration},
                                    {"engine_restart", Kind::Text},
                                    {"reset_prefix_cache", Kind::Any},
@@ -150,42 +204,45 @@ std::vector<Key> workloadKeys(const std::string& kind) {
         keys.insert(keys.end(), more.begin(), more.end());
     };
     if (kind != "load" && kind != "cold-recovery")
-        add({{"block_size", Kind::Size}, {"queue_depth", Kind::Integer}});
+        add({{"block_size", Kind::Size, 512, 1LL << 30, 512},
+             {"queue_depth", Kind::Integer, 1, 4096}});
     if (kind == "model-load")
-        add({{"size", Kind::Size}, {"files", Kind::Integer}, {"parallel", Kind::Integer}});
+        add({{"size", Kind::Size},
+             {"files", Kind::Integer, 1, 100000},
+             {"parallel", Kind::Integer, 1, 1024}});
     if (kind == "kv-restore")
         add({{"geometry", Kind::Text},
-             {"tokens", Kind::Integer},
-             {"prefixes", Kind::Integer},
-             {"chunk_tokens", Kind::Integer},
-             {"requests", Kind::Integer}});
+             {"tokens", Kind::Integer, 1},
+             {"prefixes", Kind::Integer, 1},
+             {"chunk_tokens", Kind::Integer, 1},
+             {"requests", Kind::Integer, 1}});
     if (kind == "checkpoint-save")
-        add({{"size", Kind::Size}, {"files", Kind::Integer}});
+        add({{"size", Kind::Size}, {"files", Kind::Integer, 1, 100000}});
     if (kind == "cold-recovery")
         add({{"model", Kind::Text},
              {"api", Kind::Text},
              {"rate", Kind::Any},
-             {"documents", Kind::Integer},
-             {"document_tokens", Kind::Integer},
-             {"questions", Kind::Integer},
-             {"question_tokens", Kind::Integer},
-             {"output_len", Kind::Integer},
-             {"seed", Kind::Integer},
+             {"documents", Kind::Integer, 1},
+             {"document_tokens", Kind::Integer, 1},
+             {"questions", Kind::Integer, 1},
+             {"question_tokens", Kind::Integer, 1},
+             {"output_len", Kind::Integer, 1},
+             {"seed", Kind::Integer, 0},
              {"geometry", Kind::Text},
              {"kv_bytes_per_token", Kind::Size}});
     if (kind == "load")
         add({{"api", Kind::Text},
              {"model", Kind::Text},
-             {"requests", Kind::Integer},
-             {"warmup_requests", Kind::Integer},
-             {"input_len", Kind::Integer},
-             {"output_len", Kind::Integer},
-             {"seed", Kind::Integer},
+             {"requests", Kind::Integer, 1},
+             {"warmup_requests", Kind::Integer, 0},
+             {"input_len", Kind::Integer, 1},
+             {"output_len", Kind::Integer, 1},
+             {"seed", Kind::Integer, 0},
              {"dataset", Kind::Text},
-             {"users", Kind::Integer},
-             {"system_tokens", Kind::Integer},
-             {"rounds", Kind::Integer},
-             {"question_tokens", Kind::Integer}});
+             {"users", Kind::Integer, 1},
+             {"system_tokens", Kind::Integer, 0},
+             {"rounds", Kind::Integer, 1},
+             {"question_tokens", Kind::Integer, 1}});
     return keys;
 }
 
@@ -233,8 +290,20 @@ ExperimentPlan::Arm arm(const toml::table& t) {
         a.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
     }
     if (const auto* env = t["env"].as_table())
-        for (const auto& [k, v] : *env)
-            a.env[std::string(k.str())] = text(v);
+        for (const auto& [k, v] : *env) {
+            // A name with '=' or a space cannot be set in an environment: say so here.
+            const std::string name(k.str());
+            const bool valid = !name.empty() &&
+                               !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                               std::all_of(name.begin(), name.end(), [](char c) {
+                                   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                               });
+            if (!valid)
+                fail(v, "env: \"" + name +
+                            "\" is not an environment variable name (letters, digits and _, "
+                            "not starting with a digit)");
+            a.env[name] = text(v);
+        }
     a.engineStart = t["engine_start"].value_or(std::string());
     a.engineReady = t["engine_ready"].value_or(std::string());
     a.readyTimeout = duration(t, "ready_timeout", a.readyTimeout);

@@ -313,9 +313,10 @@ class TestExperimentPlan : public QObject {
         };
         // The top level.
         QVERIFY(says(error("repetitions = 2", "repetitions = \"2\""),
-                     "line 2: repetitions must be an integer, not a string"));
+                     "line 2: repetitions must be an integer from 1 to 2147483647, not a string"));
         QVERIFY(says(error("repetitions = 2", "repetitions = 2.5"),
-                     "line 2: repetitions must be an integer, not a floating-point number"));
+                     "line 2: repetitions must be an integer from 1 to 2147483647, not a "
+                     "floating-point number"));
         QVERIFY(says(error("repetitions = 2", "repetition = 2"),
                      "line 2: unknown key \"repetition\" in the plan (the keys are name, "
                      "repetitions, warmup, order, seed, on_failure, gates, arm, workload, "
@@ -345,7 +346,7 @@ class TestExperimentPlan : public QObject {
                      "line 4: unknown key \"lable\" in [[arm]] (the keys are label, "
                      "storage_profile, path, engine_url"));
         QVERIFY(says(error("timeout = \"5s\"", "timeout = 5"),
-                     "line 5: timeout must be a duration such as \"60s\", not an integer"));
+                     "line 5: timeout must be a duration above 0 such as \"60s\", not an integer"));
         QVERIFY(says(error("timeout = \"5s\"", "setup = [\"true\"]"),
                      "line 5: setup must be a string, not an array"));
         QVERIFY(says(error("timeout = \"5s\"", "env = { X = { Y = 1 } }"),
@@ -353,7 +354,7 @@ class TestExperimentPlan : public QObject {
         QVERIFY(says(error("timeout = \"5s\"", "env = \"X=1\""), "line 5: env must be a table"));
         // A [[workload]] table: its keys depend on its kind.
         QVERIFY(says(error("files = 2", "files = \"2\""),
-                     "line 10: files must be an integer, not a string"));
+                     "line 10: files must be an integer from 1 to 100000, not a string"));
         QVERIFY(says(error("files = 2", "file = 2"),
                      "line 10: unknown key \"file\" in a model-load [[workload]] (the keys are "
                      "kind, concurrency, block_size, queue_depth, size, files, parallel)"));
@@ -364,15 +365,45 @@ class TestExperimentPlan : public QObject {
         QVERIFY(says(error("files = 2", "concurrency = [4, \"8\"]"),
                      "line 10: concurrency must be an integer or a list of integers"));
         QVERIFY(says(error("files = 2", "size = \"lots\""),
-                     "line 10: size must be a size such as \"8GiB\", not a string"));
+                     "line 10: size must be a size such as \"8GiB\", not \"lots\""));
         QVERIFY(
             says(error("files = 2", "files = 99999999999"), "line 10: files must be an integer"));
         QVERIFY(says(error("requests = 10", "requests = 1e3"),
-                     "line 13: requests must be an integer, not a floating-point number"));
+                     "line 13: requests must be an integer of at least 1, not a floating-point "
+                     "number"));
         QVERIFY(says(error("requests = 10", "dataset = \"sharedprefix\""),
                      "line 13: dataset is synthetic or shared-prefix"));
         QVERIFY(says(error("requests = 10", "block_size = \"1MiB\""),
                      "line 13: unknown key \"block_size\" in a load [[workload]]"));
+        // Values that could only fail once the runs start, and the number that is wrong.
+        QVERIFY(
+            says(error("repetitions = 2", "repetitions = 2147483648"),
+                 "line 2: repetitions must be an integer from 1 to 2147483647, not 2147483648"));
+        QVERIFY(says(error("repetitions = 2", "warmup = -1"),
+                     "line 2: warmup must be an integer from 0 to 2147483647, not -1"));
+        QVERIFY(says(error("timeout = \"5s\"", "timeout = \"0s\""),
+                     "line 5: timeout must be a duration above 0 such as \"60s\", not \"0s\""));
+        QVERIFY(says(error("timeout = \"5s\"", "env = { \"A=B\" = \"1\" }"),
+                     "line 5: env: \"A=B\" is not an environment variable name"));
+        QVERIFY(says(error("timeout = \"5s\"", "env = { \"MY VAR\" = 1 }"),
+                     "line 5: env: \"MY VAR\" is not an environment variable name"));
+        QVERIFY(says(error("files = 2", "files = 0"),
+                     "line 10: files must be an integer from 1 to 100000, not 0"));
+        QVERIFY(says(error("files = 2", "block_size = \"1\""),
+                     "line 10: block_size must be a size from 512 to 1073741824 bytes, a multiple "
+                     "of 512, not \"1\""));
+        QVERIFY(says(error("files = 2", "block_size = 1000"), "a multiple of 512, not 1000"));
+        QVERIFY(says(error("files = 2", "queue_depth = 1000000"),
+                     "line 10: queue_depth must be an integer from 1 to 4096, not 1000000"));
+        QVERIFY(says(error("requests = 10", "requests = 0"),
+                     "line 13: requests must be an integer of at least 1, not 0"));
+        QVERIFY(says(error("requests = 10", "output_len = -5"),
+                     "line 13: output_len must be an integer of at least 1, not -5"));
+        QVERIFY_THROWS_NO_EXCEPTION(
+            ExperimentPlan::parse(base + "[[workload]]\nkind = \"model-load\"\n"
+                                         "block_size = \"1MiB\"\n"
+                                         "[[workload]]\nkind = \"kv-restore\"\n"
+                                         "block_size = 512\nqueue_depth = 4096\n"));
         // What is right still parses, with its values.
         const auto plan = ExperimentPlan::parse(base + "dataset = \"shared-prefix\"\nusers = 4\n");
         QCOMPARE(plan.workloads[1].params.at("users"), std::string("4"));
