@@ -2,8 +2,10 @@
 
 #include "app/common/ExitCode.h"
 #include "app/common/WorkspaceOpener.h"
+#include "core/store/Store.h"
 #include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
+#include "core/util/WallClock.h"
 
 #include <cstdio>
 #include <iostream>
@@ -11,6 +13,25 @@
 #include <unistd.h>
 
 namespace tierscope {
+
+namespace {
+
+constexpr std::int64_t kRecentNs = 15'000'000'000LL;
+
+// An open session is "recording" while its samples keep arriving (one within 15 s of now), and
+// "interrupted" once they stopped without the session being closed (a crash, a kill, a full
+// disk). A recorder killed a moment ago reads "recording" for up to those 15 s.
+std::string stateOf(Store& store, const SessionInfo& s, std::int64_t nowNs) {
+    if (s.endNs)
+        return "finished";
+    for (const auto& m : store.metrics(s.id))
+        for (const auto& b : store.readDecimated(m.id, nowNs - kRecentNs, nowNs + kRecentNs, 1))
+            if (b.count > 0)
+                return "recording";
+    return "interrupted";
+}
+
+} // namespace
 
 CLI::App* SessionsCommand::attach(CLI::App& parent, Options& options) {
     auto* cmd = parent.add_subcommand("sessions", "List the recorded sessions of the workspace");
@@ -29,8 +50,10 @@ int SessionsCommand::run(const GlobalOptions& global, const Options& options) {
     const auto shown = [terminal](const std::string& text) {
         return terminal ? TerminalText::clean(text) : text;
     };
+    const std::int64_t now = WallClock::systemNowNs();
     for (const auto& s : store->sessions()) {
         const auto metrics = store->metrics(s.id).size();
+        const std::string state = stateOf(*store, s, now);
         const auto samples = store->sampleCount(s.id);
         if (options.json) {
             nlohmann::json row = {{"id", s.id},
@@ -40,14 +63,14 @@ int SessionsCommand::run(const GlobalOptions& global, const Options& options) {
                                   {"start_ns", s.startNs},
                                   {"metrics", metrics},
                                   {"samples", samples},
-                                  {"tool_version", s.toolVersion}};
+                                  {"tool_version", s.toolVersion},
+                                  {"state", state}};
             row["end_ns"] = s.endNs ? nlohmann::json(*s.endNs) : nlohmann::json(nullptr);
             rows.push_back(row);
             continue;
         }
         const std::string duration =
-            s.endNs ? UnitFormat::seconds(static_cast<double>(*s.endNs - s.startNs) / 1e9)
-                    : std::string("interrupted");
+            s.endNs ? UnitFormat::seconds(static_cast<double>(*s.endNs - s.startNs) / 1e9) : state;
         std::printf("%4lld  %-20.20s  %-22.22s  %-21s  %10s  %7zu  %10s\n",
                     static_cast<long long>(s.id), shown(s.label).c_str(),
                     shown(s.storageProfile).c_str(), UnitFormat::utcTime(s.startNs).c_str(),

@@ -2,6 +2,7 @@
 #include "core/model/RequestRecord.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
+#include "core/util/WallClock.h"
 
 #include <QImage>
 #include <QProcess>
@@ -229,6 +230,55 @@ class TestCli : public QObject {
         const auto n = nlohmann::json::parse(noneJson.out.toStdString());
         QVERIFY(n["ttft_breakdown"]["ttft_mean_s"].is_null());
         QCOMPARE(n["ttft_breakdown"]["absent"].size(), std::size_t(4));
+    }
+
+    // An open session is "recording" while samples arrive, "interrupted" once they stopped
+    // without the session being closed: the GUI's running recording read "interrupted".
+    void anOpenSessionIsRecordingOnlyWhileSamplesArrive() {
+        const QString db = path("states.db");
+        const std::int64_t second = 1'000'000'000LL;
+        const std::int64_t now = WallClock::systemNowNs();
+        std::vector<std::int64_t> ids;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            for (const char* label : {"crashed", "running", "closed"}) {
+                SessionInfo info;
+                info.label = label;
+                info.startNs = now - 120 * second;
+                ids.push_back(store.createSession(info));
+            }
+            store.finishSession(ids[2], now - 50 * second);
+        }
+        {
+            StoreWriter writer(db.toStdString(), {});
+            const std::int64_t last[] = {now - 60 * second, now - second, now - 55 * second};
+            for (std::size_t i = 0; i < ids.size(); ++i) {
+                const int m =
+                    writer.defineMetric(ids[i], {"host/cpu/busy_pct", "percent", "gauge", "{}"});
+                writer.append(m, now - 100 * second, 5);
+                writer.append(m, last[i], 5);
+            }
+            writer.stop();
+        }
+        const auto json = run({"--db", db, "sessions", "--json"});
+        QCOMPARE(json.code, 0);
+        const auto rows = nlohmann::json::parse(json.out.toStdString());
+        QCOMPARE(rows.size(), std::size_t(3));
+        QCOMPARE(rows[0]["state"].get<std::string>(), std::string("interrupted"));
+        QCOMPARE(rows[1]["state"].get<std::string>(), std::string("recording"));
+        QCOMPARE(rows[2]["state"].get<std::string>(), std::string("finished"));
+        // The table says it where a closed session has its duration.
+        const auto table = run({"--db", db, "sessions"});
+        const auto lines = table.out.split('\n');
+        auto lineOf = [&](const char* label) {
+            for (const auto& line : lines)
+                if (line.contains(label))
+                    return line;
+            return QByteArray();
+        };
+        QVERIFY2(lineOf("running").contains(" recording "), table.out.constData());
+        QVERIFY2(lineOf("crashed").contains(" interrupted "), table.out.constData());
+        QVERIFY2(lineOf("closed").contains(" 70.0 s "), table.out.constData());
     }
 
     void recordListExport() {
