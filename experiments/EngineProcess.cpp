@@ -98,7 +98,9 @@ void EngineProcess::start() {
 
 void EngineProcess::readLoop() {
     char buffer[8192];
-    while (!m_stopReading) {
+    for (;;) {
+        if (m_stopReading && Clock::now().time_since_epoch().count() >= m_readUntil.load())
+            return;
         pollfd p{m_out, POLLIN, 0};
         const int ready = poll(&p, 1, 100);
         if (ready < 0 && errno == EINTR)
@@ -167,7 +169,12 @@ bool EngineProcess::stop(std::chrono::milliseconds grace) {
     }
     if (gone)
         ChildGroups::remove(m_pid);
-    // A process that left the group (setsid) may still hold the pipe: stop reading anyway.
+    // What the group wrote before it went is read to the end (the pipe's EOF ends the reader
+    // at once); a process that left the group (setsid) may still hold the pipe, so not longer
+    // than half a second, and not at all when members are left.
+    m_readUntil = (gone ? Clock::now() + std::chrono::milliseconds(500) : Clock::now())
+                      .time_since_epoch()
+                      .count();
     m_stopReading = true;
     if (m_reader.joinable())
         m_reader.join();

@@ -53,6 +53,7 @@ class EngineProcess {
     int m_out = -1;
     std::thread m_reader;
     std::atomic<bool> m_stopReading{false};
+    std::atomic<std::int64_t> m_readUntil{0}; // steady-clock ticks: the reader drains until then
     mutable std::mutex m_mutex; // guards the log
     std::string m_log;          // the last kKeep bytes
     std::uint64_t m_logTotal = 0;

@@ -413,14 +413,16 @@ void reportLeftovers(Store& store, std::int64_t session, std::int64_t atNs, cons
 }
 
 // Stops the engine's whole process group and waits until its port is free, so the next arm
-// cannot be answered by it.
+// cannot be answered by it. `log`: the end of its output, read once the group is gone.
 void stopEngine(std::unique_ptr<EngineProcess>& engine, const ExperimentPlan::Arm& owner,
-                const Say& say) {
+                const Say& say, std::string* log = nullptr) {
     if (!engine)
         return;
     if (!engine->stop(owner.engineStopGrace))
         say(owner.label + " engine: processes of group " + std::to_string(engine->pid()) +
             " outlived SIGKILL");
+    if (log)
+        *log = engine->logTail(kEngineLogKept);
     engine.reset();
     const auto port = enginePort(owner);
     if (!port)
@@ -454,9 +456,10 @@ std::optional<nlohmann::json> startEngine(std::unique_ptr<EngineProcess>& engine
     const auto started = std::chrono::steady_clock::now();
     const auto deadline = started + arm.readyTimeout;
     auto failed = [&](const std::string& why) {
-        const std::string log = engine->logTail(kEngineLogKept);
+        // Stopped first: an engine that just exited may have output still in the pipe.
         const int pid = engine->pid();
-        stopEngine(engine, arm, say);
+        std::string log;
+        stopEngine(engine, arm, say, &log);
         say(arm.label + " engine " + why + "; its output ends:\n" + log);
         return nlohmann::json{{"error", "engine " + why}, {"engine_pid", pid}, {"engine_log", log}};
     };

@@ -108,6 +108,23 @@ class TestEngineProcess : public QObject {
         QVERIFY(engine.stop(std::chrono::seconds(5)));
     }
 
+    // An engine that printed its error and exited has all of it read once stop() returns,
+    // even when stop() comes the moment the exit is seen (the runner shows that log; it was
+    // empty in one run of a loaded machine). Many tries, since it is a race by nature.
+    void stopReadsTheOutputOfAnEngineThatExited() {
+        for (int i = 0; i < 40; ++i) {
+            EngineProcess engine("echo loading weights; echo CUDA out of memory >&2; exit 3", {});
+            engine.start();
+            while (engine.running())
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            QVERIFY(engine.stop(std::chrono::seconds(5)));
+            QVERIFY2(engine.logTail(1024).find("CUDA out of memory") != std::string::npos,
+                     qPrintable(QString("try %1: \"%2\"")
+                                    .arg(i)
+                                    .arg(QString::fromStdString(engine.logTail(1024)))));
+        }
+    }
+
     // The shell's background children are in its group and go with it.
     void stopEndsTheWholeProcessGroup() {
         EngineProcess engine("sleep 300 & sleep 300 & echo started; wait", {});
