@@ -37,6 +37,7 @@ struct Key {
     long long min = LLONG_MIN;
     long long max = LLONG_MAX;
     long long multiple = 1;
+    bool ranged() const { return min != LLONG_MIN || max != LLONG_MAX; }
 };
 
 const char* typeName(const toml::node& node) {
@@ -86,8 +87,7 @@ std::string mismatch(const toml::node& v, const Key& key) {
     case Kind::Text:
         return v.is_string() ? "" : "a string";
     case Kind::Integer: {
-        const bool ranged = key.min != LLONG_MIN || key.max != LLONG_MAX;
-        const std::string what = ranged ? "an integer " + rangeText(key) : "an integer";
+        const std::string what = key.ranged() ? "an integer " + rangeText(key) : "an integer";
         if (!isInt(v))
             return what;
         const long long n = v.as_integer()->get();
@@ -104,9 +104,8 @@ std::string mismatch(const toml::node& v, const Key& key) {
     }
     case Kind::Size: {
         const auto bytes = sizeOf(v);
-        const bool ranged = key.min != LLONG_MIN || key.max != LLONG_MAX;
         std::string what =
-            ranged ? "a size " + rangeText(key) + " bytes" : "a size such as \"8GiB\"";
+            key.ranged() ? "a size " + rangeText(key) + " bytes" : "a size such as \"8GiB\"";
         if (key.multiple > 1)
             what += ", a multiple of " + std::to_string(key.multiple);
         if (!bytes || *bytes <= 0 || *bytes < key.min || *bytes > key.max ||
@@ -283,12 +282,7 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     a.engineUrl = t["engine_url"].value_or(std::string());
     a.setup = t["setup"].value_or(std::string());
     a.teardown = t["teardown"].value_or(std::string());
-    if (const auto timeout = t["timeout"].value<std::string>()) {
-        const auto d = DurationParser::parse(*timeout);
-        if (!d)
-            fail(*t.get("timeout"), "timeout must be a duration such as 60s");
-        a.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
-    }
+    a.timeout = duration(t, "timeout", a.timeout);
     if (const auto* env = t["env"].as_table())
         for (const auto& [k, v] : *env) {
             // A name with '=' or a space cannot be set in an environment: say so here.
@@ -427,8 +421,6 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
             fail(*limit, "max_failure_rate is a share from 0 to 1, such as 0.01");
         p.maxFailureRate = *rate;
     }
-    if (p.repetitions < 1 || p.warmup < 0)
-        throw std::runtime_error("plan: repetitions must be at least 1 and warmup at least 0");
     // Checked here, not after an hour of runs.
     if (const auto* gates = doc["gates"].as_array())
         for (const auto& g : *gates) {

@@ -21,10 +21,11 @@ constexpr std::int64_t kRecentNs = 15'000'000'000LL;
 // An open session is "recording" while its samples keep arriving (one within 15 s of now), and
 // "interrupted" once they stopped without the session being closed (a crash, a kill, a full
 // disk). A recorder killed a moment ago reads "recording" for up to those 15 s.
-std::string stateOf(Store& store, const SessionInfo& s, std::int64_t nowNs) {
+std::string stateOf(Store& store, const SessionInfo& s, const std::vector<MetricInfo>& metrics,
+                    std::int64_t nowNs) {
     if (s.endNs)
         return "finished";
-    for (const auto& m : store.metrics(s.id))
+    for (const auto& m : metrics)
         for (const auto& b : store.readDecimated(m.id, nowNs - kRecentNs, nowNs + kRecentNs, 1))
             if (b.count > 0)
                 return "recording";
@@ -52,8 +53,9 @@ int SessionsCommand::run(const GlobalOptions& global, const Options& options) {
     };
     const std::int64_t now = WallClock::systemNowNs();
     for (const auto& s : store->sessions()) {
-        const auto metrics = store->metrics(s.id).size();
-        const std::string state = stateOf(*store, s, now);
+        const auto metricList = store->metrics(s.id);
+        const auto metrics = metricList.size();
+        const std::string state = stateOf(*store, s, metricList, now);
         const auto samples = store->sampleCount(s.id);
         if (options.json) {
             nlohmann::json row = {{"id", s.id},
