@@ -1,5 +1,6 @@
 #include "core/store/Schema.h"
 
+#include "core/store/SqliteTransaction.h"
 #include "core/store/StoreError.h"
 
 #include <array>
@@ -155,24 +156,19 @@ void Schema::prepare(SqliteDb& db, bool writable) {
         throw StoreError(StoreError::Code::CannotWrite,
                          db.path() + " needs a schema upgrade but was opened read-only");
 
-    db.exec("BEGIN IMMEDIATE");
-    try {
-        // Another process may have created or upgraded the file since the first look (two
-        // writers starting on a new workspace): the write lock makes this second look final.
-        const std::int64_t locked = db.queryInt("PRAGMA user_version");
-        if (locked > kVersion)
-            throw StoreError(StoreError::Code::NewerSchema, db.path() + " was upgraded to schema " +
-                                                                std::to_string(locked) +
-                                                                " by a newer tierscope meanwhile");
-        for (std::int64_t v = locked; v < kVersion; ++v)
-            db.exec(kMigrations[static_cast<std::size_t>(v)]);
-        db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-        db.exec("PRAGMA user_version = " + std::to_string(kVersion));
-        db.exec("COMMIT");
-    } catch (...) {
-        db.exec("ROLLBACK");
-        throw;
-    }
+    SqliteTransaction transaction(db, SqliteTransaction::Kind::Immediate);
+    // Another process may have created or upgraded the file since the first look (two
+    // writers starting on a new workspace): the write lock makes this second look final.
+    const std::int64_t locked = db.queryInt("PRAGMA user_version");
+    if (locked > kVersion)
+        throw StoreError(StoreError::Code::NewerSchema, db.path() + " was upgraded to schema " +
+                                                            std::to_string(locked) +
+                                                            " by a newer tierscope meanwhile");
+    for (std::int64_t v = locked; v < kVersion; ++v)
+        db.exec(kMigrations[static_cast<std::size_t>(v)]);
+    db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+    db.exec("PRAGMA user_version = " + std::to_string(kVersion));
+    transaction.commit();
 }
 
 } // namespace tierscope

@@ -2,11 +2,12 @@
 
 #include "core/store/ChunkCodec.h"
 #include "core/store/Decimator.h"
-#include "core/util/ProcessIdentity.h"
 #include "core/store/RollupLevels.h"
 #include "core/store/Schema.h"
 #include "core/store/SealWriter.h"
+#include "core/store/SqliteTransaction.h"
 #include "core/store/StoreError.h"
+#include "core/util/ProcessIdentity.h"
 #include "core/util/WallClock.h"
 
 #include <algorithm>
@@ -134,23 +135,17 @@ void Store::describeSession(std::int64_t sessionId, const std::string& label,
 }
 
 void Store::deleteSession(std::int64_t sessionId) {
-    m_db.exec("BEGIN IMMEDIATE");
-    try {
-        // Samples and rollups name their metric, not the session, and carry no foreign key.
-        for (const char* table : {"sample_recent", "sample_chunk", "rollup"})
-            m_db.prepare(std::string("DELETE FROM ") + table +
-                         " WHERE metric_id IN (SELECT id FROM metric WHERE session_id = ?)")
-                .bind(1, sessionId)
-                .run();
-        m_db.prepare("DELETE FROM session WHERE id = ?").bind(1, sessionId).run();
-        if (sqlite3_changes(m_db.handle()) == 0)
-            throw StoreError(StoreError::Code::NotFound,
-                             "no session " + std::to_string(sessionId));
-        m_db.exec("COMMIT"); // metric, device, run, request, event: ON DELETE CASCADE
-    } catch (...) {
-        m_db.exec("ROLLBACK");
-        throw;
-    }
+    SqliteTransaction transaction(m_db, SqliteTransaction::Kind::Immediate);
+    // Samples and rollups name their metric, not the session, and carry no foreign key.
+    for (const char* table : {"sample_recent", "sample_chunk", "rollup"})
+        m_db.prepare(std::string("DELETE FROM ") + table +
+                     " WHERE metric_id IN (SELECT id FROM metric WHERE session_id = ?)")
+            .bind(1, sessionId)
+            .run();
+    m_db.prepare("DELETE FROM session WHERE id = ?").bind(1, sessionId).run();
+    if (sqlite3_changes(m_db.handle()) == 0)
+        throw StoreError(StoreError::Code::NotFound, "no session " + std::to_string(sessionId));
+    transaction.commit(); // metric, device, run, request, event: ON DELETE CASCADE
 }
 
 std::vector<SessionInfo> Store::sessions() {
@@ -199,10 +194,10 @@ std::vector<MetricInfo> Store::metrics(std::int64_t sessionId) {
 
 void Store::addDevices(std::int64_t sessionId, const std::vector<DeviceRecord>& devices) {
     auto q = m_db.prepare("INSERT INTO device(session_id, kind, name, attrs) VALUES (?, ?, ?, ?)");
-    m_db.exec("BEGIN");
+    SqliteTransaction transaction(m_db);
     for (const auto& d : devices)
         q.bind(1, sessionId).bind(2, d.kind).bind(3, d.name).bind(4, d.attrs).run();
-    m_db.exec("COMMIT");
+    transaction.commit();
 }
 
 std::vector<DeviceRecord> Store::devices(std::int64_t sessionId) {
@@ -272,35 +267,30 @@ void Store::addRequests(std::int64_t runId, const std::vector<RequestRecord>& re
     auto q = m_db.prepare(
         "INSERT INTO request(run_id, scheduled_ns, start_ns, ttft_s, itl_summary, e2e_s, "
         "prompt_tokens, output_tokens, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    m_db.exec("BEGIN");
-    try {
-        for (const auto& r : requests) {
-            q.bind(1, runId).bind(2, r.scheduledNs).bind(3, r.sendNs);
-            r.ttftS ? q.bind(4, *r.ttftS) : q.bindNull(4);
-            if (r.itlS.empty()) {
-                q.bindNull(5);
-            } else {
-                double sum = 0, max = 0;
-                for (const double g : r.itlS) {
-                    sum += g;
-                    max = std::max(max, g);
-                }
-                q.bind(5, "{\"count\":" + std::to_string(r.itlS.size()) + ",\"mean_s\":" +
-                              std::to_string(sum / static_cast<double>(r.itlS.size())) +
-                              ",\"max_s\":" + std::to_string(max) + "}");
+    SqliteTransaction transaction(m_db);
+    for (const auto& r : requests) {
+        q.bind(1, runId).bind(2, r.scheduledNs).bind(3, r.sendNs);
+        r.ttftS ? q.bind(4, *r.ttftS) : q.bindNull(4);
+        if (r.itlS.empty()) {
+            q.bindNull(5);
+        } else {
+            double sum = 0, max = 0;
+            for (const double g : r.itlS) {
+                sum += g;
+                max = std::max(max, g);
             }
-            r.e2eS ? q.bind(6, *r.e2eS) : q.bindNull(6);
-            r.promptTokens ? q.bind(7, static_cast<std::int64_t>(*r.promptTokens)) : q.bindNull(7);
-            r.outputTokens ? q.bind(8, static_cast<std::int64_t>(*r.outputTokens)) : q.bindNull(8);
-            q.bind(9, static_cast<std::int64_t>(r.httpStatus));
-            r.error.empty() ? q.bindNull(10) : q.bind(10, r.error);
-            q.run();
+            q.bind(5, "{\"count\":" + std::to_string(r.itlS.size()) + ",\"mean_s\":" +
+                          std::to_string(sum / static_cast<double>(r.itlS.size())) +
+                          ",\"max_s\":" + std::to_string(max) + "}");
         }
-        m_db.exec("COMMIT");
-    } catch (...) {
-        m_db.exec("ROLLBACK");
-        throw;
+        r.e2eS ? q.bind(6, *r.e2eS) : q.bindNull(6);
+        r.promptTokens ? q.bind(7, static_cast<std::int64_t>(*r.promptTokens)) : q.bindNull(7);
+        r.outputTokens ? q.bind(8, static_cast<std::int64_t>(*r.outputTokens)) : q.bindNull(8);
+        q.bind(9, static_cast<std::int64_t>(r.httpStatus));
+        r.error.empty() ? q.bindNull(10) : q.bind(10, r.error);
+        q.run();
     }
+    transaction.commit();
 }
 
 namespace {
@@ -542,64 +532,59 @@ std::vector<std::int64_t> goneWriters(SqliteDb& db) {
 Store::Recovery Store::recoverAbandoned() {
     // IMMEDIATE: no other writer can stage, seal or register between the liveness check and
     // the delete, so the rows read here are exactly the rows deleted.
-    m_db.exec("BEGIN IMMEDIATE");
-    try {
-        Recovery done;
-        const auto gone = goneWriters(m_db);
-        std::map<std::int64_t, std::vector<Sample>> byMetric;
-        std::vector<std::int64_t> rowids;
-        auto collect = [&](SqliteStatement& q) {
-            while (q.step()) {
-                const std::int64_t metricId = q.columnInt(1);
-                auto& samples = byMetric[metricId];
-                for (const Sample& s : decodeOrThrow(q.columnBlob(2), metricId)) {
-                    samples.push_back(s);
-                    ++done.samples;
-                }
-                rowids.push_back(q.columnInt(0));
+    SqliteTransaction transaction(m_db, SqliteTransaction::Kind::Immediate);
+    Recovery done;
+    const auto gone = goneWriters(m_db);
+    std::map<std::int64_t, std::vector<Sample>> byMetric;
+    std::vector<std::int64_t> rowids;
+    auto collect = [&](SqliteStatement& q) {
+        while (q.step()) {
+            const std::int64_t metricId = q.columnInt(1);
+            auto& samples = byMetric[metricId];
+            for (const Sample& s : decodeOrThrow(q.columnBlob(2), metricId)) {
+                samples.push_back(s);
+                ++done.samples;
             }
-        };
-        // Version 1 rows carry no writer; that version sealed them at every start, too.
-        auto legacy = m_db.prepare(
-            "SELECT rowid, metric_id, data FROM sample_recent WHERE writer_id IS NULL");
-        collect(legacy);
-        auto owned =
-            m_db.prepare("SELECT rowid, metric_id, data FROM sample_recent WHERE writer_id = ?");
-        for (const std::int64_t id : gone) {
-            owned.reset();
-            owned.bind(1, id);
-            collect(owned);
+            rowids.push_back(q.columnInt(0));
         }
-        SealWriter writer(m_db);
-        for (auto& [metricId, samples] : byMetric) {
-            std::stable_sort(samples.begin(), samples.end(),
-                             [](auto& a, auto& b) { return a.tNs < b.tNs; });
-            writer.write(metricId, samples);
-        }
-        auto del = m_db.prepare("DELETE FROM sample_recent WHERE rowid = ?");
-        for (const std::int64_t rowid : rowids)
-            del.bind(1, rowid).run();
-
-        auto legacyRuns =
-            m_db.prepare("UPDATE run SET status = 'interrupted' WHERE status = 'running' AND "
-                         "writer_id IS NULL");
-        legacyRuns.run();
-        done.runs += m_db.changes();
-        auto interrupt = m_db.prepare(
-            "UPDATE run SET status = 'interrupted' WHERE status = 'running' AND writer_id = ?");
-        auto forget = m_db.prepare("DELETE FROM writer WHERE id = ?");
-        for (const std::int64_t id : gone) {
-            interrupt.bind(1, id).run();
-            done.runs += m_db.changes();
-            forget.bind(1, id).run();
-            ++done.writers;
-        }
-        m_db.exec("COMMIT");
-        return done;
-    } catch (...) {
-        m_db.exec("ROLLBACK");
-        throw;
+    };
+    // Version 1 rows carry no writer; that version sealed them at every start, too.
+    auto legacy =
+        m_db.prepare("SELECT rowid, metric_id, data FROM sample_recent WHERE writer_id IS NULL");
+    collect(legacy);
+    auto owned =
+        m_db.prepare("SELECT rowid, metric_id, data FROM sample_recent WHERE writer_id = ?");
+    for (const std::int64_t id : gone) {
+        owned.reset();
+        owned.bind(1, id);
+        collect(owned);
     }
+    SealWriter writer(m_db);
+    for (auto& [metricId, samples] : byMetric) {
+        std::stable_sort(samples.begin(), samples.end(),
+                         [](auto& a, auto& b) { return a.tNs < b.tNs; });
+        writer.write(metricId, samples);
+    }
+    auto del = m_db.prepare("DELETE FROM sample_recent WHERE rowid = ?");
+    for (const std::int64_t rowid : rowids)
+        del.bind(1, rowid).run();
+
+    auto legacyRuns =
+        m_db.prepare("UPDATE run SET status = 'interrupted' WHERE status = 'running' AND "
+                     "writer_id IS NULL");
+    legacyRuns.run();
+    done.runs += m_db.changes();
+    auto interrupt = m_db.prepare(
+        "UPDATE run SET status = 'interrupted' WHERE status = 'running' AND writer_id = ?");
+    auto forget = m_db.prepare("DELETE FROM writer WHERE id = ?");
+    for (const std::int64_t id : gone) {
+        interrupt.bind(1, id).run();
+        done.runs += m_db.changes();
+        forget.bind(1, id).run();
+        ++done.writers;
+    }
+    transaction.commit();
+    return done;
 }
 
 } // namespace tierscope

@@ -1,5 +1,6 @@
 #include "core/store/WorkspaceMerge.h"
 
+#include "core/store/SqliteTransaction.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/WallClock.h"
@@ -81,24 +82,19 @@ std::size_t WorkspaceMerge::extract(const std::string& sourceDb, const std::stri
     else if (!selection.experiment.empty())
         sessions += " WHERE id IN (SELECT session_id FROM src.run WHERE experiment = " +
                     quoteSql(selection.experiment) + ")";
-    db.exec("BEGIN");
-    try {
-        const std::string in = " IN (" + sessions + ")";
-        copy(db, "session", "id" + in, {}, true);
-        copy(db, "metric", "session_id" + in, {}, true);
-        const std::string metrics = "metric_id IN (SELECT id FROM main.metric)";
-        copy(db, "sample_chunk", metrics, {}, true);
-        copy(db, "sample_recent", metrics, {}, true);
-        copy(db, "rollup", metrics, {}, true);
-        copy(db, "device", "session_id" + in, {}, true);
-        copy(db, "run", "session_id" + in, {}, true);
-        copy(db, "request", "run_id IN (SELECT id FROM main.run)", {}, true);
-        copy(db, "event", "session_id" + in, {}, true);
-        db.exec("COMMIT");
-    } catch (...) {
-        db.exec("ROLLBACK");
-        throw;
-    }
+    SqliteTransaction transaction(db);
+    const std::string in = " IN (" + sessions + ")";
+    copy(db, "session", "id" + in, {}, true);
+    copy(db, "metric", "session_id" + in, {}, true);
+    const std::string metrics = "metric_id IN (SELECT id FROM main.metric)";
+    copy(db, "sample_chunk", metrics, {}, true);
+    copy(db, "sample_recent", metrics, {}, true);
+    copy(db, "rollup", metrics, {}, true);
+    copy(db, "device", "session_id" + in, {}, true);
+    copy(db, "run", "session_id" + in, {}, true);
+    copy(db, "request", "run_id IN (SELECT id FROM main.run)", {}, true);
+    copy(db, "event", "session_id" + in, {}, true);
+    transaction.commit();
     return static_cast<std::size_t>(db.queryInt("SELECT count(*) FROM main.session"));
 }
 
@@ -112,66 +108,57 @@ std::vector<WorkspaceMerge::Merged> WorkspaceMerge::merge(Store& local, const st
         throw StoreError(StoreError::Code::NotADatabase,
                          "the pulled workspace holds views or triggers; refused");
     std::vector<Merged> out;
-    db.exec("BEGIN IMMEDIATE");
-    try {
-        auto sessions = db.prepare("SELECT id, start_ns, label FROM src.session ORDER BY id");
-        std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> pulled;
-        while (sessions.step())
-            pulled.emplace_back(sessions.columnInt(0), sessions.columnInt(1),
-                                sessions.columnText(2));
-        for (const auto& [id, startNs, label] : pulled) {
-            const std::string key = originKey(origin, id, startNs);
-            auto seen = db.prepare(
-                "SELECT count(*) FROM main.event WHERE kind = 'pulled-from' AND text = ?");
-            seen.bind(1, key);
-            seen.step();
-            if (seen.columnInt(0) > 0) {
-                out.push_back({id, 0, label});
-                continue;
-            }
-            const std::string old = std::to_string(id);
-            copy(db, "session", "id = " + old,
-                 {{"tags", "CASE WHEN src.session.tags = '' THEN 'pulled' ELSE "
-                           "src.session.tags || ',pulled' END"}});
-            const std::int64_t to = db.lastInsertRowid();
-            const std::string now = std::to_string(to);
-            // New ids for metrics and runs by a fixed offset, so rows that refer to them map
-            // by arithmetic.
-            const std::int64_t metricOffset =
-                db.queryInt("SELECT coalesce(max(id), 0) FROM main.metric") + 1 -
-                db.queryInt("SELECT coalesce(min(id), 0) FROM src.metric WHERE session_id = " +
-                            old);
-            const std::string mo = std::to_string(metricOffset);
-            copy(db, "metric", "session_id = " + old,
-                 {{"id", "src.metric.id + " + mo}, {"session_id", now}});
-            const std::string metrics =
-                "metric_id IN (SELECT id FROM src.metric WHERE session_id = " + old + ")";
-            copy(db, "sample_chunk", metrics,
-                 {{"metric_id", "src.sample_chunk.metric_id + " + mo}});
-            copy(db, "sample_recent", metrics,
-                 {{"metric_id", "src.sample_recent.metric_id + " + mo}}, true);
-            copy(db, "rollup", metrics, {{"metric_id", "src.rollup.metric_id + " + mo}}, true);
-            copy(db, "device", "session_id = " + old, {{"session_id", now}});
-            const std::int64_t runOffset =
-                db.queryInt("SELECT coalesce(max(id), 0) FROM main.run") + 1 -
-                db.queryInt("SELECT coalesce(min(id), 0) FROM src.run WHERE session_id = " + old);
-            const std::string ro = std::to_string(runOffset);
-            copy(db, "run", "session_id = " + old,
-                 {{"id", "src.run.id + " + ro}, {"session_id", now}});
-            copy(db, "request", "run_id IN (SELECT id FROM src.run WHERE session_id = " + old + ")",
-                 {{"run_id", "src.request.run_id + " + ro}});
-            copy(db, "event", "session_id = " + old, {{"session_id", now}});
-            auto mark = db.prepare("INSERT INTO main.event(session_id, t_ns, kind, text) VALUES "
-                                   "(?, ?, 'pulled-from', ?)");
-            mark.bind(1, to).bind(2, WallClock::systemNowNs()).bind(3, key);
-            mark.run();
-            out.push_back({id, to, label});
+    SqliteTransaction transaction(db, SqliteTransaction::Kind::Immediate);
+    auto sessions = db.prepare("SELECT id, start_ns, label FROM src.session ORDER BY id");
+    std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> pulled;
+    while (sessions.step())
+        pulled.emplace_back(sessions.columnInt(0), sessions.columnInt(1), sessions.columnText(2));
+    for (const auto& [id, startNs, label] : pulled) {
+        const std::string key = originKey(origin, id, startNs);
+        auto seen =
+            db.prepare("SELECT count(*) FROM main.event WHERE kind = 'pulled-from' AND text = ?");
+        seen.bind(1, key);
+        seen.step();
+        if (seen.columnInt(0) > 0) {
+            out.push_back({id, 0, label});
+            continue;
         }
-        db.exec("COMMIT");
-    } catch (...) {
-        db.exec("ROLLBACK");
-        throw;
+        const std::string old = std::to_string(id);
+        copy(db, "session", "id = " + old,
+             {{"tags", "CASE WHEN src.session.tags = '' THEN 'pulled' ELSE "
+                       "src.session.tags || ',pulled' END"}});
+        const std::int64_t to = db.lastInsertRowid();
+        const std::string now = std::to_string(to);
+        // New ids for metrics and runs by a fixed offset, so rows that refer to them map
+        // by arithmetic.
+        const std::int64_t metricOffset =
+            db.queryInt("SELECT coalesce(max(id), 0) FROM main.metric") + 1 -
+            db.queryInt("SELECT coalesce(min(id), 0) FROM src.metric WHERE session_id = " + old);
+        const std::string mo = std::to_string(metricOffset);
+        copy(db, "metric", "session_id = " + old,
+             {{"id", "src.metric.id + " + mo}, {"session_id", now}});
+        const std::string metrics =
+            "metric_id IN (SELECT id FROM src.metric WHERE session_id = " + old + ")";
+        copy(db, "sample_chunk", metrics, {{"metric_id", "src.sample_chunk.metric_id + " + mo}});
+        copy(db, "sample_recent", metrics, {{"metric_id", "src.sample_recent.metric_id + " + mo}},
+             true);
+        copy(db, "rollup", metrics, {{"metric_id", "src.rollup.metric_id + " + mo}}, true);
+        copy(db, "device", "session_id = " + old, {{"session_id", now}});
+        const std::int64_t runOffset =
+            db.queryInt("SELECT coalesce(max(id), 0) FROM main.run") + 1 -
+            db.queryInt("SELECT coalesce(min(id), 0) FROM src.run WHERE session_id = " + old);
+        const std::string ro = std::to_string(runOffset);
+        copy(db, "run", "session_id = " + old, {{"id", "src.run.id + " + ro}, {"session_id", now}});
+        copy(db, "request", "run_id IN (SELECT id FROM src.run WHERE session_id = " + old + ")",
+             {{"run_id", "src.request.run_id + " + ro}});
+        copy(db, "event", "session_id = " + old, {{"session_id", now}});
+        auto mark = db.prepare("INSERT INTO main.event(session_id, t_ns, kind, text) VALUES "
+                               "(?, ?, 'pulled-from', ?)");
+        mark.bind(1, to).bind(2, WallClock::systemNowNs()).bind(3, key);
+        mark.run();
+        out.push_back({id, to, label});
     }
+    transaction.commit();
     return out;
 }
 

@@ -1,6 +1,7 @@
 #include "TestSupport.h"
 #include "core/store/ChunkCodec.h"
 #include "core/store/RollupLevels.h"
+#include "core/store/SqliteTransaction.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/store/StoreWriter.h"
@@ -284,6 +285,52 @@ class TestStore : public QObject {
         QCOMPARE(store.db().queryInt("SELECT count(*) FROM event WHERE text = 'switch to B'"), 1);
         QVERIFY(!store.session(999));
         QCOMPARE(store.summarize(12345).count, std::int64_t(0));
+    }
+
+    // A store call inside a caller's transaction joins it: the caller's rollback takes the
+    // call's rows too. A full database (max_page_count) reports the full disk, whether or not
+    // SQLite already rolled back, never "cannot rollback - no transaction is active".
+    void aTransactionJoinsTheCallersAndSurvivesAFullDisk() {
+        const auto db = path("transaction.db");
+        Store store(db, Store::Mode::ReadWrite);
+        const auto session = store.createSession({0, "t", "", "h", kT0, std::nullopt, "", "", "0"});
+        std::vector<RequestRecord> rows(50);
+        for (auto& r : rows)
+            r.httpStatus = 200;
+        {
+            SqliteTransaction outer(store.db());
+            QVERIFY(!outer.joined());
+            store.addRequests(store.createRun(session, "load", "{}", kT0), rows);
+            QCOMPARE(store.db().queryInt("SELECT count(*) FROM request"), 50);
+        } // not committed
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM request"), 0);
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM run"), 0);
+        {
+            SqliteTransaction outer(store.db());
+            SqliteTransaction inner(store.db());
+            QVERIFY(inner.joined());
+            inner.commit(); // the outer one decides
+            store.createRun(session, "load", "{}", kT0);
+            outer.commit();
+        }
+        QCOMPARE(store.db().queryInt("SELECT count(*) FROM run"), 1);
+
+        const auto run = store.createRun(session, "load", "{}", kT0);
+        store.db().exec("PRAGMA max_page_count = " +
+                        std::to_string(store.db().queryInt("PRAGMA page_count") + 2));
+        std::vector<RequestRecord> many(20000);
+        for (auto& r : many) {
+            r.httpStatus = 500;
+            r.error = std::string(200, 'e');
+        }
+        try {
+            store.addRequests(run, many);
+            QFAIL("20,000 rows fitted in two pages");
+        } catch (const StoreError& e) {
+            QCOMPARE(e.code(), StoreError::Code::CannotWrite);
+            QVERIFY2(std::string(e.what()).find("full") != std::string::npos, e.what());
+        }
+        QCOMPARE(store.requestCount(run), std::int64_t(0));
     }
 
     void newFileIsPrivateAndVersioned() {
