@@ -1,15 +1,18 @@
 #include "app/commands/ImportCommand.h"
 
+#include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
+#include "core/store/SqliteTransaction.h"
 #include "core/store/Store.h"
-#include "core/util/Version.h"
 #include "core/store/VllmBenchImport.h"
+#include "core/util/Version.h"
 #include "core/util/WallClock.h"
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <iterator>
+#include <optional>
 
 namespace tierscope {
 
@@ -58,29 +61,59 @@ CLI::App* ImportCommand::attach(CLI::App& parent, Options& options) {
     return cmd;
 }
 
+namespace {
+
+constexpr std::size_t kRowsBetweenChecks = 4096; // a signal is seen within a few ms of rows
+
+// The whole file, read once: the parser keeps the figures, not a tree of the text.
+std::optional<std::string> readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    std::string text;
+    in.seekg(0, std::ios::end);
+    if (const auto size = in.tellg(); size > 0)
+        text.reserve(static_cast<std::size_t>(size));
+    in.seekg(0);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad())
+        return std::nullopt;
+    return text;
+}
+
+int interrupted() {
+    std::cerr << "tierscope import vllm-bench: interrupted, nothing imported\n";
+    return 128 + CancelOnSignal::signalNumber();
+}
+
+} // namespace
+
 int ImportCommand::run(const GlobalOptions& global, const Options& options) {
     if (options.what == "prometheus")
         return PrometheusSource::importRange(global, options.prometheus);
-    std::vector<std::pair<std::string, VllmBenchImport>> results;
-    for (const auto& file : options.files) {
-        std::ifstream in(file);
-        if (!in) {
-            std::cerr << "tierscope import vllm-bench: cannot read " << file << "\n";
-            return kExitNotFound;
-        }
-        std::stringstream text;
-        text << in.rdbuf();
-        try {
-            for (auto& one : VllmBenchImport::parseAll(text.str()))
-                results.emplace_back(file, std::move(one));
-        } catch (const std::exception& e) {
-            std::cerr << "tierscope import vllm-bench: " << file << ": " << e.what() << "\n";
-            return kExitUsage;
-        }
-    }
     if (options.arm.find('/') != std::string::npos) {
         std::cerr << "tierscope import vllm-bench: an arm label has no '/'\n";
         return kExitUsage;
+    }
+    // Every file is read and checked before the workspace is touched: a bad value in the last
+    // file stores nothing, so a corrected retry does not duplicate the first ones.
+    std::vector<std::pair<std::string, VllmBenchImport>> results;
+    for (const auto& file : options.files) {
+        const auto text = readFile(file);
+        if (!text) {
+            std::cerr << "tierscope import vllm-bench: cannot read " << file << "\n";
+            return kExitNotFound;
+        }
+        try {
+            for (auto& one : VllmBenchImport::parseAll(*text))
+                results.emplace_back(file, std::move(one));
+        } catch (const std::exception& e) {
+            std::cerr << "tierscope import vllm-bench: " << file << ": " << e.what()
+                      << "; nothing imported\n";
+            return kExitUsage;
+        }
+        if (CancelOnSignal::flag())
+            return interrupted();
     }
     const std::string dbPath = global.dbPath();
     std::error_code ec;
@@ -101,24 +134,39 @@ int ImportCommand::run(const GlobalOptions& global, const Options& options) {
     std::string sources;
     for (const auto& f : options.files)
         sources += (sources.empty() ? "" : ", ") + f;
+    // One transaction: a signal, a kill or a full disk leaves the workspace as it was.
+    SqliteTransaction transaction(store.db(), SqliteTransaction::Kind::Immediate);
     const std::int64_t session =
         store.createSession({0, label, options.storageProfile, "imported", first, last,
                              "imported from " + sources, "vllm-bench", kToolVersion});
+    std::vector<std::string> lines;
     int repetition = 0;
     for (const auto& [file, r] : results) {
         const auto [start, end] = span(r);
         const std::int64_t run = store.createRun(session, "vllm-bench", r.params.dump(), start,
                                                  options.experiment, options.arm, ++repetition);
-        store.addRequests(run, r.requests);
+        for (std::size_t from = 0; from < r.requests.size(); from += kRowsBetweenChecks) {
+            if (CancelOnSignal::flag())
+                return interrupted();
+            const auto to = std::min(r.requests.size(), from + kRowsBetweenChecks);
+            store.addRequests(run, {r.requests.begin() + static_cast<std::ptrdiff_t>(from),
+                                    r.requests.begin() + static_cast<std::ptrdiff_t>(to)});
+        }
         store.finishRun(run, end, "imported", r.summary.dump());
-        std::cout << "imported " << file << " as session " << session << ", run " << run << " ("
-                  << r.summary.value("completed", 0) << " completed, " << r.requests.size()
-                  << " request rows"
-                  << (options.experiment.empty()
-                          ? std::string()
-                          : ", arm:" + options.experiment + "/" + options.arm)
-                  << ")\n";
+        lines.push_back("imported " + file + " as session " + std::to_string(session) + ", run " +
+                        std::to_string(run) + " (" +
+                        std::to_string(r.summary["completed"].get<std::int64_t>()) +
+                        " completed, " + std::to_string(r.requests.size()) + " request rows" +
+                        (options.experiment.empty()
+                             ? std::string()
+                             : ", arm:" + options.experiment + "/" + options.arm) +
+                        ")");
     }
+    if (CancelOnSignal::flag())
+        return interrupted();
+    transaction.commit();
+    for (const auto& line : lines)
+        std::cout << line << "\n";
     return kExitOk;
 }
 

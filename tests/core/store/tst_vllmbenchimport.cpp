@@ -2,8 +2,10 @@
 #include "core/store/Store.h"
 #include "core/store/VllmBenchImport.h"
 
+#include <QDeadlineTimer>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <csignal>
 #include <set>
 
 using namespace tierscope;
@@ -26,6 +28,33 @@ class TestVllmBenchImport : public QObject {
         p.start(TIERSCOPE_BINARY, QStringList{"--db", db} + args);
         p.waitForFinished(60000);
         return {p.exitCode(), p.readAllStandardOutput() + p.readAllStandardError()};
+    }
+
+    // A --save-detailed result of n requests, each with 8 gaps and its generated text.
+    static nlohmann::json detailed(int n) {
+        auto file = nlohmann::json::parse(
+            test::fixture("vllm-bench/vllm-bench-serve-0.10-detailed-assembled.json"));
+        for (const char* key :
+             {"input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"})
+            file[key] = nlohmann::json::array();
+        for (int i = 0; i < n; ++i) {
+            file["input_lens"].push_back(100 + i % 7);
+            file["output_lens"].push_back(9);
+            file["ttfts"].push_back(0.1 + (i % 10) * 0.01);
+            file["itls"].push_back(std::vector<double>(8, 0.02));
+            file["generated_texts"].push_back(std::string(64, 'w'));
+            file["errors"].push_back("");
+        }
+        file["completed"] = n;
+        file["failed"] = 0;
+        file["num_prompts"] = n;
+        return file;
+    }
+    static std::size_t sessionCount(const QString& db) {
+        if (!QFile::exists(db))
+            return 0;
+        Store store(db.toStdString(), Store::Mode::ReadOnly);
+        return store.sessions().size();
     }
 
   private slots:
@@ -211,6 +240,150 @@ class TestVllmBenchImport : public QObject {
                  std::string("A: run 1: summary_consistency warn: median_ttft_ms 0.000 ms in the "
                              "summary, 150.000 ms from its 3 requests: the requests' figure is "
                              "used"));
+    }
+
+    // Values that are not figures refuse the import (exit 2) before anything is stored, so a
+    // retry after the fix does not duplicate the good files named before the bad one.
+    void valuesThatAreNotFiguresRefuseTheWholeImport_data() {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("said");
+        QTest::newRow("count as text") << "/completed"
+                                       << "\"2\""
+                                       << "\"completed\" is \"2\"";
+        QTest::newRow("fractional count") << "/total_output_tokens"
+                                          << "1.5"
+                                          << "\"total_output_tokens\" is 1.5";
+        QTest::newRow("negative summary latency") << "/p99_ttft_ms"
+                                                  << "-1"
+                                                  << "\"p99_ttft_ms\" is -1";
+        QTest::newRow("no mean TTFT") << "/mean_ttft_ms"
+                                      << "null"
+                                      << "\"mean_ttft_ms\" is null";
+        QTest::newRow("negative duration") << "/duration"
+                                           << "-2.5"
+                                           << "\"duration\" is -2.5";
+        QTest::newRow("negative TTFT") << "/ttfts/0"
+                                       << "-0.1"
+                                       << "\"ttfts\" of request 0 is -0.1";
+        QTest::newRow("absurd TTFT") << "/ttfts/1"
+                                     << "1e300"
+                                     << "\"ttfts\" of request 1 is 1e+300";
+        QTest::newRow("TTFT as text") << "/ttfts/1"
+                                      << "\"0.2\""
+                                      << "\"ttfts\" of request 1 is not a number";
+        QTest::newRow("nested TTFT") << "/ttfts/0"
+                                     << "[0.1]"
+                                     << "\"ttfts\" holds a list where a value belongs";
+        QTest::newRow("negative tokens") << "/input_lens/0"
+                                         << "-5"
+                                         << "\"input_lens\" of request 0 is -5";
+        QTest::newRow("absurd tokens") << "/output_lens/1"
+                                       << "2000000000"
+                                       << "\"output_lens\" of request 1 is 2000000000";
+        QTest::newRow("gap as text") << "/itls/0/1"
+                                     << "\"x\""
+                                     << "\"itls\" of request 0 holds \"x\"";
+        QTest::newRow("one error for three requests") << "/errors"
+                                                      << "[\"\"]"
+                                                      << "\"errors\" has 1 entries";
+        QTest::newRow("date overflow") << "/date"
+                                       << "\"99991231-235959\""
+                                       << "\"date\" is \"99991231-235959\"";
+        QTest::newRow("date of another format") << "/date"
+                                                << "\"2026-11-30 06:15\""
+                                                << "\"date\" is \"2026-11-30 06:15\"";
+    }
+    void valuesThatAreNotFiguresRefuseTheWholeImport() {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, said);
+        auto file = nlohmann::json::parse(
+            test::fixture("vllm-bench/vllm-bench-serve-0.10-detailed-assembled.json"));
+        file[nlohmann::json::json_pointer(pointer.toStdString())] =
+            nlohmann::json::parse(value.toStdString());
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, VllmBenchImport::parse(file.dump()));
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("bad.json");
+        test::writeFileBytes(bad.toStdString(), file.dump());
+        const QString db = dir.filePath("w.db");
+        const QString good = QStringLiteral(
+            TIERSCOPE_FIXTURES "/vllm-bench/vllm-bench-serve-0.10-detailed-assembled.json");
+        const auto [code, out] = run(db, {"import", "vllm-bench", good, bad});
+        QCOMPARE(code, 2);
+        QVERIFY2(out.contains(said.toUtf8()) && out.contains("nothing imported"), out.constData());
+        QCOMPARE(sessionCount(db), std::size_t(0)); // not even the good file
+    }
+
+    // A kill at any moment leaves either nothing or the whole import: one transaction. SIGTERM
+    // is taken within moments, not after the last row.
+    void anImportKilledAtAnyMomentStoresAllOrNothing() {
+        QTemporaryDir dir;
+        const QString big = dir.filePath("big.json");
+        const int n = 60000;
+        test::writeFileBytes(big.toStdString(), detailed(n).dump());
+        int partial = 0, whole = 0, none = 0;
+        for (const int signal : {SIGKILL, SIGTERM, SIGKILL, SIGTERM}) {
+            const QString db = dir.filePath(QString("k%1-%2.db").arg(signal).arg(none + whole));
+            QProcess p;
+            p.start(TIERSCOPE_BINARY, {"--db", db, "import", "vllm-bench", big, big});
+            QVERIFY(p.waitForStarted());
+            // The workspace appears once every file has been read and checked: writing began.
+            QDeadlineTimer opened(60000);
+            while (!QFile::exists(db) && !opened.hasExpired() && p.state() == QProcess::Running)
+                QTest::qWait(5);
+            ::kill(static_cast<pid_t>(p.processId()), signal);
+            QVERIFY(p.waitForFinished(10000));
+            if (signal == SIGTERM && p.exitStatus() == QProcess::NormalExit && p.exitCode() != 0)
+                QCOMPARE(p.exitCode(), 128 + SIGTERM);
+            // ReadWrite: a kill before the schema's first commit leaves an empty file.
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            const auto sessions = store.sessions();
+            if (sessions.empty()) {
+                ++none;
+                continue;
+            }
+            const auto runs = store.runsOfSession(sessions.front().id);
+            bool complete = runs.size() == 2;
+            for (const auto& r : runs)
+                complete = complete && r.status == "imported" && store.requestCount(r.id) == n;
+            ++(complete ? whole : partial);
+        }
+        QCOMPARE(partial, 0);
+        QCOMPARE(none + whole, 4);
+    }
+
+    // A workspace whose disk fills mid-import keeps what it had and says why (exit 5), not
+    // "cannot rollback - no transaction is active" (exit 7).
+    void aFullDiskKeepsTheWorkspaceAsItWas() {
+        if (QProcess::execute("unshare", {"-Urm", "true"}) != 0)
+            QSKIP("unprivileged user namespaces are disabled on this kernel");
+        QTemporaryDir dir;
+        const QString big = dir.filePath("big.json");
+        test::writeFileBytes(big.toStdString(), detailed(20000).dump());
+        const QString mount = dir.filePath("small");
+        QVERIFY(QDir().mkpath(mount));
+        const QString good = QStringLiteral(
+            TIERSCOPE_FIXTURES "/vllm-bench/vllm-bench-serve-0.10-detailed-assembled.json");
+        const QString db = mount + "/w.db";
+        // In a private mount namespace: a 512 KiB tmpfs holds the workspace; the small import
+        // fits, the big one (about 2 MB of rows) does not; the files are copied out to look at.
+        const QString script =
+            QString("mount -t tmpfs -o size=512k tmpfs '%1' && '%2' --db '%3' import vllm-bench "
+                    "'%4' && '%2' --db '%3' import vllm-bench '%5'; rc=$?; mkdir '%6/after'; "
+                    "cp '%3'* '%6/after/'; exit $rc")
+                .arg(mount, TIERSCOPE_BINARY, db, good, big, dir.path());
+        QProcess p;
+        p.start("unshare", {"-Urm", "sh", "-c", script});
+        QVERIFY(p.waitForFinished(120000));
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(p.exitCode(), 5);
+        QVERIFY2(err.contains("full") && !err.contains("cannot rollback"), err.constData());
+        Store store(dir.filePath("after/w.db").toStdString(), Store::Mode::ReadOnly);
+        QCOMPARE(store.sessions().size(), std::size_t(1));
+        const auto runs = store.runsOfSession(store.sessions().front().id);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs.front().status, std::string("imported"));
     }
 
     void jsonLinesNameTheBadLine() {
