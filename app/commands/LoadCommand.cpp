@@ -409,6 +409,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     RequestWriter writer(dbPath, run);
     std::string firstError;
     long issued = 0;
+    bool storeFailed = false;
     std::optional<CancelOnSignal> cancel(std::in_place, std::initializer_list<int>{SIGINT});
     const bool tty = isatty(STDERR_FILENO);
     generator.run(
@@ -417,6 +418,12 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
             if (firstError.empty() && !r.ok())
                 firstError = r.error.empty() ? "HTTP " + std::to_string(r.httpStatus) : r.error;
             writer.push(std::move(r));
+            // A workspace that refused a batch (a full disk) refuses the rest: sending more
+            // would measure requests that cannot be kept. Stop as a signal would.
+            if (!storeFailed && writer.error()) {
+                storeFailed = true;
+                CancelOnSignal::flag() = true;
+            }
         },
         [&](const LoadGenerator::Progress& p) {
             issued = p.issued;
@@ -461,7 +468,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         summary["store_error"] = *error;
         std::cerr << "tierscope load: storing requests failed (" << *error << "); "
                   << writer.committed() << " of " << accumulator.requests() << " requests are in "
-                  << dbPath << "\n";
+                  << dbPath << "; no request was sent after the failure was seen\n";
     }
     const char* status = writer.error()           ? "failed"
                          : CancelOnSignal::flag() ? "cancelled"

@@ -304,7 +304,9 @@ class RecordedRun {
     }
 
     // Ends the recording first, so a failure of its last commit or seal is known, and stores
-    // the run as failed then. Returns that failure.
+    // the run as failed then. Returns that failure, or the store's own when the run cannot be
+    // finished (a full disk): never throws, so the measured figures are still printed, written
+    // and the workload's files removed.
     std::optional<StoreError> finish(std::string status, nlohmann::json summary) {
         const std::int64_t end = m_recorder->clock().nowNs();
         m_recorder->stop();
@@ -313,7 +315,12 @@ class RecordedRun {
             status = "failed";
             summary["recording_error"] = failure->what();
         }
-        m_store->finishRun(m_run, end, status, summary.dump());
+        try {
+            m_store->finishRun(m_run, end, status, summary.dump());
+        } catch (const StoreError& e) {
+            if (!failure)
+                failure = e;
+        }
         return failure;
     }
     std::int64_t session() const { return m_recorder->sessionId(); }
@@ -389,6 +396,10 @@ int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
         }
     } catch (const WorkloadError& e) {
         recorded.finish("failed", {{"error", e.what()}});
+        std::vector<std::string> refusals;
+        if (o.workload == "checkpoint-save" && !o.keep) // a half-written checkpoint is no data set
+            StorageDataset::remove(manifest, "checkpoint-save", &refusals);
+        reportRefusals(refusals);
         throw;
     }
     const auto summary = p.summarize(result, restored ? &*restored : nullptr);
@@ -398,24 +409,30 @@ int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
     if (o.workload == "checkpoint-save" && !o.keep)
         StorageDataset::remove(manifest, "checkpoint-save", &refusals);
     printSummary(summary, o.path);
-    if (failure) {
-        // The workload's own figures above are sound; its recording is not complete.
-        std::cerr << "tierscope storage: recording into " << recorded.db() << " failed, session "
-                  << recorded.session() << " run " << recorded.run()
-                  << " are incomplete: " << failure->what() << "\n";
-        return failure->exitCode();
-    }
-    std::printf("stored as session %lld, run %lld in %s\n",
-                static_cast<long long>(recorded.session()), static_cast<long long>(recorded.run()),
-                recorded.db().c_str());
+    // The workload's own figures are sound whether or not the workspace took them: the JSON is
+    // written in both cases (on another disk, it survives a full workspace).
+    bool jsonWritten = true;
     if (!o.json.empty()) {
         try {
             ReportFile::write(o.json, summary.dump(2) + "\n");
         } catch (const std::runtime_error& e) {
             std::cerr << "tierscope storage: " << e.what() << "\n";
-            return kExitCannotWrite;
+            jsonWritten = false;
         }
     }
+    if (failure) {
+        std::cerr << "tierscope storage: recording into " << recorded.db() << " failed, session "
+                  << recorded.session() << " run " << recorded.run()
+                  << " are incomplete (the figures above are the workload's own): "
+                  << failure->what() << "\n";
+        reportRefusals(refusals);
+        return failure->exitCode();
+    }
+    std::printf("stored as session %lld, run %lld in %s\n",
+                static_cast<long long>(recorded.session()), static_cast<long long>(recorded.run()),
+                recorded.db().c_str());
+    if (!jsonWritten)
+        return kExitCannotWrite;
     if (reportRefusals(refusals))
         return kExitRefused;
     return cancelled ? kExitFailure : kExitOk;

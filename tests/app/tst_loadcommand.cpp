@@ -218,6 +218,41 @@ class TestLoadCommand : public QObject {
         QCOMPARE(store.requestCount(json["run_id"].get<std::int64_t>()), total);
     }
 
+    // A workspace that fills during a run: the requests stored so far stay, the run stops by
+    // itself (here long before its 300 s) and says so, exit 5; the --out file on another disk
+    // has the figures. Never "cannot rollback - no transaction is active".
+    void aFullWorkspaceStopsTheRunAndKeepsItsFigures() {
+        if (QProcess::execute("unshare", {"-Urm", "true"}) != 0)
+            QSKIP("unprivileged user namespaces are disabled on this kernel");
+        EngineSimulator::Options options;
+        options.decodeTokensPerS = 5000;
+        EngineSimulator sim(options);
+        const QString url = QString("http://127.0.0.1:%1").arg(sim.start());
+        QTemporaryDir dir;
+        const QString mount = dir.filePath("small");
+        QVERIFY(QDir().mkpath(mount));
+        const QString script =
+            QString("mount -t tmpfs -o size=384k tmpfs '%1' && '%2' --db '%1/w.db' load --url '%3' "
+                    "--model tierscope-sim --concurrency 8 --duration 300s --output-len 2 "
+                    "--out '%4'")
+                .arg(mount, TIERSCOPE_BINARY, url, dir.filePath("r.json"));
+        QProcess p;
+        p.start("unshare", {"-Urm", "sh", "-c", script});
+        QVERIFY(p.waitForFinished(200000));
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(p.exitCode(), 5);
+        QVERIFY2(err.contains("storing requests failed") && err.contains("full") &&
+                     !err.contains("cannot rollback"),
+                 err.constData());
+        const auto json = readJson(dir.filePath("r.json"));
+        QVERIFY2(json.is_object() && json.contains("store_error"), json.dump().c_str());
+        QVERIFY(json["stored_requests"].get<std::int64_t>() > 0);
+        // Stopped once the failure was seen: at most the requests in flight then, and those
+        // of one commit interval, beyond the ones the workspace refused.
+        QVERIFY(json["issued_requests"].get<std::int64_t>() <
+                json["stored_requests"].get<std::int64_t>() * 4 + 1000);
+    }
+
     // The bearer token named by --token-env reaches the server and nothing else: not the
     // database, the output, the logs or the result file.
     void bearerTokenIsSentAndNeverKept() {

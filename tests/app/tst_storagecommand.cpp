@@ -249,6 +249,35 @@ class TestStorageCommand : public QObject {
         QVERIFY(summary.contains("recording_error"));
     }
 
+    // A workspace that refuses the run's end (a full disk at the last moment; here a trigger)
+    // loses none of the workload's figures: they are printed and written to --json, the
+    // checkpoint's files are removed, and the exit status says the store failed.
+    void aRunTheWorkspaceCannotFinishKeepsItsFiguresAndRemovesItsFiles() {
+        auto r = tierscope({"storage", "prepare", "model-load", "--path", m_data, "--size", "1MiB",
+                            "--files", "1", "--quiet"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        {
+            Store store(m_db.toStdString(), Store::Mode::ReadWrite);
+            store.db().exec("CREATE TRIGGER refuse BEFORE UPDATE OF status ON run BEGIN SELECT "
+                            "RAISE(FAIL, 'database or disk is full'); END");
+        }
+        const QString checkpoint = m_tmp->filePath("ckpt");
+        QVERIFY(QDir().mkpath(checkpoint));
+        const QString json = m_tmp->filePath("figures.json");
+        r = tierscope({"storage", "run", "checkpoint-save", "--path", checkpoint, "--size", "4MiB",
+                       "--files", "2", "--quiet", "--json", json});
+        QVERIFY2(r.code != 0 && r.code != 1, r.err.constData());
+        QVERIFY2(r.err.contains("are incomplete") && r.err.contains("disk is full"),
+                 r.err.constData());
+        QVERIFY2(r.out.contains("checkpoint-save"), r.out.constData());
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto figures = nlohmann::json::parse(f.readAll().toStdString());
+        QCOMPARE(figures["bytes_written"].get<double>(), 4.0 * 1024 * 1024);
+        QDir left(checkpoint);
+        QCOMPARE(left.entryList(QDir::Files).join(QChar(44)), QString());
+    }
+
     // Without root: run in a user namespace with no uid mapping (the user "nobody").
     void noPermissionAndDropCachesNeedRoot() {
         if (QProcess::execute("unshare", {"-U", "true"}) != 0)
