@@ -7,6 +7,7 @@
 #include "core/report/ComparisonReport.h"
 #include "core/stats/LoadSummary.h"
 #include "core/store/Store.h"
+#include "core/util/Redaction.h"
 #include "core/util/ShellTemplate.h"
 #include "core/util/SizeParser.h"
 #include "core/util/UnitFormat.h"
@@ -588,7 +589,8 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
         m_callbacks.recording(result.sessionId, recorder.devices());
     result.runs = schedule.size();
     if (!m_options.planText.empty())
-        store.addEvent(result.sessionId, clock.nowNs(), "experiment-plan", m_options.planText);
+        store.addEvent(result.sessionId, clock.nowNs(), "experiment-plan",
+                       Redaction::text(m_options.planText)); // the workspace travels (pull)
     reportLeftovers(store, result.sessionId, clock.nowNs(), say);
     // The running engine and the arm it belongs to.
     std::unique_ptr<EngineProcess> engine;

@@ -1,6 +1,7 @@
 #include "loadgen/LoadGenerator.h"
 
 #include "collectors/base/BearerToken.h"
+#include "core/util/Redaction.h"
 #include "loadgen/ReceiveTimestamp.h"
 #include "loadgen/SseParser.h"
 #include "loadgen/StreamChunk.h"
@@ -159,13 +160,7 @@ bool LoadGenerator::httpUrl(const std::string& url) {
 }
 
 std::string LoadGenerator::redacted(const std::string& url) {
-    const auto scheme = url.find("://");
-    const std::size_t host = scheme == std::string::npos ? 0 : scheme + 3;
-    const auto end = url.find_first_of("/?#", host);
-    const auto at = url.rfind('@', end == std::string::npos ? std::string::npos : end);
-    if (at == std::string::npos || at < host)
-        return url;
-    return url.substr(0, host) + url.substr(at + 1);
+    return Redaction::url(url);
 }
 
 LoadGenerator::LoadGenerator(Options options, std::vector<Conversation> conversations,

@@ -1,9 +1,9 @@
 #include "app/commands/JobCommand.h"
 
 #include "app/common/ExitCode.h"
+#include "core/util/WallClock.h"
 #include "remote/RemoteStreamReader.h"
 #include "remote/RemoteStreamWriter.h"
-#include "core/util/WallClock.h"
 
 #include <cerrno>
 #include <csignal>
@@ -15,6 +15,7 @@
 #include <optional>
 #include <poll.h>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -38,6 +39,17 @@ bool writeAll(int fd, const std::string& bytes) {
         done += static_cast<std::size_t>(n);
     }
     return true;
+}
+
+// A new owner-only file in the job's directory: O_EXCL, so nothing planted there is written
+// through.
+bool writePrivate(const fs::path& dir, const char* name, const std::string& text) {
+    const int fd =
+        open((dir / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return false;
+    const bool ok = writeAll(fd, text);
+    return close(fd) == 0 && ok;
 }
 
 bool toStdout(const std::string& line) {
@@ -93,8 +105,10 @@ pid_t jobPid(const fs::path& dir) {
         std::signal(SIGINT, SIG_DFL);
         std::signal(SIGHUP, SIG_DFL);
         std::signal(SIGTERM, SIG_DFL);
-        const int out = open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int err = open((dir / "log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+        const int out =
+            open((dir / "out").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        const int err = open((dir / "log").c_str(),
+                             O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
         dup2(out, STDOUT_FILENO);
         dup2(err, STDERR_FILENO);
         std::vector<char*> args;
@@ -111,7 +125,7 @@ pid_t jobPid(const fs::path& dir) {
                      : WIFEXITED(status)   ? WEXITSTATUS(status)
                      : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                                            : 1;
-    std::ofstream((dir / "exit.tmp").string()) << code << "\n";
+    writePrivate(dir, "exit.tmp", std::to_string(code) + "\n");
     fs::rename(dir / "exit.tmp", dir / "exit");
     _exit(0);
 }
@@ -125,10 +139,14 @@ int start(const GlobalOptions& global, const JobCommand::Options& o) {
     const std::string exe = fs::read_symlink("/proc/self/exe", ec).string();
     const std::string id =
         std::to_string(WallClock::systemNowNs() / 1'000'000) + "-" + std::to_string(getpid());
+    // The job's files hold the plan, and with it the [arm.env] credentials: the directories
+    // are the owner's alone, the files 0600, created here and never followed.
     const fs::path dir = jobsDirectory(global) / id;
-    fs::create_directories(dir, ec);
-    if (ec) {
-        std::cerr << "tierscope job start: cannot create " << dir << ": " << ec.message() << "\n";
+    fs::create_directories(dir.parent_path().parent_path(), ec);
+    if ((mkdir(dir.parent_path().c_str(), 0700) != 0 && errno != EEXIST) ||
+        mkdir(dir.c_str(), 0700) != 0) {
+        std::cerr << "tierscope job start: cannot create " << dir << ": " << std::strerror(errno)
+                  << "\n";
         return kExitCannotWrite;
     }
     std::vector<std::string> argv{"tierscope", "--db", global.dbPath()};
@@ -141,7 +159,11 @@ int start(const GlobalOptions& global, const JobCommand::Options& o) {
             std::cerr << "tierscope job start: the plan is larger than 1 MiB\n";
             return kExitUsage;
         }
-        std::ofstream((dir / "plan.toml").string(), std::ios::binary) << plan;
+        if (!writePrivate(dir, "plan.toml", plan)) {
+            std::cerr << "tierscope job start: cannot write " << dir / "plan.toml"
+                      << ": " << std::strerror(errno) << "\n";
+            return kExitCannotWrite;
+        }
     }
     for (const auto& a : o.args)
         argv.push_back(a == "{plan}" && o.planStdin ? (dir / "plan.toml").string() : a);
@@ -156,7 +178,7 @@ int start(const GlobalOptions& global, const JobCommand::Options& o) {
         if (fork() != 0)
             _exit(0);
         setpgid(0, 0); // the group's id is then the pid file's: `cancel` signals -pid
-        std::ofstream((dir / "pid").string()) << getpid() << "\n";
+        writePrivate(dir, "pid", std::to_string(getpid()) + "\n");
         supervise(dir, exe, argv);
     }
     int status = 0;

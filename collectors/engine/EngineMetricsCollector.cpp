@@ -1,6 +1,7 @@
 #include "collectors/engine/EngineMetricsCollector.h"
 
 #include "collectors/base/BearerToken.h"
+#include "core/util/Redaction.h"
 
 #include <chrono>
 #include <curl/curl.h>
@@ -28,16 +29,6 @@ std::size_t onData(char* data, std::size_t size, std::size_t count, void* user) 
     return n;
 }
 
-// The URL as shown to users: without any user:password part.
-std::string redacted(const std::string& url) {
-    const auto scheme = url.find("://");
-    const auto at = url.find('@', scheme == std::string::npos ? 0 : scheme + 3);
-    const auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
-    if (at == std::string::npos || (slash != std::string::npos && at > slash))
-        return url;
-    return url.substr(0, scheme + 3) + url.substr(at + 1);
-}
-
 } // namespace
 
 EngineMetricsCollector::EngineMetricsCollector(Options options)
@@ -49,7 +40,7 @@ EngineMetricsCollector::EngineMetricsCollector(Options options)
     m_authorization = BearerToken::authorizationHeader(m_options.tokenEnvVar, "engine " + m_id);
     if (m_options.insecureTls)
         spdlog::warn("engine {}: TLS certificate verification is OFF for {}", m_id,
-                     redacted(m_options.url));
+                     Redaction::url(m_options.url));
 }
 
 EngineMetricsCollector::~EngineMetricsCollector() {
@@ -126,7 +117,7 @@ std::vector<Reading> EngineMetricsCollector::sample(std::int64_t tNs) {
 }
 
 std::vector<DeviceRecord> EngineMetricsCollector::devices() {
-    nlohmann::json attrs = {{"url", redacted(m_options.url)},
+    nlohmann::json attrs = {{"url", Redaction::url(m_options.url)},
                             {"authenticated", !m_authorization.empty()},
                             {"tls_verify", !m_options.insecureTls}};
     return {{"engine-endpoint", m_id, attrs.dump()}};

@@ -3,6 +3,7 @@
 #include "core/report/ComparisonVerdict.h"
 #include "core/report/CsvExporter.h"
 #include "core/report/SvgChart.h"
+#include "core/util/Redaction.h"
 
 #include <algorithm>
 #include <cmath>
@@ -77,15 +78,6 @@ std::string wrap(const std::string& text, std::size_t width) {
         from = space + 1;
     }
     return out + line + "\n";
-}
-
-// The plan's [arm.env] may hold credentials: the value of a variable whose name looks secret
-// (HF_TOKEN, API_KEY, ...: environment names are upper case, unlike workload keys such as
-// `tokens`) is not printed.
-std::string redactedPlan(const std::string& plan) {
-    static const std::regex secret(
-        R"re(\b([A-Z0-9_]*(TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL)[A-Z0-9_]*"?\s*=\s*)("(\\.|[^"\\\n])*"|'[^'\n]*'|[^,}\s]+))re");
-    return std::regex_replace(plan, secret, "$1\"<redacted>\"");
 }
 
 std::string perRun(const std::vector<double>& values, const std::string& unit) {
@@ -328,7 +320,7 @@ std::string ComparisonReport::json(const Input& in) {
                           {"warnings", in.warnings},
                           {"run_checks", in.checks},
                           {"method", footnote()},
-                          {"plan", redactedPlan(in.plan)},
+                          {"plan", Redaction::text(in.plan)},
                           {"tool_version", in.toolVersion},
                           {"generated_utc", in.generatedUtc}}
                .dump(2) +
@@ -427,7 +419,7 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
     if (!provenance)
         return out;
     if (!in.plan.empty())
-        out += "<h2>Plan</h2>\n<pre>" + escapeHtml(redactedPlan(in.plan)) + "</pre>\n";
+        out += "<h2>Plan</h2>\n<pre>" + escapeHtml(Redaction::text(in.plan)) + "</pre>\n";
     if (!in.hosts.empty()) {
         out += "<h2>Hosts</h2>\n<ul>\n";
         for (const auto& h : in.hosts)

@@ -393,7 +393,19 @@ class TestLoadCommand : public QObject {
 
     // A password in the URL reaches the server (basic auth) and nothing else: not the
     // workspace, the result file, the output or the logs.
-    void aPasswordInTheUrlIsNeverKept() {
+    // A credential in the URL, as user:password or as a query key, reaches the server and
+    // is kept nowhere: not the workspace, the output, the logs or the result file.
+    void aSecretInTheUrlIsNeverKept_data() {
+        QTest::addColumn<QString>("form");
+        QTest::addColumn<QString>("shown");
+        QTest::newRow("password") << "http://user:%1@127.0.0.1:%2"
+                                  << "http://127.0.0.1:%2/v1/completions";
+        QTest::newRow("query key") << "http://127.0.0.1:%2/v1/completions?api_key=%1&v=2"
+                                   << "http://127.0.0.1:%2/v1/completions?api_key=<redacted>&v=2";
+    }
+    void aSecretInTheUrlIsNeverKept() {
+        QFETCH(QString, form);
+        QFETCH(QString, shown);
         const std::string password = "pw-5c1d0e77";
         test::SseTestServer server([](const std::string&) {
             test::SseTestServer::Reply r;
@@ -403,14 +415,14 @@ class TestLoadCommand : public QObject {
             return r;
         });
         QTemporaryDir dir;
-        const QString url =
-            QString("http://user:%1@127.0.0.1:%2").arg(password.c_str()).arg(server.port());
+        const QString url = form.arg(password.c_str()).arg(server.port());
         const auto r = run({"--db", dir.filePath("w.db"), "--log-level", "trace", "load", "--url",
                             url, "--model", "m", "--concurrency", "1", "--requests", "2", "--out",
                             dir.filePath("r.json")});
         QVERIFY2(r.code == 0, r.err.constData());
         QCOMPARE(server.requests(), 2);
-        QVERIFY(server.headers().front().find("Authorization: Basic") != std::string::npos);
+        if (form.contains('@'))
+            QVERIFY(server.headers().front().find("Authorization: Basic") != std::string::npos);
         QVERIFY(!(r.out + r.err).contains(password.c_str()));
         int scanned = 0;
         for (QDirIterator it(dir.path(), QDir::Files); it.hasNext(); ++scanned) {
@@ -420,8 +432,8 @@ class TestLoadCommand : public QObject {
         }
         QVERIFY(scanned >= 2);
         const auto json = readJson(dir.filePath("r.json"));
-        QCOMPARE(json["endpoint"].get<std::string>(),
-                 "http://127.0.0.1:" + std::to_string(server.port()) + "/v1/completions");
+        QCOMPARE(QString::fromStdString(json["endpoint"].get<std::string>()),
+                 shown.arg(server.port()));
     }
 
     // Numbers out of range are usage errors before anything is allocated, with the limit in

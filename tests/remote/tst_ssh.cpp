@@ -8,6 +8,7 @@
 #include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
 
+#include <QDirIterator>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
@@ -22,6 +23,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sys/stat.h>
 #include <thread>
 
 using namespace tierscope;
@@ -424,6 +426,19 @@ class TestSsh : public QObject {
         const auto runs = server.runsOfArm("remote/model-load", "a");
         QCOMPARE(runs.size(), std::size_t(1));
         QCOMPARE(runs[0].status, std::string("completed"));
+        // The job's files hold the plan and its [arm.env]: the owner's alone.
+        const QString jobs = m_server.path("server/tierscope/jobs");
+        int seen = 0;
+        QDirIterator it(jobs, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden,
+                        QDirIterator::Subdirectories);
+        for (QString path = jobs; !path.isEmpty(); path = it.hasNext() ? it.next() : QString()) {
+            struct stat st {};
+            QVERIFY(lstat(path.toUtf8().constData(), &st) == 0);
+            QVERIFY2((st.st_mode & 077) == 0,
+                     qPrintable(path + QString(" is %1").arg(st.st_mode & 0777, 0, 8)));
+            seen += S_ISREG(st.st_mode) && path.endsWith("/plan.toml");
+        }
+        QCOMPARE(seen, 1);
     }
 
     void storageRunOnTheServer() {
