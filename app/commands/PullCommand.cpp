@@ -2,9 +2,10 @@
 
 #include "app/common/ExitCode.h"
 #include "app/common/TargetOption.h"
-#include "remote/RemoteStreamReader.h"
+#include "app/common/TerminalOutput.h"
 #include "core/store/Store.h"
 #include "core/store/WorkspaceMerge.h"
+#include "remote/RemoteStreamReader.h"
 
 #include <filesystem>
 #include <fstream>
@@ -135,7 +136,10 @@ int PullCommand::run(const GlobalOptions& global, const Options& o) {
         if (m.to > 0) {
             ++added;
             std::cout << "session " << m.from << " on " << host << " -> session " << m.to
-                      << (m.label.empty() ? "" : " (" + m.label + ")") << "\n";
+                      << (m.label.empty()
+                              ? ""
+                              : " (" + TerminalOutput::shown(STDOUT_FILENO, m.label) + ")")
+                      << "\n";
         }
     }
     std::cout << "pulled " << added << " session" << (added == 1 ? "" : "s") << " from " << host

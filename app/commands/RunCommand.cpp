@@ -5,14 +5,15 @@
 #include "app/common/GateExitCode.h"
 #include "app/common/RemoteJob.h"
 #include "app/common/TargetOption.h"
+#include "app/common/TerminalOutput.h"
 #include "core/report/ComparisonReport.h"
 #include "core/report/ReportFile.h"
-#include "experiments/RunSchedule.h"
 #include "core/store/Store.h"
 #include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "experiments/ExperimentRunner.h"
+#include "experiments/RunSchedule.h"
 
 #include <cstdio>
 #include <fstream>
@@ -69,26 +70,33 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
         const auto schedule = RunSchedule::build(plan);
         for (std::size_t i = 0; i < schedule.size(); ++i) {
             const auto& s = schedule[i];
-            std::printf("%3zu  %-16s %-28s %s\n", i + 1, plan.arms[s.arm].label.c_str(),
-                        ExperimentRunner::experimentName(plan, s.variant).c_str(),
+            auto shown = [](const std::string& text) {
+                return TerminalOutput::shown(STDOUT_FILENO, text);
+            };
+            std::printf("%3zu  %-16s %-28s %s\n", i + 1, shown(plan.arms[s.arm].label).c_str(),
+                        shown(ExperimentRunner::experimentName(plan, s.variant)).c_str(),
                         s.warmup ? "warm-up"
                                  : ("repetition " + std::to_string(s.repetition)).c_str());
         }
         for (const auto& command : ExperimentRunner::commands(plan))
-            std::printf("runs: %s\n", command.c_str());
+            std::printf("runs: %s\n", TerminalOutput::shown(STDOUT_FILENO, command).c_str());
         return kExitOk;
     }
 
     ExperimentRunner::Callbacks callbacks;
-    callbacks.started = [](const ExperimentRunner::Step& s) {
-        std::fprintf(stderr, "[%zu/%zu] %s, %s, %s\n", s.index + 1, s.total, s.arm.c_str(),
-                     s.experiment.c_str(),
+    auto shown = [](const std::string& text) { return TerminalOutput::shown(STDERR_FILENO, text); };
+    callbacks.started = [shown](const ExperimentRunner::Step& s) {
+        std::fprintf(stderr, "[%zu/%zu] %s, %s, %s\n", s.index + 1, s.total, shown(s.arm).c_str(),
+                     shown(s.experiment).c_str(),
                      s.warmup ? "warm-up" : ("repetition " + std::to_string(s.repetition)).c_str());
     };
-    callbacks.finished = [](const ExperimentRunner::Step&, const ExperimentRunner::StepResult& r) {
-        std::fprintf(stderr, "  %s: %s\n", r.status.c_str(), r.detail.c_str());
+    callbacks.finished = [shown](const ExperimentRunner::Step&,
+                                 const ExperimentRunner::StepResult& r) {
+        std::fprintf(stderr, "  %s: %s\n", r.status.c_str(), shown(r.detail).c_str());
     };
-    callbacks.message = [](const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); };
+    callbacks.message = [shown](const std::string& text) {
+        std::fprintf(stderr, "%s\n", shown(text).c_str());
+    };
     ExperimentRunner runner(plan, {global.dbPath(), planText}, callbacks);
     ExperimentRunner::Result result;
     {
@@ -112,9 +120,9 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
         }
     }
     std::fprintf(stderr, "experiment \"%s\": %zu runs, %d failed%s; session %lld in %s\n",
-                 plan.name.c_str(), result.runs, result.failed,
-                 result.incomplete ? ", INCOMPLETE" : "", static_cast<long long>(result.sessionId),
-                 global.dbPath().c_str());
+                 TerminalOutput::shown(STDERR_FILENO, plan.name).c_str(), result.runs,
+                 result.failed, result.incomplete ? ", INCOMPLETE" : "",
+                 static_cast<long long>(result.sessionId), global.dbPath().c_str());
     if (result.incomplete)
         return kExitFailure;
     // Nothing was measured: no gate can pass, and 0 would read as success in a script.

@@ -4,6 +4,7 @@
 #include "app/common/ExitCode.h"
 #include "app/common/RemoteJob.h"
 #include "app/common/TargetOption.h"
+#include "app/common/TerminalOutput.h"
 #include "collectors/Recorder.h"
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"
@@ -268,7 +269,7 @@ void printSummary(const nlohmann::json& s, const std::string& path) {
 // Files the manifest lists that tierscope cannot prove it created: left alone, and said so.
 bool reportRefusals(const std::vector<std::string>& refusals) {
     for (const auto& r : refusals)
-        std::cerr << "tierscope storage: " << r << "\n";
+        std::cerr << "tierscope storage: " << TerminalOutput::shown(STDERR_FILENO, r) << "\n";
     return !refusals.empty();
 }
 

@@ -3,10 +3,11 @@
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "app/common/TargetOption.h"
+#include "app/common/TerminalOutput.h"
+#include "core/report/ReportFile.h"
 #include "remote/RemoteStreamReader.h"
 #include "remote/SshDiagnosis.h"
 #include "remote/SshSession.h"
-#include "core/report/ReportFile.h"
 
 #include <algorithm>
 #include <iostream>
@@ -16,12 +17,6 @@ namespace tierscope {
 namespace {
 
 // The report as the terminal may show it: the server's text without control sequences.
-std::string terminalSafe(std::string text) {
-    for (char& c : text)
-        if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-            c = '?';
-    return text;
-}
 
 std::optional<std::string> startJob(SshSession& session, const RemoteJob::Request& r,
                                     std::string& error) {
@@ -97,7 +92,9 @@ int RemoteJob::run(SshSession& session, const Request& r) {
     std::optional<int> exitCode;
     std::string ended;
     RemoteStreamReader::Callbacks callbacks;
-    callbacks.log = [](const std::string& line) { std::cerr << line << "\n"; };
+    callbacks.log = [](const std::string& line) {
+        std::cerr << TerminalOutput::shown(STDERR_FILENO, line) << "\n";
+    };
     callbacks.exit = [&exitCode](int code) { exitCode = code; };
     callbacks.end = [&ended](const std::string& reason) {
         ended = reason.empty() ? "end" : reason;
@@ -149,7 +146,7 @@ int RemoteJob::run(SshSession& session, const Request& r) {
         session.run({"job", "output", id}, {}, std::chrono::seconds(120), std::size_t(16) << 20);
     if (report.exitCode == 0) {
         if (r.reportPath.empty()) {
-            std::cout << terminalSafe(report.out);
+            std::cout << TerminalOutput::shown(STDOUT_FILENO, report.out);
         } else {
             try {
                 ReportFile::write(r.reportPath, report.out);

@@ -506,6 +506,38 @@ class TestCli : public QObject {
         QVERIFY(QFile::exists(path("home/.local/share/tierscope/tierscope.db")));
     }
 
+    // Labels are the plan author's: on a terminal their escape sequences (retitle the window,
+    // clear the screen) are dropped; through a pipe the text is exact. `script` gives the
+    // command a terminal.
+    void escapeSequencesInLabelsDoNotReachTheTerminal() {
+        const QString plan = m_dir.filePath("escapes.toml");
+        test::writeFile(plan, R"(name = "x\u001b[2J"
+repetitions = 1
+[[arm]]
+label = "a\u001b]0;pwned\u0007"
+path = "/tmp/tierscope-escapes-a"
+[[arm]]
+label = "b\u009b31m"
+path = "/tmp/tierscope-escapes-b"
+[[workload]]
+kind = "model-load"
+size = "1MiB"
+)");
+        QProcess tty;
+        tty.start("script", {"-qec",
+                             QString("'%1' --db '%2' run '%3' --dry-run")
+                                 .arg(TIERSCOPE_BINARY, m_dir.filePath("escapes.db"), plan),
+                             "/dev/null"});
+        QVERIFY(tty.waitForFinished(60000));
+        const QByteArray shown = tty.readAllStandardOutput();
+        QVERIFY2(shown.contains("a]0;pwned") && shown.contains("b31m"), shown.constData());
+        QVERIFY2(!shown.contains('\x1b') && !shown.contains('\x07') && !shown.contains("\xc2\x9b"),
+                 shown.toHex().constData());
+        const auto piped = run({"--db", m_dir.filePath("escapes.db"), "run", plan, "--dry-run"});
+        QCOMPARE(piped.code, 0);
+        QVERIFY(piped.out.contains("a\x1b]0;pwned\x07"));
+    }
+
     void ctrlCStopsCleanly() {
         QProcess p;
         p.start(TIERSCOPE_BINARY, {"--db", path("sigint.db"), "record", "--interval", "100ms"});
