@@ -47,7 +47,7 @@ class StorageManifest {
     std::string pathOf(const std::string& name) const { return m_dir + "/" + name; }
     bool owns(const std::string& name) const { return m_files.count(name) > 0; }
     // Records a name about to be created, with its final size.
-    void add(const std::string& name, std::uint64_t size) { m_files[name] = {size, {}}; }
+    void add(const std::string& name, std::uint64_t size) { m_files[name] = {size, {}, {}}; }
     const std::map<std::string, Entry>& files() const { return m_files; }
 
     // Creates NAME empty (O_CREAT|O_EXCL|O_NOFOLLOW in the directory) and records its inode,
