@@ -5,6 +5,7 @@
 #include "core/util/DurationParser.h"
 #include "core/util/ShellTemplate.h"
 #include "core/util/SizeParser.h"
+#include "loadgen/Datasets.h"
 
 #include <algorithm>
 #include <cctype>
@@ -196,6 +197,12 @@ const std::vector<Key> kArmKeys = {{"label", Kind::Text},
                                    {"drop_caches", Kind::Any},
                                    {"reset", Kind::Text}};
 
+// Sizes that would otherwise be found too large only after allocating for them (2e9 tokens
+// or requests ended in bad_alloc): a context of 10M tokens, 10M requests a run, and the
+// dataset builder's own limits.
+constexpr long long kMaxContextTokens = 10'000'000;
+constexpr long long kMaxRequests = 10'000'000;
+
 // The keys ExperimentRunner reads for each workload kind.
 std::vector<Key> workloadKeys(const std::string& kind) {
     std::vector<Key> keys = {{"kind", Kind::Text}, {"concurrency", Kind::Concurrency}};
@@ -211,37 +218,37 @@ std::vector<Key> workloadKeys(const std::string& kind) {
              {"parallel", Kind::Integer, 1, 1024}});
     if (kind == "kv-restore")
         add({{"geometry", Kind::Text},
-             {"tokens", Kind::Integer, 1},
-             {"prefixes", Kind::Integer, 1},
-             {"chunk_tokens", Kind::Integer, 1},
-             {"requests", Kind::Integer, 1}});
+             {"tokens", Kind::Integer, 1, kMaxContextTokens},
+             {"prefixes", Kind::Integer, 1, 1'000'000},
+             {"chunk_tokens", Kind::Integer, 1, 1'000'000},
+             {"requests", Kind::Integer, 1, 4'000'000}});
     if (kind == "checkpoint-save")
         add({{"size", Kind::Size}, {"files", Kind::Integer, 1, 100000}});
     if (kind == "cold-recovery")
         add({{"model", Kind::Text},
              {"api", Kind::Text},
              {"rate", Kind::Any},
-             {"documents", Kind::Integer, 1},
-             {"document_tokens", Kind::Integer, 1},
-             {"questions", Kind::Integer, 1},
-             {"question_tokens", Kind::Integer, 1},
-             {"output_len", Kind::Integer, 1},
+             {"documents", Kind::Integer, 1, 100'000},
+             {"document_tokens", Kind::Integer, 1, Datasets::kMaxPromptWords},
+             {"questions", Kind::Integer, 1, Datasets::kMaxRounds},
+             {"question_tokens", Kind::Integer, 1, Datasets::kMaxPromptWords},
+             {"output_len", Kind::Integer, 1, kMaxContextTokens},
              {"seed", Kind::Integer, 0},
              {"geometry", Kind::Text},
              {"kv_bytes_per_token", Kind::Size}});
     if (kind == "load")
         add({{"api", Kind::Text},
              {"model", Kind::Text},
-             {"requests", Kind::Integer, 1},
-             {"warmup_requests", Kind::Integer, 0},
-             {"input_len", Kind::Integer, 1},
-             {"output_len", Kind::Integer, 1},
+             {"requests", Kind::Integer, 1, kMaxRequests},
+             {"warmup_requests", Kind::Integer, 0, kMaxRequests},
+             {"input_len", Kind::Integer, 1, Datasets::kMaxPromptWords},
+             {"output_len", Kind::Integer, 1, kMaxContextTokens},
              {"seed", Kind::Integer, 0},
              {"dataset", Kind::Text},
-             {"users", Kind::Integer, 1},
-             {"system_tokens", Kind::Integer, 0},
-             {"rounds", Kind::Integer, 1},
-             {"question_tokens", Kind::Integer, 1}});
+             {"users", Kind::Integer, 1, Datasets::kMaxUsers},
+             {"system_tokens", Kind::Integer, 0, Datasets::kMaxPromptWords},
+             {"rounds", Kind::Integer, 1, Datasets::kMaxRounds},
+             {"question_tokens", Kind::Integer, 1, Datasets::kMaxPromptWords}});
     return keys;
 }
 

@@ -369,8 +369,8 @@ class TestExperimentPlan : public QObject {
         QVERIFY(
             says(error("files = 2", "files = 99999999999"), "line 10: files must be an integer"));
         QVERIFY(says(error("requests = 10", "requests = 1e3"),
-                     "line 13: requests must be an integer of at least 1, not a floating-point "
-                     "number"));
+                     "line 13: requests must be an integer from 1 to 10000000, not a "
+                     "floating-point number"));
         QVERIFY(says(error("requests = 10", "dataset = \"sharedprefix\""),
                      "line 13: dataset is synthetic or shared-prefix"));
         QVERIFY(says(error("requests = 10", "block_size = \"1MiB\""),
@@ -396,9 +396,17 @@ class TestExperimentPlan : public QObject {
         QVERIFY(says(error("files = 2", "queue_depth = 1000000"),
                      "line 10: queue_depth must be an integer from 1 to 4096, not 1000000"));
         QVERIFY(says(error("requests = 10", "requests = 0"),
-                     "line 13: requests must be an integer of at least 1, not 0"));
+                     "line 13: requests must be an integer from 1 to 10000000, not 0"));
         QVERIFY(says(error("requests = 10", "output_len = -5"),
-                     "line 13: output_len must be an integer of at least 1, not -5"));
+                     "line 13: output_len must be an integer from 1 to 10000000, not -5"));
+        // Sizes found too large only after allocating for them ended in bad_alloc.
+        QVERIFY(says(error("requests = 10", "requests = 2000000000"),
+                     "line 13: requests must be an integer from 1 to 10000000, not 2000000000"));
+        QVERIFY(says(error("requests = 10", "input_len = 2000000000"),
+                     "line 13: input_len must be an integer from 1 to 1000000, not 2000000000"));
+        QVERIFY(says(error("requests = 10\n", "requests = 10\n[[workload]]\nkind = \"kv-restore\"\n"
+                                              "tokens = 2000000000\n"),
+                     "line 16: tokens must be an integer from 1 to 10000000, not 2000000000"));
         QVERIFY_THROWS_NO_EXCEPTION(
             ExperimentPlan::parse(base + "[[workload]]\nkind = \"model-load\"\n"
                                          "block_size = \"1MiB\"\n"
