@@ -54,26 +54,38 @@ struct Transfer {
     // that closes it, not when the connection's close was seen or another socket was served.
     std::optional<Clock::time_point> lastReceived;
     int tokenChunks = 0;
+    long long maxChunks = 0; // past this, the server ignores max_tokens: the request is ended
+    int maxTokens = 0;
+    bool overrun = false;
     std::string rawStart; // the first bytes, to explain a non-SSE error reply
     std::unique_ptr<SseParser> parser;
     bool chat = false;
 };
 
 constexpr std::size_t kMaxAnswerBytes = 1 << 20;
+// A stream has at most one chunk per token plus a few without text (role, usage); one that
+// runs far past max_tokens would otherwise grow its gaps without bound (262 MB in 15 s).
+constexpr int kChunksPerToken = 4;
+constexpr int kChunkSlack = 64;
 constexpr int kAddsPerTurn = 32;
 
 // An arrival (a chunk with a choice, StreamChunk, as vLLM's client counts them): the first one
 // is the first token (TTFT), each later one adds a gap, the last one ends the request. Only the
 // answer goes into the history.
 void onToken(Transfer& t, const StreamChunk& chunk, Clock::time_point now) {
-    if (!chunk.choice)
+    if (!chunk.choice || t.overrun)
         return;
     if (!t.record.ttftS)
         t.record.ttftS = seconds(now - t.send);
     else
         t.record.itlS.push_back(seconds(now - t.lastChunk));
     t.lastChunk = now;
-    ++t.tokenChunks;
+    if (++t.tokenChunks > t.maxChunks && !t.overrun) {
+        t.overrun = true;
+        t.record.error = "the server sent more than " + std::to_string(t.maxChunks) +
+                         " token chunks for max_tokens " + std::to_string(t.maxTokens) +
+                         ": it ignores max_tokens; the request was ended";
+    }
     if (t.record.outputText.size() < kMaxAnswerBytes)
         t.record.outputText += chunk.text;
 }
@@ -103,7 +115,7 @@ std::size_t onData(char* data, std::size_t size, std::size_t count, void* user) 
         t->record.error = t->parser->error();
         return 0; // abort: the stream is unusable
     }
-    return n;
+    return t->overrun ? 0 : n;
 }
 
 struct Loop {
@@ -287,6 +299,8 @@ void LoadGenerator::run(const RecordSink& sink,
         auto t = std::make_unique<Transfer>();
         Transfer* raw = t.get();
         t->chat = chat;
+        t->maxTokens = c.maxTokens[cursor.round];
+        t->maxChunks = static_cast<long long>(t->maxTokens) * kChunksPerToken + kChunkSlack;
         t->readyAt = &loop.readyAt;
         t->cursor = std::move(cursor);
         t->body = body.dump();

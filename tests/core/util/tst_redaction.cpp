@@ -62,6 +62,8 @@ class TestRedaction : public QObject {
                  std::string("http://host:8000/v1?api_key=<redacted>&model=m&token=<redacted>#f"));
         QCOMPARE(Redaction::url("https://host/metrics"), std::string("https://host/metrics"));
         QCOMPARE(Redaction::url("http://host?q=a@b"), std::string("http://host?q=a@b"));
+        QCOMPARE(Redaction::url("https://a%40b:p@ss@host"), std::string("https://host"));
+        QCOMPARE(Redaction::url("http://host:8000/path@x"), std::string("http://host:8000/path@x"));
     }
 };
 
