@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <unordered_set>
 
 namespace tierscope {
 
@@ -220,8 +221,12 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
             put(out, "lmcache_retrieve_speed_p50_tokens_per_s", "1/s",
                 HistogramQuantile::compute(0.5, *speed));
     }
-    if (m_recordRaw)
+    if (m_recordRaw) {
         raw(out, scrape);
+        // Said beside the series, so a capped recording cannot pass for a complete one.
+        out.push_back({{m_prefix + "raw_samples_dropped", "1", "counter", "{}"},
+                       static_cast<double>(m_rawDropped)});
+    }
     m_previous = std::move(now);
     return out;
 }
@@ -371,7 +376,10 @@ std::optional<double> EngineMetricsMapper::ratio(const Snapshot& now,
 }
 
 void EngineMetricsMapper::raw(std::vector<Reading>& out,
-                              const PrometheusTextParser::Result& scrape) const {
+                              const PrometheusTextParser::Result& scrape) {
+    std::vector<Reading> mine;
+    std::unordered_set<std::string> inScrape;
+    std::size_t added = 0, dropped = 0;
     for (const auto& s : scrape.samples) {
         if (!std::isfinite(s.value))
             continue;
@@ -382,9 +390,25 @@ void EngineMetricsMapper::raw(std::vector<Reading>& out,
                 path += (i ? "," : "") + s.labels[i].first + "=" + sanitize(s.labels[i].second);
             path += "}";
         }
-        out.push_back(
+        // A series twice in one scrape: Prometheus rejects the whole scrape, and so does this.
+        if (!inScrape.insert(path).second) {
+            m_rawDropped += scrape.samples.size();
+            return;
+        }
+        if (!m_rawSeries.count(path)) {
+            if (m_rawSeries.size() >= kMaxRawSeries || added >= kMaxNewRawSeriesPerScrape) {
+                ++dropped;
+                continue;
+            }
+            m_rawSeries.insert(path);
+            ++added;
+        }
+        mine.push_back(
             {{path, "1", scrape.typeOf(s.name) == "counter" ? "counter" : "gauge", "{}"}, s.value});
     }
+    m_rawDropped += dropped;
+    out.insert(out.end(), std::make_move_iterator(mine.begin()),
+               std::make_move_iterator(mine.end()));
 }
 
 } // namespace tierscope

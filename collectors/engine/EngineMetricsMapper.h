@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ class EngineMetricsMapper {
     // The span of the <latency>_p50_s / _p90_s / _p99_s series: the scrape intervals that ended
     // in the last 30 s, as Grafana's histogram_quantile(rate(...[30s])) panels of vLLM.
     static constexpr std::int64_t kQuantileSpanNs = 30'000'000'000LL;
+    // An engine with a label per request or per user would otherwise make one series each:
+    // 1,000,000 series took 640 MB and 33 s to stop.
+    static constexpr std::size_t kMaxRawSeries = 10'000;
+    static constexpr std::size_t kMaxNewRawSeriesPerScrape = 2'000;
 
   private:
     // Everything per series (label set), as Prometheus keeps it: deltas are taken per series
@@ -58,10 +63,15 @@ class EngineMetricsMapper {
     std::optional<double> rate(const Snapshot& now, const std::vector<std::string>& names) const;
     std::optional<double> ratio(const Snapshot& now, const std::vector<std::string>& hits,
                                 const std::vector<std::string>& queries) const;
-    void raw(std::vector<Reading>& out, const PrometheusTextParser::Result& scrape) const;
+    // --engine-raw: every series as it is, up to kMaxRawSeries in all and
+    // kMaxNewRawSeriesPerScrape new ones a scrape; what is left out is counted in
+    // raw_samples_dropped. A scrape that repeats a series is dropped whole, as Prometheus does.
+    void raw(std::vector<Reading>& out, const PrometheusTextParser::Result& scrape);
 
     std::string m_prefix;
     bool m_recordRaw;
+    std::set<std::string> m_rawSeries;
+    std::uint64_t m_rawDropped = 0;
     std::optional<Snapshot> m_previous;
     // Per latency prefix, the bucket increases of the intervals in the quantile span.
     std::map<std::string, std::deque<std::pair<std::int64_t, HistogramQuantile::Buckets>>> m_recent;

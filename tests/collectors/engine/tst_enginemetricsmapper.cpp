@@ -442,6 +442,39 @@ class TestEngineMetricsMapper : public QObject {
         QCOMPARE(EngineMetricsMapper::endpointIdFromUrl("http://gw:8000/?x=1"),
                  std::string("gw:8000"));
     }
+    // A label per request would make a series each: at most 2,000 new series a scrape and
+    // 10,000 in all, and the left-out samples counted beside them. A scrape that repeats a
+    // series is dropped whole, as Prometheus rejects it.
+    void rawSeriesAreCappedAndCounted() {
+        EngineMetricsMapper mapper("cap", true);
+        std::string text = "# TYPE req_bytes gauge\n";
+        for (int i = 0; i < 12000; ++i)
+            text += "req_bytes{request=\"r" + std::to_string(i) + "\"} " + std::to_string(i) + "\n";
+        const auto scrape = PrometheusTextParser::parse(text);
+        auto count = [](const std::vector<Reading>& out, std::size_t& raw) {
+            raw = 0;
+            double dropped = -1;
+            for (const auto& r : out) {
+                raw += r.metric.path.starts_with("engine/cap/raw/") ? 1 : 0;
+                if (r.metric.path == "engine/cap/raw_samples_dropped")
+                    dropped = r.value;
+            }
+            return dropped;
+        };
+        std::size_t raw = 0;
+        const double expectedDropped[] = {10000, 18000, 24000, 28000, 30000, 32000};
+        for (int scrapeNo = 0; scrapeNo < 6; ++scrapeNo) {
+            const double dropped = count(mapper.update(scrape, scrapeNo + 1), raw);
+            QCOMPARE(raw, std::min<std::size_t>(2000 * (scrapeNo + 1), 10000));
+            QCOMPARE(dropped, expectedDropped[scrapeNo]);
+        }
+        EngineMetricsMapper twice("cap", true);
+        const auto repeated = PrometheusTextParser::parse("a_total 1\nb 2\na_total 3\n");
+        QCOMPARE(count(twice.update(repeated, 1), raw), 3.0);
+        QCOMPARE(raw, std::size_t(0));
+        QCOMPARE(count(twice.update(PrometheusTextParser::parse("a_total 4\nb 5\n"), 2), raw), 3.0);
+        QCOMPARE(raw, std::size_t(2));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEngineMetricsMapper)
