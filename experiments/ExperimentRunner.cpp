@@ -179,7 +179,9 @@ Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm&
     const int depth = intParam(w.params, "queue_depth", 4);
     Outcome o;
     o.workload = "storage/" + w.kind;
-    auto manifest = StorageManifest::load(arm.path);
+    auto manifest = StorageManifest::load(arm.path, w.kind == "checkpoint-save"
+                                                        ? StorageManifest::Access::Write
+                                                        : StorageManifest::Access::Read);
     IoRunner::Result result;
     if (w.kind == "model-load") {
         ModelLoadWorkload load({arm.path,

@@ -39,7 +39,7 @@ IoJob ModelLoadWorkload::job() const {
     // A directory tierscope prepared is read as its model-load data set: its own shards, once
     // completely written, never another data set's files or the user's. Any other directory (a
     // real model's) is read whole, except files a manifest says are tierscope's.
-    const auto manifest = StorageManifest::load(m_options.dir);
+    const auto manifest = StorageManifest::load(m_options.dir, StorageManifest::Access::Read);
     if (manifest.findDataset("model-load"))
         return jobOf(preparedShards(manifest));
     DIR* d = opendir(m_options.dir.c_str());

@@ -2,6 +2,7 @@
 
 #include "core/util/FileDescriptor.h"
 #include "workloads/DataFileName.h"
+#include "workloads/DirectoryLock.h"
 #include "workloads/WorkloadError.h"
 
 #include <cerrno>
@@ -36,7 +37,8 @@ std::optional<std::int64_t> birthOf(const struct statx& sx) {
 
 StorageManifest::StorageManifest(StorageManifest&& other) noexcept
     : m_dir(std::move(other.m_dir)), m_dirFd(std::exchange(other.m_dirFd, -1)),
-      m_files(std::move(other.m_files)), m_datasets(std::move(other.m_datasets)) {}
+      m_lock(std::move(other.m_lock)), m_files(std::move(other.m_files)),
+      m_datasets(std::move(other.m_datasets)) {}
 
 StorageManifest& StorageManifest::operator=(StorageManifest&& other) noexcept {
     if (this != &other) {
@@ -44,6 +46,7 @@ StorageManifest& StorageManifest::operator=(StorageManifest&& other) noexcept {
             close(m_dirFd);
         m_dir = std::move(other.m_dir);
         m_dirFd = std::exchange(other.m_dirFd, -1);
+        m_lock = std::move(other.m_lock);
         m_files = std::move(other.m_files);
         m_datasets = std::move(other.m_datasets);
     }
@@ -55,7 +58,7 @@ StorageManifest::~StorageManifest() {
         close(m_dirFd);
 }
 
-StorageManifest StorageManifest::load(const std::string& dir) {
+StorageManifest StorageManifest::load(const std::string& dir, Access access) {
     StorageManifest m;
     m.m_dir = dir;
     while (m.m_dir.size() > 1 && m.m_dir.back() == '/')
@@ -68,6 +71,9 @@ StorageManifest StorageManifest::load(const std::string& dir) {
             throw WorkloadError(WorkloadError::Kind::NotFound, m.m_dir + " is not a directory");
         throw WorkloadError::fromErrno(errno, "cannot use", m.m_dir);
     }
+    m.m_lock = DirectoryLock::acquire(m.m_dirFd, m.m_dir,
+                                      access == Access::Read ? DirectoryLock::Mode::Shared
+                                                             : DirectoryLock::Mode::Exclusive);
     const std::string text = m.readManifestText();
     if (text.empty())
         return m;

@@ -2,11 +2,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 namespace tierscope {
+
+class DirectoryLock;
 
 // The record, kept in the target directory, of every file tierscope created there. It is how
 // the storage commands know which files they may overwrite or delete: only these. The manifest
@@ -31,8 +34,11 @@ class StorageManifest {
     };
 
     // Reads DIR/.tierscope-data.json; an absent file is an empty manifest. Throws WorkloadError
-    // when it exists but is not a manifest (someone else's file of that name, or a symlink).
-    static StorageManifest load(const std::string& dir);
+    // when it exists but is not a manifest (someone else's file of that name, or a symlink),
+    // and when another process holds the directory (DirectoryLock): from load to destruction,
+    // no other tierscope reads or writes this manifest.
+    enum class Access { Read, Write };
+    static StorageManifest load(const std::string& dir, Access access = Access::Write);
     StorageManifest(StorageManifest&& other) noexcept;
     StorageManifest& operator=(StorageManifest&& other) noexcept;
     StorageManifest(const StorageManifest&) = delete;
@@ -77,6 +83,7 @@ class StorageManifest {
 
     std::string m_dir;
     int m_dirFd = -1;
+    std::shared_ptr<DirectoryLock> m_lock; // held from load to destruction
     std::map<std::string, Entry> m_files;
     nlohmann::json m_datasets = nlohmann::json::object();
 };

@@ -376,7 +376,10 @@ Planned plan(const StorageCommand::Options& o, StorageManifest& manifest) {
 }
 
 int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
-    StorageManifest manifest = StorageManifest::load(o.path);
+    // Runs that only read a data set share the directory; a checkpoint writes into it.
+    StorageManifest manifest = StorageManifest::load(o.path, o.workload == "checkpoint-save"
+                                                                 ? StorageManifest::Access::Write
+                                                                 : StorageManifest::Access::Read);
     Planned p = plan(o, manifest);
     if (CancelOnSignal::flag().load()) {
         std::cerr << "tierscope storage run: cancelled while planning, before any I/O; nothing "
