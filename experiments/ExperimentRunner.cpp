@@ -798,8 +798,9 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
     return result;
 }
 
-std::vector<ComparisonReport::Input>
-ExperimentRunner::compare(Store& store, const ExperimentPlan& plan, bool charts) {
+std::vector<ComparisonReport::Input> ExperimentRunner::compare(Store& store,
+                                                               const ExperimentPlan& plan,
+                                                               bool charts, std::int64_t session) {
     ComparisonBuilder::Options options;
     options.charts = charts;
     options.dropUnmeasuredGates = true;
@@ -814,7 +815,8 @@ ExperimentRunner::compare(Store& store, const ExperimentPlan& plan, bool charts)
             return ComparisonBuilder::arm(
                 store, experiment, arm.label,
                 arm.label + (arm.storageProfile.empty() ? "" : " [" + arm.storageProfile + "]") +
-                    ", " + experiment);
+                    ", " + experiment,
+                session);
         };
         const auto a = side(plan.arms[0]);
         for (std::size_t b = 1; b < plan.arms.size(); ++b) {

@@ -63,10 +63,11 @@ class ExperimentRunner {
     // Every setup, engine, reset and teardown command, as it will run, for the user to see before
     // anything runs.
     static std::vector<std::string> commands(const ExperimentPlan& plan);
-    // The first arm against each further arm, for each variant; gates on another workload's
-    // KPI are left out.
+    // The first arm against each further arm, for each variant, over the runs of one session
+    // (this execution of the plan: an earlier one's runs are not pooled in); gates on another
+    // workload's KPI are left out.
     static std::vector<ComparisonReport::Input> compare(Store& store, const ExperimentPlan& plan,
-                                                        bool charts);
+                                                        bool charts, std::int64_t session);
 
   private:
     ExperimentPlan m_plan;

@@ -25,7 +25,7 @@ CLI::App* CompareCommand::attach(CLI::App& parent, Options& o) {
                    "pass/fail/inconclusive gate verdicts");
     cmd->add_option("A", o.a,
                     "Baseline: run:N (or N), run:1,2,3, run:4-6, session:N or "
-                    "arm:EXPERIMENT/ARM")
+                    "arm:EXPERIMENT/ARM[@SESSION|@all]")
         ->required();
     cmd->add_option("B", o.b, "Candidate, same forms")->required();
     cmd->add_option("--gate", o.gates,

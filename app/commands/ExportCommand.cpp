@@ -25,7 +25,8 @@ namespace tierscope {
 namespace {
 
 void addSides(CLI::App* cmd, ExportCommand::Options& o, bool required) {
-    cmd->add_option("A", o.a, "Baseline: run:N (or N), session:N or arm:EXPERIMENT/ARM")
+    cmd->add_option("A", o.a,
+                    "Baseline: run:N (or N), session:N or arm:EXPERIMENT/ARM[@SESSION|@all]")
         ->required(required);
     cmd->add_option("B", o.b, "Candidate, same forms")->required(required);
     cmd->add_option("--gate", o.gates, "A gate such as \"ttft_p50 <= -25%\" (repeatable)");

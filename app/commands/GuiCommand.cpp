@@ -26,8 +26,9 @@ CLI::App* GuiCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--engine", o.engines,
                     "Engine /metrics URL to scrape while recording (repeatable; default: the "
                     "URLs in Settings)");
-    cmd->add_option("--compare", o.compare,
-                    "Open the compare view on A and B (run:N, session:N or arm:EXPERIMENT/ARM)")
+    cmd->add_option(
+           "--compare", o.compare,
+           "Open the compare view on A and B (run:N, session:N or arm:EXPERIMENT/ARM[@SESSION])")
         ->expected(2);
     cmd->add_option("--target", o.target,
                     "Watch this server over SSH (ssh://[user@]host[:port]) instead of this "

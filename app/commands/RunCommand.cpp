@@ -105,7 +105,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
     }
 
     Store store(global.dbPath(), Store::Mode::ReadOnly);
-    auto comparisons = ExperimentRunner::compare(store, plan, o.format == "html");
+    auto comparisons = ExperimentRunner::compare(store, plan, o.format == "html", result.sessionId);
     for (auto& in : comparisons)
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
     const std::string report = ComparisonReport::render(o.format, comparisons);

@@ -17,7 +17,8 @@ namespace {
 
 using UsageError = ComparisonBuilder::UsageError;
 
-const char* kForms = "run:N (or N), run:1,2,3, run:4-6, session:N or arm:EXPERIMENT/ARM";
+const char* kForms =
+    "run:N (or N), run:1,2,3, run:4-6, session:N or arm:EXPERIMENT/ARM[@SESSION|@all]";
 
 std::int64_t number(const std::string& text, const std::string& spec) {
     try {
@@ -130,10 +131,36 @@ ComparisonSide ComparisonBuilder::resolve(Store& store, const std::string& spec)
         side.runs = store.runsOfSession(id);
         side.label = sessionLabel(store, id) + ", " + std::to_string(side.runs.size()) + " run(s)";
     } else if (kind == "arm") {
-        const auto slash = rest.rfind('/'); // experiment names hold slashes, arm labels do not
+        std::string name = rest;
+        std::optional<std::int64_t> session;
+        bool pooled = false;
+        if (const auto at = name.rfind('@'); at != std::string::npos) {
+            const std::string which = name.substr(at + 1);
+            if (which == "all")
+                pooled = true;
+            else if (!which.empty() && which.find_first_not_of("0123456789") == std::string::npos)
+                session = number(which, spec);
+            if (pooled || session)
+                name = name.substr(0, at);
+        }
+        const auto slash = name.rfind('/'); // experiment names hold slashes, arm labels do not
         if (slash == std::string::npos)
-            throw UsageError("an arm is arm:EXPERIMENT/ARM");
-        auto out = arm(store, rest.substr(0, slash), rest.substr(slash + 1), {});
+            throw UsageError("an arm is arm:EXPERIMENT/ARM[@SESSION|@all]");
+        auto out = arm(store, name.substr(0, slash), name.substr(slash + 1), {}, session);
+        std::set<std::int64_t> sessions;
+        for (const auto& r : out.runs)
+            sessions.insert(r.sessionId);
+        if (sessions.size() > 1 && !pooled) {
+            std::string list;
+            for (const auto id : sessions)
+                list += (list.empty() ? "" : ", ") + std::to_string(id);
+            throw UsageError("arm:" + name + " has runs in " + std::to_string(sessions.size()) +
+                             " sessions (" + list +
+                             "), each an execution of the plan: name one, "
+                             "arm:" +
+                             name + "@" + std::to_string(*sessions.rbegin()) +
+                             ", or pool them on purpose, arm:" + name + "@all");
+        }
         out.label = "arm " + rest + ", " + std::to_string(out.runs.size()) + " run(s)";
         if (out.runs.empty())
             throw StoreError(StoreError::Code::NotFound, "no runs of " + out.label);
@@ -148,10 +175,13 @@ ComparisonSide ComparisonBuilder::resolve(Store& store, const std::string& spec)
 }
 
 ComparisonSide ComparisonBuilder::arm(Store& store, const std::string& experiment,
-                                      const std::string& armLabel, const std::string& label) {
+                                      const std::string& armLabel, const std::string& label,
+                                      std::optional<std::int64_t> session) {
     ComparisonSide side;
     side.label = label;
     side.runs = store.runsOfArm(experiment, armLabel);
+    if (session)
+        std::erase_if(side.runs, [&](const RunInfo& r) { return r.sessionId != *session; });
     load(store, side);
     return side;
 }

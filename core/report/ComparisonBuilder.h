@@ -1,9 +1,10 @@
 #pragma once
 
 #include "core/compare/Comparison.h"
-#include "core/report/ComparisonReport.h"
 #include "core/compare/Gate.h"
+#include "core/report/ComparisonReport.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,11 +34,16 @@ class ComparisonBuilder {
     };
 
     // "run:N" (or "N"), "run:1,2,3", "run:4-6", "session:N" or "arm:EXPERIMENT/ARM", with
-    // requests and timelines. Throws UsageError or StoreError (NotFound).
+    // requests and timelines. An experiment name is reused by every execution of its plan:
+    // an arm whose runs lie in more than one session is refused unless it names one
+    // (arm:EXPERIMENT/ARM@SESSION) or pools them on purpose (@all). Throws UsageError or
+    // StoreError (NotFound).
     static ComparisonSide resolve(Store& store, const std::string& spec);
     // An arm with no runs (its experiment stopped first) is an empty side, not an error.
+    // With a session, only that session's runs (one execution of the plan).
     static ComparisonSide arm(Store& store, const std::string& experiment, const std::string& arm,
-                              const std::string& label);
+                              const std::string& label,
+                              std::optional<std::int64_t> session = std::nullopt);
     // Gate texts and preset names to gates; throws UsageError naming the bad one (a malformed
     // gate, an unknown preset or KPI).
     static std::vector<Gate> gates(const std::vector<std::string>& texts,

@@ -463,6 +463,39 @@ class TestComparison : public QObject {
         QVERIFY(!QFileInfo(QString::fromStdString(target)).isSymLink());
     }
 
+    // Every execution of a plan stores its runs under the same experiment name: an arm named
+    // by it alone would pool two executions. It is refused, naming the sessions; @N takes one
+    // execution, @all pools them on purpose.
+    void anArmInSeveralSessionsIsNamedBySession() {
+        QTemporaryDir dir;
+        Store store(dir.filePath("s.db").toStdString(), Store::Mode::ReadWrite);
+        std::vector<std::int64_t> sessions;
+        for (int execution = 0; execution < 2; ++execution) {
+            SessionInfo s;
+            s.startNs = 1 + execution;
+            sessions.push_back(store.createSession(s));
+            for (int i = 0; i < 2; ++i) {
+                const auto id = store.createRun(sessions.back(), "load", "{}", 1, "e/load", "A");
+                store.addRequests(id, requests(0.1 * (execution + 1), 5));
+                store.finishRun(id, 2, "completed", "{}");
+            }
+        }
+        try {
+            ComparisonBuilder::resolve(store, "arm:e/load/A");
+            QFAIL("two executions were pooled");
+        } catch (const ComparisonBuilder::UsageError& e) {
+            QVERIFY2(std::string(e.what()).find("runs in 2 sessions (1, 2)") != std::string::npos &&
+                         std::string(e.what()).find("arm:e/load/A@2") != std::string::npos,
+                     e.what());
+        }
+        const auto one = ComparisonBuilder::resolve(store, "arm:e/load/A@1");
+        QCOMPARE(one.runs.size(), std::size_t(2));
+        for (const auto& r : one.runs)
+            QCOMPARE(r.sessionId, sessions[0]);
+        QCOMPARE(ComparisonBuilder::resolve(store, "arm:e/load/A@all").runs.size(), std::size_t(4));
+        QVERIFY_THROWS_EXCEPTION(StoreError, ComparisonBuilder::resolve(store, "arm:e/load/A@7"));
+    }
+
     void compareCommandExitCodes() {
         QTemporaryDir dir;
         const QString db = dir.filePath("c.db");
