@@ -236,8 +236,10 @@ QPair<QString, QString> ExperimentDialog::firstComparison() const {
         return {};
     const std::string experiment =
         ExperimentRunner::experimentName(m_plan, m_plan.variants().front());
-    return {QString::fromStdString("arm:" + experiment + "/" + m_plan.arms[0].label),
-            QString::fromStdString("arm:" + experiment + "/" + m_plan.arms[1].label)};
+    // This execution's runs: an earlier execution of the same plan is another experiment.
+    const std::string session = m_sessionId > 0 ? "@" + std::to_string(m_sessionId) : "";
+    return {QString::fromStdString("arm:" + experiment + "/" + m_plan.arms[0].label + session),
+            QString::fromStdString("arm:" + experiment + "/" + m_plan.arms[1].label + session)};
 }
 
 void ExperimentDialog::setTarget(const QString& target) {

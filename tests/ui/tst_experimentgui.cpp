@@ -166,7 +166,7 @@ files = 2
         QTRY_COMPARE_WITH_TIMEOUT(w.shownSessionId(), finished.at(0).at(0).toLongLong(), 10000);
 
         const auto [a, b] = d->firstComparison();
-        QCOMPARE(a, QString("arm:gui/model-load/disk"));
+        QCOMPARE(a, QString("arm:gui/model-load/disk@%1").arg(finished.at(0).at(0).toLongLong()));
         auto* compare = w.openCompare(a, b);
         QSignalSpy shown(compare, &CompareDialog::comparisonShown);
         QVERIFY(shown.wait(60000));

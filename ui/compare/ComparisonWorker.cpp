@@ -1,18 +1,19 @@
 #include "ui/compare/ComparisonWorker.h"
 
+#include "core/compare/RunKpis.h"
 #include "core/report/ComparisonBuilder.h"
 #include "core/report/ReportFile.h"
-#include "core/compare/RunKpis.h"
 #include "core/store/Store.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
-#include "ui/timeline/ChartRenderer.h"
 #include "experiments/ExperimentRunner.h"
+#include "ui/timeline/ChartRenderer.h"
 
 #include <QFileInfo>
 #include <QSaveFile>
 #include <algorithm>
+#include <set>
 
 namespace tierscope {
 
@@ -57,9 +58,20 @@ void ComparisonWorker::listChoices(const QString& db) {
     }
     try {
         Store store(db.toStdString(), Store::Mode::ReadOnly);
+        // An arm executed in several sessions is one choice per execution, newest first.
         for (const auto& [experiment, arm] : store.arms()) {
-            const QString spec = QString::fromStdString("arm:" + experiment + "/" + arm);
-            out.push_back({spec, spec});
+            const std::string spec = "arm:" + experiment + "/" + arm;
+            std::set<std::int64_t> sessions;
+            for (const auto& run : store.runsOfArm(experiment, arm))
+                sessions.insert(run.sessionId);
+            if (sessions.size() <= 1) {
+                out.push_back({QString::fromStdString(spec), QString::fromStdString(spec)});
+                continue;
+            }
+            for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) {
+                const QString one = QString::fromStdString(spec + "@" + std::to_string(*it));
+                out.push_back({one, one});
+            }
         }
         const auto sessions = store.sessions();
         for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) {
