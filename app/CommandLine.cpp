@@ -146,8 +146,8 @@ int CommandLine::run(int argc, char** argv, CancelOnSignal* stop) {
 // The commands that run until stopped, and stop cleanly on SIGINT and SIGTERM by polling
 // CancelOnSignal::flag().
 bool CommandLine::stopsOnSignal() const {
-    for (const char* name :
-         {"record", "agent", "sim-engine", "load", "run", "storage", "gui", "stream", "import"})
+    for (const char* name : {"record", "agent", "sim-engine", "load", "run", "storage", "gui",
+                             "stream", "import", "pull", "snapshot"})
         if (m_app.got_subcommand(name))
             return true;
     return m_app.get_subcommands().empty(); // the GUI, or the hint

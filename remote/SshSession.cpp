@@ -61,6 +61,11 @@ std::optional<SshDiagnosis::Result> SshSession::connect() {
     const auto deadline =
         std::chrono::steady_clock::now() + m_options.connectTimeout + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
+        if (m_options.cancel && m_options.cancel->load()) {
+            m_master.reset();
+            return SshDiagnosis::Result{SshDiagnosis::Kind::Other,
+                                        "interrupted while connecting to " + target().host};
+        }
         if (const auto code = m_master->wait(std::chrono::milliseconds(50))) {
             const auto result = diagnose(*code == 0 ? 255 : *code, m_master->stderrText());
             m_master.reset();

@@ -4,6 +4,7 @@
 #include "remote/SshDiagnosis.h"
 #include "remote/SshProcess.h"
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -21,6 +22,8 @@ class SshSession {
   public:
     struct Options {
         std::chrono::seconds connectTimeout{10};
+        // Read while connecting: set (Ctrl-C), the attempt ends within 50 ms.
+        const std::atomic<bool>* cancel = nullptr;
     };
     struct Captured {
         int exitCode = -1;

@@ -1,5 +1,6 @@
 #include "app/commands/PullCommand.h"
 
+#include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "app/common/TargetOption.h"
 #include "app/common/TerminalOutput.h"
@@ -7,8 +8,10 @@
 #include "core/store/WorkspaceMerge.h"
 #include "remote/RemoteStreamReader.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -19,6 +22,25 @@ namespace {
 
 constexpr std::uint64_t kMaxSnapshot = std::uint64_t(64) << 30;
 constexpr std::size_t kMaxHeader = 64 * 1024;
+
+bool writeAll(int fd, const char* data, std::uint64_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        data += n;
+        size -= static_cast<std::uint64_t>(n);
+    }
+    return true;
+}
+
+// Ctrl-C or SIGTERM: the ssh processes end with their objects, the partial copy is removed.
+int interrupted() {
+    std::cerr << "tierscope pull: interrupted, nothing pulled\n";
+    return 128 + CancelOnSignal::signalNumber();
+}
 
 } // namespace
 
@@ -54,7 +76,7 @@ int PullCommand::run(const GlobalOptions& global, const Options& o) {
     std::size_t newlines = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
     while (newlines < 2 && !p->eof() && std::chrono::steady_clock::now() < deadline &&
-           header.size() < kMaxHeader) {
+           header.size() < kMaxHeader && !CancelOnSignal::flag()) {
         const auto bytes = p->read(std::chrono::milliseconds(500));
         for (std::size_t i = 0; i < bytes.size(); ++i) {
             if (newlines == 2) {
@@ -65,6 +87,8 @@ int PullCommand::run(const GlobalOptions& global, const Options& o) {
             newlines += bytes[i] == '\n';
         }
     }
+    if (CancelOnSignal::flag())
+        return interrupted();
     std::string host;
     RemoteStreamReader::Callbacks callbacks;
     callbacks.hello = [&host](const RemoteStreamReader::Hello& h) { host = h.host; };
@@ -93,33 +117,51 @@ int PullCommand::run(const GlobalOptions& global, const Options& o) {
     const std::string db = global.dbPath();
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(db).parent_path(), ec);
+    // The server's workspace lands in a new private file beside ours: created here (never
+    // through a name someone planted), 0600, removed on every way out but success.
     const std::string temp = db + ".pull-" + std::to_string(getpid());
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        std::uint64_t written = std::min<std::uint64_t>(body.size(), size);
-        out.write(body.data(), static_cast<std::streamsize>(written));
-        while (written < size && !p->eof()) {
-            const auto bytes = p->read(std::chrono::seconds(30));
-            if (bytes.empty() && !p->eof()) {
-                std::cerr << "tierscope pull: the server went silent for 30 s\n";
-                out.close();
-                std::filesystem::remove(temp, ec);
-                return kExitRemote;
-            }
-            const auto take = std::min<std::uint64_t>(bytes.size(), size - written);
-            out.write(bytes.data(), static_cast<std::streamsize>(take));
-            written += take;
+    const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        std::cerr << "tierscope pull: cannot create " << temp << ": " << std::strerror(errno)
+                  << "\n";
+        return kExitCannotWrite;
+    }
+    auto fail = [&](int code, const std::string& why) {
+        close(fd);
+        std::filesystem::remove(temp, ec);
+        if (!why.empty())
+            std::cerr << "tierscope pull: " << why << "\n";
+        return code;
+    };
+    std::uint64_t written = std::min<std::uint64_t>(body.size(), size);
+    bool ok = writeAll(fd, body.data(), written);
+    auto heard = std::chrono::steady_clock::now();
+    while (ok && written < size && !p->eof()) {
+        if (CancelOnSignal::flag())
+            return fail(interrupted(), {});
+        const auto bytes = p->read(std::chrono::milliseconds(200));
+        const auto now = std::chrono::steady_clock::now();
+        if (bytes.empty()) {
+            if (now - heard > std::chrono::seconds(30))
+                return fail(kExitRemote, "the server went silent for 30 s");
+            continue;
         }
-        if (written < size || !out) {
-            const auto code = p->wait(std::chrono::seconds(10));
-            std::cerr << "tierscope pull: "
-                      << (code && *code == 255 ? session->diagnose(255, p->stderrText()).line
-                                               : "the snapshot arrived incomplete")
-                      << "\n";
-            out.close();
-            std::filesystem::remove(temp, ec);
-            return kExitRemote;
-        }
+        heard = now;
+        const auto take = std::min<std::uint64_t>(bytes.size(), size - written);
+        ok = writeAll(fd, bytes.data(), take);
+        written += take;
+    }
+    if (!ok)
+        return fail(kExitCannotWrite, "cannot write " + temp + ": " + std::strerror(errno));
+    if (written < size) {
+        const auto code = p->wait(std::chrono::seconds(10));
+        return fail(kExitRemote, code && *code == 255 ? session->diagnose(255, p->stderrText()).line
+                                                      : "the snapshot arrived incomplete");
+    }
+    if (close(fd) != 0) {
+        std::filesystem::remove(temp, ec);
+        std::cerr << "tierscope pull: cannot write " << temp << "\n";
+        return kExitCannotWrite;
     }
     p->wait(std::chrono::seconds(10));
     std::vector<WorkspaceMerge::Merged> merged;

@@ -1,15 +1,19 @@
 #include "app/commands/SnapshotCommand.h"
 
+#include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
-#include "remote/RemoteStreamWriter.h"
 #include "core/store/Store.h"
 #include "core/store/WorkspaceMerge.h"
+#include "remote/RemoteStreamWriter.h"
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace tierscope {
@@ -47,8 +51,21 @@ int SnapshotCommand::run(const GlobalOptions& global, const Options& o) {
         std::cerr << "tierscope snapshot: no workspace at " << db << "\n";
         return kExitNotFound;
     }
-    const auto temp =
-        std::filesystem::path(db).parent_path() / ("snapshot-" + std::to_string(getpid()) + ".db");
+    // The copy is made in a private directory under TMPDIR, not beside the workspace: a
+    // read-only workspace can be snapshot, and nothing is left beside it. It is unlinked as
+    // soon as it is open for streaming, so only a kill during the copy leaves it, in TMPDIR.
+    const char* tmp = std::getenv("TMPDIR");
+    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/tierscope-snapshot-XXXXXX";
+    if (!mkdtemp(dir.data())) {
+        std::cerr << "tierscope snapshot: cannot create a directory in " << dir << ": "
+                  << std::strerror(errno) << "\n";
+        return kExitCannotWrite;
+    }
+    const auto temp = std::filesystem::path(dir) / "snapshot.db";
+    auto removeAll = [&] {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    };
     WorkspaceMerge::Selection selection;
     if (o.session > 0)
         selection.session = o.session;
@@ -58,11 +75,22 @@ int SnapshotCommand::run(const GlobalOptions& global, const Options& o) {
         sessions = WorkspaceMerge::extract(db, temp.string(), selection);
         Store(temp.string(), Store::Mode::ReadWrite).db().exec("PRAGMA journal_mode = DELETE");
     } catch (...) {
-        std::error_code ec;
-        std::filesystem::remove(temp, ec);
+        removeAll();
         throw;
     }
-    const auto size = std::filesystem::file_size(temp);
+    const int fd = open(temp.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    const bool opened = fd >= 0 && fstat(fd, &st) == 0;
+    removeAll();
+    if (!opened || CancelOnSignal::flag()) {
+        if (fd >= 0)
+            close(fd);
+        if (CancelOnSignal::flag())
+            return 128 + CancelOnSignal::signalNumber();
+        std::cerr << "tierscope snapshot: cannot read its copy\n";
+        return kExitIo;
+    }
+    const auto size = static_cast<std::uintmax_t>(st.st_size);
     RemoteStreamWriter writer(
         [](const std::string& line) { return writeAll(line.data(), line.size()); });
     char host[256] = {};
@@ -71,12 +99,20 @@ int SnapshotCommand::run(const GlobalOptions& global, const Options& o) {
     const std::string header = "{\"type\":\"snapshot\",\"bytes\":" + std::to_string(size) +
                                ",\"sessions\":" + std::to_string(sessions) + "}\n";
     bool ok = !writer.failed() && writeAll(header.data(), header.size());
-    std::ifstream in(temp, std::ios::binary);
     char buffer[65536];
-    while (ok && (in.read(buffer, sizeof buffer) || in.gcount() > 0))
-        ok = writeAll(buffer, static_cast<std::size_t>(in.gcount()));
-    std::error_code ec;
-    std::filesystem::remove(temp, ec);
+    while (ok && !CancelOnSignal::flag()) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            ok = n == 0;
+            break;
+        }
+        ok = writeAll(buffer, static_cast<std::size_t>(n));
+    }
+    close(fd);
+    if (CancelOnSignal::flag())
+        return 128 + CancelOnSignal::signalNumber();
     return ok ? kExitOk : kExitFailure;
 }
 

@@ -105,11 +105,21 @@ int RemoteJob::run(SshSession& session, const Request& r) {
     auto follow = session.start({"job", "follow", id});
     auto lastLine = std::chrono::steady_clock::now();
     bool silent = false;
+    bool leftStopping = false;
+    std::chrono::steady_clock::time_point stopDeadline;
     while (!follow->eof() && !reader.broken() && ended.empty()) {
+        // Ctrl-C stops the job's group on the server and shows its end when that comes within
+        // 2 s; a job whose teardown takes longer finishes there, and this command does not
+        // keep the user waiting for it.
+        if (cancelSent && std::chrono::steady_clock::now() > stopDeadline) {
+            leftStopping = true;
+            break;
+        }
         if (CancelOnSignal::flag() && !cancelSent) {
             cancelSent = true;
+            stopDeadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
             std::cerr << "stopping job " << id << " on " << host << " ...\n";
-            const auto c = session.run({"job", "cancel", id}, {}, std::chrono::seconds(30));
+            const auto c = session.run({"job", "cancel", id}, {}, std::chrono::seconds(5));
             if (c.exitCode != 0)
                 std::cerr << "tierscope " << r.command << ": "
                           << session.diagnose(c.exitCode, c.err).line << "\n";
@@ -123,6 +133,13 @@ int RemoteJob::run(SshSession& session, const Request& r) {
             silent = true;
             break;
         }
+    }
+    if (leftStopping) {
+        follow->terminate();
+        std::cerr << "tierscope " << r.command << ": job " << id << " on " << host
+                  << " is stopping (its teardown goes on there; what ran is kept): tierscope run "
+                  << "--target " << r.targetText << " --attach " << id << " shows its end\n";
+        return 128 + CancelOnSignal::signalNumber();
     }
     const int code =
         follow->eof() ? follow->wait(std::chrono::seconds(5)).value_or(255) : 255; // 255: lost

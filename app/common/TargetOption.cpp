@@ -1,5 +1,6 @@
 #include "app/common/TargetOption.h"
 
+#include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 
 #include <iostream>
@@ -67,10 +68,12 @@ std::unique_ptr<SshSession> TargetOption::connect(const std::string& text, const
         exitCode = kExitUsage;
         return nullptr;
     }
-    auto session = std::make_unique<SshSession>(*parsed.target);
+    SshSession::Options options;
+    options.cancel = &CancelOnSignal::flag();
+    auto session = std::make_unique<SshSession>(*parsed.target, options);
     if (const auto failure = session->connect()) {
         std::cerr << "tierscope " << command << ": " << failure->line << "\n";
-        exitCode = kExitRemote;
+        exitCode = CancelOnSignal::flag() ? 128 + CancelOnSignal::signalNumber() : kExitRemote;
         return nullptr;
     }
     return session;

@@ -1,5 +1,6 @@
 #include "core/store/SqliteDb.h"
 
+#include "core/store/SqliteUri.h"
 #include "core/store/StoreError.h"
 
 #include <chrono>
@@ -36,28 +37,6 @@ int firstRead(sqlite3* db) {
     return rc;
 }
 
-bool nonEmptyFile(const std::string& path) {
-    struct stat st {};
-    return stat(path.c_str(), &st) == 0 && st.st_size > 0;
-}
-
-// RFC 3986 for SQLite's file: URIs: '?', '#' and '%' would end or escape the path.
-std::string uriPath(const std::string& path) {
-    static const char* hex = "0123456789ABCDEF";
-    std::string out;
-    for (const char c : path) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '?' || c == '#' || c == '%' || u < 0x21 || u >= 0x7F) {
-            out += '%';
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 SqliteDb::SqliteDb(const std::string& path, Mode mode) : m_path(path) {
@@ -70,10 +49,10 @@ SqliteDb::SqliteDb(const std::string& path, Mode mode) : m_path(path) {
     // that has content and no -shm, immutable would hide its committed transactions, so that
     // stays an error.
     if (mode == Mode::ReadOnly && (firstRead(m_db) & 0xff) == SQLITE_CANTOPEN &&
-        !nonEmptyFile(path + "-wal") && nonEmptyFile(path)) {
+        SqliteUri::immutableUsable(path)) {
         sqlite3_close_v2(m_db);
         m_db = nullptr;
-        open("file:" + uriPath(path) + "?immutable=1", flags | SQLITE_OPEN_URI);
+        open(SqliteUri::immutable(path), flags | SQLITE_OPEN_URI);
     }
 }
 

@@ -1,6 +1,7 @@
 #include "core/store/WorkspaceMerge.h"
 
 #include "core/store/SqliteTransaction.h"
+#include "core/store/SqliteUri.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/WallClock.h"
@@ -52,7 +53,20 @@ void copy(SqliteDb& db, const std::string& table, const std::string& where,
 struct Attached {
     SqliteDb& db;
     Attached(SqliteDb& d, const std::string& path) : db(d) {
-        db.exec("ATTACH DATABASE " + quoteSql(path) + " AS src");
+        try {
+            db.exec("ATTACH DATABASE " + quoteSql(path) + " AS src");
+            db.queryInt("SELECT count(*) FROM src.sqlite_master"); // opens it, and its -shm
+        } catch (const StoreError&) {
+            // A workspace on read-only media (a snapshot's source on a server): read as
+            // SqliteDb reads it, without a -shm, where its -wal holds nothing.
+            if (!SqliteUri::immutableUsable(path))
+                throw;
+            try {
+                db.exec("DETACH DATABASE src");
+            } catch (const StoreError&) { // it never attached
+            }
+            db.exec("ATTACH DATABASE " + quoteSql(SqliteUri::immutable(path)) + " AS src");
+        }
     }
     ~Attached() {
         try {
@@ -80,8 +94,12 @@ std::size_t WorkspaceMerge::extract(const std::string& sourceDb, const std::stri
     if (selection.session)
         sessions += " WHERE id = " + std::to_string(*selection.session);
     else if (!selection.experiment.empty())
+        // A plan's runs are stored under "<plan name>/<workload>": the plan's name selects
+        // them all, a full "<name>/<workload>" one workload's.
         sessions += " WHERE id IN (SELECT session_id FROM src.run WHERE experiment = " +
-                    quoteSql(selection.experiment) + ")";
+                    quoteSql(selection.experiment) + " OR substr(experiment, 1, " +
+                    std::to_string(selection.experiment.size() + 1) +
+                    ") = " + quoteSql(selection.experiment + "/") + ")";
     SqliteTransaction transaction(db);
     const std::string in = " IN (" + sessions + ")";
     copy(db, "session", "id" + in, {}, true);

@@ -398,8 +398,22 @@ class TestCli : public QObject {
         QVERIFY(r.out.count('\n') > 5);
         r = program({"-Urm", "sh", "-c", prefix + "compare session:2 session:3"});
         QVERIFY2(r.code == 0, r.err.constData());
+
         QVERIFY2(r.out.contains("model_load_time"), r.out.constData());
         QVERIFY(!QFile::exists(db + "-shm"));
+        // What `pull` runs on a server: its copy is made under TMPDIR, not beside a workspace
+        // that cannot be written, and nothing of it is left in either place.
+        QDir().mkpath(path("snaptmp"));
+        const auto snap =
+            program({"-Urm", "sh", "-c",
+                     "TMPDIR=" + path("snaptmp") + " && export TMPDIR && " + prefix + "snapshot"});
+        QVERIFY2(snap.code == 0, snap.err.constData());
+        const auto lines = snap.out.split('\n');
+        QVERIFY(lines.size() > 2 && lines[1].contains("\"type\":\"snapshot\""));
+        QVERIFY(snap.out.mid(lines[0].size() + lines[1].size() + 2).startsWith("SQLite format 3"));
+        QCOMPARE(QDir(path("snaptmp")).entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
+                 QStringList());
+        QCOMPARE(QDir(path("ro")).entryList({"snapshot-*"}), QStringList());
     }
 
     // `export chart --session` draws a session as the window does, off screen and without a
