@@ -22,7 +22,9 @@ class EngineMetricsCollector : public Collector {
         std::chrono::milliseconds timeout{2000};
         bool recordRaw = false;
         bool insecureTls = false;
-        std::size_t maxBodyBytes = 64u << 20;
+        // vLLM's /metrics is tens of KiB; 16 MiB is some 400,000 series, and a body past it
+        // is refused before it is parsed.
+        std::size_t maxBodyBytes = 16u << 20;
     };
 
     explicit EngineMetricsCollector(Options options);

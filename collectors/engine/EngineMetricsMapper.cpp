@@ -390,11 +390,6 @@ void EngineMetricsMapper::raw(std::vector<Reading>& out,
                 path += (i ? "," : "") + s.labels[i].first + "=" + sanitize(s.labels[i].second);
             path += "}";
         }
-        // A series twice in one scrape: Prometheus rejects the whole scrape, and so does this.
-        if (!inScrape.insert(path).second) {
-            m_rawDropped += scrape.samples.size();
-            return;
-        }
         if (!m_rawSeries.count(path)) {
             if (m_rawSeries.size() >= kMaxRawSeries || added >= kMaxNewRawSeriesPerScrape) {
                 ++dropped;
@@ -402,6 +397,12 @@ void EngineMetricsMapper::raw(std::vector<Reading>& out,
             }
             m_rawSeries.insert(path);
             ++added;
+        }
+        // A kept series twice in one scrape: Prometheus rejects the whole scrape, and so does
+        // this (the series past the caps are not stored, so they are not looked at).
+        if (!inScrape.insert(path).second) {
+            m_rawDropped += scrape.samples.size();
+            return;
         }
         mine.push_back(
             {{path, "1", scrape.typeOf(s.name) == "counter" ? "counter" : "gauge", "{}"}, s.value});
