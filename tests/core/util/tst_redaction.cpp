@@ -67,5 +67,5 @@ class TestRedaction : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestRedaction)
+QTEST_GUILESS_MAIN(TestRedaction)
 #include "tst_redaction.moc"
