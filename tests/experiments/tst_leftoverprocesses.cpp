@@ -17,6 +17,21 @@ class TestLeftoverProcesses : public QObject {
     QTemporaryDir m_dir{QDir::currentPath() + "/leftover-XXXXXX"};
     pid_t m_leftover = 0;
 
+    // The fields after "(comm)" of /proc/PID/stat: the session is the fourth of them.
+    static bool leftItsSession(pid_t pid) {
+        QFile stat(QString("/proc/%1/stat").arg(pid));
+        if (!stat.open(QIODevice::ReadOnly))
+            return false;
+        const QByteArray text = stat.readAll();
+        const auto close = text.lastIndexOf(')');
+        const auto open = text.indexOf('(');
+        if (close < 0 || open < 0)
+            return false;
+        const auto fields = text.mid(close + 2).split(' ');
+        return text.mid(open + 1, close - open - 1) == "sleep" && fields.size() > 3 &&
+               fields[3].toInt() == pid;
+    }
+
     QString writePlan(const QString& name, const QString& setupA) {
         const QString path = m_dir.filePath(name + ".toml");
         test::writeFile(path, QString(R"(name = "%1"
@@ -148,6 +163,9 @@ files = 1
         QVERIFY(f.open(QIODevice::ReadOnly));
         m_leftover = static_cast<pid_t>(f.readAll().trimmed().toInt());
         QVERIFY(m_leftover > 0);
+        // `$!` is known at fork, before the child has called setsid: killing tierscope then
+        // would let the guard take the child with the group, as a busy CI machine once showed.
+        QTRY_VERIFY_WITH_TIMEOUT(leftItsSession(m_leftover), 30000);
         QFile g(groupFile);
         QVERIFY(g.open(QIODevice::ReadOnly));
         const auto group = static_cast<pid_t>(g.readAll().trimmed().toInt());
