@@ -2,12 +2,12 @@
 
 #include "app/common/ExitCode.h"
 #include "app/common/GateExitCode.h"
+#include "app/common/TerminalOutput.h"
 #include "core/report/ComparisonBuilder.h"
 #include "core/report/ComparisonReport.h"
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
-#include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
@@ -68,7 +68,7 @@ int CompareCommand::run(const GlobalOptions& global, const Options& o) {
     in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
     const std::string report = ComparisonReport::render(o.format, in);
     if (o.out.empty()) {
-        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(report) : report);
+        std::cout << TerminalOutput::shown(STDOUT_FILENO, report);
     } else {
         try {
             ReportFile::write(o.out, report);

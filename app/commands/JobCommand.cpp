@@ -1,6 +1,7 @@
 #include "app/commands/JobCommand.h"
 
 #include "app/common/ExitCode.h"
+#include "core/util/FileDescriptor.h"
 #include "core/util/WallClock.h"
 #include "remote/RemoteStreamReader.h"
 #include "remote/RemoteStreamWriter.h"
@@ -28,19 +29,6 @@ namespace fs = std::filesystem;
 constexpr std::size_t kMaxPlan = 1 << 20;
 constexpr std::size_t kMaxOutput = 16 << 20;
 
-bool writeAll(int fd, const std::string& bytes) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += static_cast<std::size_t>(n);
-    }
-    return true;
-}
-
 // A new owner-only file in the job's directory: O_EXCL, so nothing planted there is written
 // through.
 bool writePrivate(const fs::path& dir, const char* name, const std::string& text) {
@@ -48,12 +36,12 @@ bool writePrivate(const fs::path& dir, const char* name, const std::string& text
         open((dir / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return false;
-    const bool ok = writeAll(fd, text);
+    const bool ok = FileDescriptor::writeAll(fd, text);
     return close(fd) == 0 && ok;
 }
 
 bool toStdout(const std::string& line) {
-    return writeAll(STDOUT_FILENO, line);
+    return FileDescriptor::writeAll(STDOUT_FILENO, line);
 }
 
 std::string hostName() {

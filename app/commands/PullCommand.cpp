@@ -6,6 +6,7 @@
 #include "app/common/TerminalOutput.h"
 #include "core/store/Store.h"
 #include "core/store/WorkspaceMerge.h"
+#include "core/util/FileDescriptor.h"
 #include "remote/RemoteStreamReader.h"
 
 #include <cerrno>
@@ -22,19 +23,6 @@ namespace {
 
 constexpr std::uint64_t kMaxSnapshot = std::uint64_t(64) << 30;
 constexpr std::size_t kMaxHeader = 64 * 1024;
-
-bool writeAll(int fd, const char* data, std::uint64_t size) {
-    while (size > 0) {
-        const ssize_t n = ::write(fd, data, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        data += n;
-        size -= static_cast<std::uint64_t>(n);
-    }
-    return true;
-}
 
 // Ctrl-C or SIGTERM: the ssh processes end with their objects, the partial copy is removed.
 int interrupted() {
@@ -134,7 +122,7 @@ int PullCommand::run(const GlobalOptions& global, const Options& o) {
         return code;
     };
     std::uint64_t written = std::min<std::uint64_t>(body.size(), size);
-    bool ok = writeAll(fd, body.data(), written);
+    bool ok = FileDescriptor::writeAll(fd, std::string_view(body.data(), written));
     auto heard = std::chrono::steady_clock::now();
     while (ok && written < size && !p->eof()) {
         if (CancelOnSignal::flag())
@@ -148,7 +136,7 @@ int PullCommand::run(const GlobalOptions& global, const Options& o) {
         }
         heard = now;
         const auto take = std::min<std::uint64_t>(bytes.size(), size - written);
-        ok = writeAll(fd, bytes.data(), take);
+        ok = FileDescriptor::writeAll(fd, std::string_view(bytes.data(), take));
         written += take;
     }
     if (!ok)

@@ -1,19 +1,19 @@
 #include "app/commands/RecordCommand.h"
 
+#include "app/commands/RemoteRecord.h"
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "app/common/PrometheusSource.h"
-#include "app/commands/RemoteRecord.h"
-#include "app/common/TargetOption.h"
 #include "app/common/SummaryPrinter.h"
-#include "loadgen/LoadGenerator.h"
+#include "app/common/TargetOption.h"
+#include "app/common/TerminalOutput.h"
 #include "collectors/Recorder.h"
-#include "core/util/DurationParser.h"
 #include "core/store/SessionSummary.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
-#include "core/util/TerminalText.h"
+#include "core/util/DurationParser.h"
 #include "core/util/UnitFormat.h"
+#include "loadgen/LoadGenerator.h"
 
 #include <atomic>
 #include <cstdio>
@@ -189,7 +189,7 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
         std::ostringstream summary;
         SummaryPrinter::print(summary, SessionSummary::compute(store, recorder.sessionId()),
                               dbPath);
-        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(summary.str()) : summary.str());
+        std::cout << TerminalOutput::shown(STDOUT_FILENO, summary.str());
     }
     return kExitOk;
 }

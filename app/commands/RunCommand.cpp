@@ -9,7 +9,6 @@
 #include "core/report/ComparisonReport.h"
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"
-#include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "experiments/ExperimentRunner.h"
@@ -110,7 +109,7 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
     const std::string report = ComparisonReport::render(o.format, comparisons);
     if (o.report.empty()) {
-        std::cout << (isatty(STDOUT_FILENO) ? TerminalText::clean(report) : report);
+        std::cout << TerminalOutput::shown(STDOUT_FILENO, report);
     } else {
         try {
             ReportFile::write(o.report, report);

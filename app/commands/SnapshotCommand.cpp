@@ -4,6 +4,7 @@
 #include "app/common/ExitCode.h"
 #include "core/store/Store.h"
 #include "core/store/WorkspaceMerge.h"
+#include "core/util/FileDescriptor.h"
 #include "remote/RemoteStreamWriter.h"
 
 #include <cerrno>
@@ -17,23 +18,6 @@
 #include <unistd.h>
 
 namespace tierscope {
-
-namespace {
-
-bool writeAll(const char* data, std::size_t size) {
-    std::size_t done = 0;
-    while (done < size) {
-        const ssize_t n = ::write(STDOUT_FILENO, data + done, size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += static_cast<std::size_t>(n);
-    }
-    return true;
-}
-
-} // namespace
 
 CLI::App* SnapshotCommand::attach(CLI::App& parent, Options& o) {
     auto* cmd = parent.add_subcommand(
@@ -92,13 +76,13 @@ int SnapshotCommand::run(const GlobalOptions& global, const Options& o) {
     }
     const auto size = static_cast<std::uintmax_t>(st.st_size);
     RemoteStreamWriter writer(
-        [](const std::string& line) { return writeAll(line.data(), line.size()); });
+        [](const std::string& line) { return FileDescriptor::writeAll(STDOUT_FILENO, line); });
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     writer.hello("snapshot", host, 0);
     const std::string header = "{\"type\":\"snapshot\",\"bytes\":" + std::to_string(size) +
                                ",\"sessions\":" + std::to_string(sessions) + "}\n";
-    bool ok = !writer.failed() && writeAll(header.data(), header.size());
+    bool ok = !writer.failed() && FileDescriptor::writeAll(STDOUT_FILENO, header);
     char buffer[65536];
     while (ok && !CancelOnSignal::flag()) {
         const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -108,7 +92,8 @@ int SnapshotCommand::run(const GlobalOptions& global, const Options& o) {
             ok = n == 0;
             break;
         }
-        ok = writeAll(buffer, static_cast<std::size_t>(n));
+        ok = FileDescriptor::writeAll(STDOUT_FILENO,
+                                      std::string_view(buffer, static_cast<std::size_t>(n)));
     }
     close(fd);
     if (CancelOnSignal::flag())

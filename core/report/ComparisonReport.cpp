@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 namespace tierscope {
 

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <sqlite3.h>
-#include <sys/stat.h>
 #include <thread>
 
 namespace tierscope {
