@@ -40,6 +40,8 @@ void Scheduler::stop() {
         m_stopping = true;
     }
     m_wake.notify_all();
+    for (auto& entry : m_entries)
+        entry->collector->interrupt();
     for (auto& t : m_threads)
         if (t.joinable())
             t.join();

@@ -18,6 +18,10 @@ class Collector {
     virtual std::vector<Reading> sample(std::int64_t tNs) = 0;
     // What this collector knows about the machine, for the session's device table.
     virtual std::vector<DeviceRecord> devices() { return {}; }
+    // Called from another thread when sampling stops. A collector whose sample() can run for
+    // long (a large scrape) returns from it early and reports nothing for that cycle; it must
+    // therefore be safe to call while sample() runs.
+    virtual void interrupt() {}
 };
 
 } // namespace tierscope

@@ -29,6 +29,10 @@ std::size_t onData(char* data, std::size_t size, std::size_t count, void* user) 
     return n;
 }
 
+int onProgress(void* interrupted, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    return static_cast<const std::atomic<bool>*>(interrupted)->load() ? 1 : 0; // 1 aborts
+}
+
 } // namespace
 
 EngineMetricsCollector::EngineMetricsCollector(Options options)
@@ -69,6 +73,9 @@ bool EngineMetricsCollector::fetch(std::string& text) {
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(m_options.timeout.count()));
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.timeout.count()));
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, onProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &m_interrupted);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, m_options.insecureTls ? 0L : 1L);
     curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, m_options.insecureTls ? 0L : 2L);
     curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
@@ -95,13 +102,23 @@ bool EngineMetricsCollector::fetch(std::string& text) {
 std::vector<Reading> EngineMetricsCollector::sample(std::int64_t tNs) {
     const auto started = std::chrono::steady_clock::now();
     std::string text;
-    const bool ok = fetch(text);
+    const bool fetched = fetch(text);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (m_interrupted)
+        return {};
+    PrometheusTextParser::Result scrape;
+    if (fetched) {
+        scrape = PrometheusTextParser::parse(text, {m_options.maxSamples, &m_interrupted});
+        if (scrape.cancelled)
+            return {};
+        if (scrape.tooManySamples)
+            m_lastError = "more than " + std::to_string(m_options.maxSamples) + " samples";
+    }
+    const bool ok = fetched && !scrape.tooManySamples;
     std::vector<Reading> out;
     const std::string prefix = "engine/" + m_id + "/";
     if (ok) {
-        const auto scrape = PrometheusTextParser::parse(text);
         out = m_mapper.update(scrape, tNs);
         out.push_back({{prefix + "malformed_lines", "1", "gauge", "{}"},
                        static_cast<double>(scrape.malformedLines)});

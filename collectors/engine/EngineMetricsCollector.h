@@ -3,6 +3,7 @@
 #include "collectors/base/Collector.h"
 #include "collectors/engine/EngineMetricsMapper.h"
 
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -25,6 +26,9 @@ class EngineMetricsCollector : public Collector {
         // vLLM's /metrics is tens of KiB; 16 MiB is some 400,000 series, and a body past it
         // is refused before it is parsed.
         std::size_t maxBodyBytes = 16u << 20;
+        // And a body of more samples than this is refused as it is parsed: vLLM exposes a few
+        // thousand, and the raw recorder keeps at most 10,000 series anyway.
+        std::size_t maxSamples = 100'000;
     };
 
     explicit EngineMetricsCollector(Options options);
@@ -33,6 +37,9 @@ class EngineMetricsCollector : public Collector {
     std::string name() const override { return "engine:" + m_id; }
     std::vector<Reading> sample(std::int64_t tNs) override;
     std::vector<DeviceRecord> devices() override;
+    // Aborts a transfer or a parse in progress; that cycle reports nothing, and so does every
+    // later one, since a collector is interrupted only when its sampling ends.
+    void interrupt() override { m_interrupted = true; }
 
     const std::string& lastError() const { return m_lastError; }
 
@@ -45,6 +52,7 @@ class EngineMetricsCollector : public Collector {
     void* m_curl = nullptr;
     std::string m_authorization;
     std::string m_lastError;
+    std::atomic<bool> m_interrupted{false};
 };
 
 } // namespace tierscope

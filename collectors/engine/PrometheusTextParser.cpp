@@ -177,11 +177,18 @@ bool PrometheusTextParser::parseValue(std::string_view text, double& out) {
     return ec == std::errc() && end == text.data() + text.size() && begin != end;
 }
 
-PrometheusTextParser::Result PrometheusTextParser::parse(std::string_view text) {
+PrometheusTextParser::Result PrometheusTextParser::parse(std::string_view text,
+                                                         const Limits& limits) {
+    constexpr std::size_t kCancelCheckLines = 4096;
     Result r;
     std::size_t pos = 0;
     std::size_t lineNo = 0;
     while (pos <= text.size() && !r.sawEof) {
+        if (limits.cancel && lineNo % kCancelCheckLines == 0 &&
+            limits.cancel->load(std::memory_order_relaxed)) {
+            r.cancelled = true;
+            return r;
+        }
         std::size_t end = text.find('\n', pos);
         if (end == std::string_view::npos)
             end = text.size();
@@ -228,6 +235,10 @@ PrometheusTextParser::Result PrometheusTextParser::parse(std::string_view text) 
         if (i < line.size() && line[i] != '#') { // OpenMetrics exemplars start with '#'
             describe(r, lineNo, "trailing text after " + sample.name);
             continue;
+        }
+        if (r.samples.size() == limits.maxSamples) {
+            r.tooManySamples = true;
+            return r;
         }
         r.samples.push_back(std::move(sample));
     }

@@ -2,6 +2,9 @@
 
 #include "collectors/engine/PromSample.h"
 
+#include <atomic>
+#include <cstddef>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
@@ -22,6 +25,10 @@ class PrometheusTextParser {
         int malformedLines = 0;
         std::vector<std::string> errors; // at most kMaxErrors, "line N: why"
         bool sawEof = false;
+        // The parse stopped early: at Limits::maxSamples samples, or because Limits::cancel was
+        // set. Either way the samples are a prefix of the exposition, never a scrape to map.
+        bool tooManySamples = false;
+        bool cancelled = false;
 
         // The family a sample belongs to: its own name when typed, else the name without the
         // _bucket/_sum/_count/_total/_created/_info suffix that a typed family explains.
@@ -30,7 +37,15 @@ class PrometheusTextParser {
     };
     static constexpr std::size_t kMaxErrors = 20;
 
-    static Result parse(std::string_view text);
+    struct Limits {
+        std::size_t maxSamples = std::numeric_limits<std::size_t>::max();
+        // Read every few thousand lines, so a stop asked for during a 16 MiB parse is seen in
+        // milliseconds instead of seconds.
+        const std::atomic<bool>* cancel = nullptr;
+    };
+
+    static Result parse(std::string_view text) { return parse(text, Limits{}); }
+    static Result parse(std::string_view text, const Limits& limits);
     // "+Inf", "-Inf", "NaN" (any case) and decimal floats; false on anything else.
     static bool parseValue(std::string_view text, double& out);
 };

@@ -1,5 +1,7 @@
 #include "TestSupport.h"
+#include "collectors/Scheduler.h"
 #include "collectors/engine/EngineMetricsCollector.h"
+#include "core/util/WallClock.h"
 
 #include <httplib.h>
 #include <map>
@@ -19,6 +21,8 @@ class TestEngineMetricsCollector : public QObject {
     std::string m_body;
     std::string m_requiredToken;
     int m_delayMs = 0;
+    std::atomic<int> m_requests{0};
+    std::atomic<int> m_stallsEnded{0};
 
     void serve(const std::string& body) {
         std::lock_guard lock(m_mutex);
@@ -39,6 +43,7 @@ class TestEngineMetricsCollector : public QObject {
     void initTestCase() {
         m_server.Get("/metrics", [this](const httplib::Request& request,
                                         httplib::Response& response) {
+            ++m_requests;
             std::string body, token;
             int delay = 0;
             {
@@ -55,6 +60,7 @@ class TestEngineMetricsCollector : public QObject {
                 std::lock_guard lock(m_mutex);
                 delay = m_delayMs;
             }
+            ++m_stallsEnded;
             if (!token.empty() && request.get_header_value("Authorization") != "Bearer " + token) {
                 response.status = 401;
                 return;
@@ -118,6 +124,57 @@ class TestEngineMetricsCollector : public QObject {
         serve(std::string(5000, '#'));
         QCOMPARE(byPath(collector.sample(1)).at(id() + "scrape_ok"), 0.0);
         QVERIFY(collector.lastError().find("larger than 1000 bytes") != std::string::npos);
+    }
+
+    void tooManySamplesIsAFailedScrape() {
+        EngineMetricsCollector::Options options{url()};
+        options.maxSamples = 3;
+        EngineMetricsCollector collector(options);
+        serve("a 1\nb 2\nc 3\nd 4\n");
+        const auto r = byPath(collector.sample(1));
+        QCOMPARE(r.at(id() + "scrape_ok"), 0.0);
+        QCOMPARE(collector.lastError(), std::string("more than 3 samples"));
+        QCOMPARE(r.count(id() + "malformed_lines"), std::size_t(0)); // no half scrape mapped
+        serve("a 1\nb 2\nc 3\n");
+        QCOMPARE(byPath(collector.sample(2)).at(id() + "scrape_ok"), 1.0);
+    }
+
+    // Stopping the scheduler interrupts a scrape in progress: stop() returns while the server
+    // still stalls, and the interrupted cycle writes nothing, not even scrape_ok = 0.
+    void stopInterruptsAScrapeInProgress() {
+        struct Sink : SampleSink {
+            std::mutex mutex;
+            std::vector<std::string> paths;
+            void write(std::int64_t, std::span<const Reading> readings) override {
+                std::lock_guard lock(mutex);
+                for (const auto& r : readings)
+                    paths.push_back(r.metric.path);
+            }
+        } sink;
+        {
+            std::lock_guard lock(m_mutex);
+            m_delayMs = 60000;
+        }
+        EngineMetricsCollector::Options options{url()};
+        options.timeout = std::chrono::milliseconds(120000);
+        WallClock clock;
+        Scheduler scheduler(sink, clock);
+        scheduler.add(std::make_unique<EngineMetricsCollector>(options), std::chrono::seconds(1));
+        const int before = m_requests;
+        const int stallsEnded = m_stallsEnded;
+        scheduler.start();
+        QTRY_VERIFY_WITH_TIMEOUT(m_requests > before, 30000);
+        scheduler.stop();
+        // Without the interrupt, stop() waits for the scrape, which waits out the stall.
+        const bool returnedDuringTheStall = m_stallsEnded == stallsEnded;
+        {
+            std::lock_guard lock(m_mutex);
+            m_delayMs = 0;
+        }
+        QVERIFY(returnedDuringTheStall);
+        std::lock_guard lock(sink.mutex);
+        for (const auto& path : sink.paths)
+            QVERIFY2(!path.starts_with("engine/"), path.c_str());
     }
 
     void stallBeyondTheTimeout() {

@@ -116,6 +116,27 @@ class TestPrometheusTextParser : public QObject {
         QCOMPARE(g.typeOf("odd"), std::string("gauge"));
     }
 
+    void limitsStopTheParseEarly() {
+        std::string text;
+        for (int i = 0; i < 10000; ++i)
+            text += "x{i=\"" + std::to_string(i) + "\"} 1\n";
+        const auto capped = PrometheusTextParser::parse(text, {5, nullptr});
+        QVERIFY(capped.tooManySamples);
+        QVERIFY(!capped.cancelled);
+        QCOMPARE(capped.samples.size(), std::size_t(5));
+        const auto exact = PrometheusTextParser::parse(text, {10000, nullptr});
+        QVERIFY(!exact.tooManySamples); // the cap is a count allowed, not a count refused
+        QCOMPARE(exact.samples.size(), std::size_t(10000));
+
+        const std::atomic<bool> stop{true};
+        const auto cancelled = PrometheusTextParser::parse(text, {1'000'000, &stop});
+        QVERIFY(cancelled.cancelled);
+        QVERIFY(cancelled.samples.empty());
+        const std::atomic<bool> go{false};
+        QCOMPARE(PrometheusTextParser::parse(text, {1'000'000, &go}).samples.size(),
+                 std::size_t(10000));
+    }
+
     void hostileInputNeverThrows() {
         for (const std::string input :
              {std::string("{"), std::string("a{b=\""), std::string("a{b=\"\\"),
