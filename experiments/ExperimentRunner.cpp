@@ -4,6 +4,7 @@
 #include "core/compare/ValidityChecks.h"
 #include "core/model/Reading.h"
 #include "core/report/ComparisonBuilder.h"
+#include "core/report/ComparisonCharts.h"
 #include "core/report/ComparisonReport.h"
 #include "core/stats/LoadSummary.h"
 #include "core/store/Store.h"
@@ -798,17 +799,15 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
     return result;
 }
 
-std::vector<ComparisonReport::Input> ExperimentRunner::compare(Store& store,
-                                                               const ExperimentPlan& plan,
-                                                               bool charts, std::int64_t session) {
+std::vector<ComparisonResult> ExperimentRunner::compare(Store& store, const ExperimentPlan& plan,
+                                                        bool charts, std::int64_t session) {
     ComparisonBuilder::Options options;
-    options.charts = charts;
     options.dropUnmeasuredGates = true;
     for (const auto& text : plan.gates) {
         std::string unused; // ExperimentPlan::parse has checked every gate
         options.gates.push_back(*Gate::parse(text, unused));
     }
-    std::vector<ComparisonReport::Input> out;
+    std::vector<ComparisonResult> out;
     for (const auto& variant : plan.variants()) {
         const std::string experiment = experimentName(plan, variant);
         auto side = [&](const ExperimentPlan::Arm& arm) {
@@ -820,7 +819,10 @@ std::vector<ComparisonReport::Input> ExperimentRunner::compare(Store& store,
         };
         const auto a = side(plan.arms[0]);
         for (std::size_t b = 1; b < plan.arms.size(); ++b) {
-            auto in = ComparisonBuilder::build(store, a, side(plan.arms[b]), options);
+            const auto sideB = side(plan.arms[b]);
+            auto in = ComparisonBuilder::build(store, a, sideB, options);
+            if (charts)
+                ComparisonCharts::attach(in, a, sideB);
             in.toolVersion = kToolVersion;
             out.push_back(std::move(in));
         }

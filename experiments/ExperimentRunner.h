@@ -66,8 +66,8 @@ class ExperimentRunner {
     // The first arm against each further arm, for each variant, over the runs of one session
     // (this execution of the plan: an earlier one's runs are not pooled in); gates on another
     // workload's KPI are left out.
-    static std::vector<ComparisonReport::Input> compare(Store& store, const ExperimentPlan& plan,
-                                                        bool charts, std::int64_t session);
+    static std::vector<ComparisonResult> compare(Store& store, const ExperimentPlan& plan,
+                                                 bool charts, std::int64_t session);
 
   private:
     ExperimentPlan m_plan;

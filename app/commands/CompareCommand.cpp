@@ -4,6 +4,7 @@
 #include "app/common/GateExitCode.h"
 #include "app/common/TerminalOutput.h"
 #include "core/report/ComparisonBuilder.h"
+#include "core/report/ComparisonCharts.h"
 #include "core/report/ComparisonReport.h"
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"
@@ -51,15 +52,16 @@ CLI::App* CompareCommand::attach(CLI::App& parent, Options& o) {
 }
 
 int CompareCommand::run(const GlobalOptions& global, const Options& o) {
-    ComparisonReport::Input in;
+    ComparisonResult in;
     try {
         ComparisonBuilder::Options options;
         options.gates = ComparisonBuilder::gates(o.gates, o.presets);
-        options.charts = o.format == "html";
         Store store(global.dbPath(), Store::Mode::ReadOnly);
         const auto a = ComparisonBuilder::resolve(store, o.a);
         const auto b = ComparisonBuilder::resolve(store, o.b);
         in = ComparisonBuilder::build(store, a, b, options);
+        if (o.format == "html")
+            ComparisonCharts::attach(in, a, b);
     } catch (const ComparisonBuilder::UsageError& e) {
         std::cerr << "tierscope compare: " << e.what() << "\n";
         return kExitUsage;

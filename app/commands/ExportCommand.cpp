@@ -5,6 +5,7 @@
 #include "app/common/WorkspaceOpener.h"
 #include "core/report/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
+#include "core/report/ComparisonReport.h"
 #include "core/report/CsvExporter.h"
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"
@@ -82,16 +83,17 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
         std::cerr << "tierscope export chart: PNG and PDF need --out FILE\n";
         return kExitUsage;
     }
-    ComparisonReport::Input in;
+    ComparisonResult in;
     ComparisonSide a, b;
     try {
         auto store = WorkspaceOpener::openExisting(global.dbPath());
         ComparisonBuilder::Options options;
         options.gates = ComparisonBuilder::gates(o.gates, o.presets);
-        options.charts = !chart && format == "html";
         a = ComparisonBuilder::resolve(*store, o.a);
         b = ComparisonBuilder::resolve(*store, o.b);
         in = ComparisonBuilder::build(*store, a, b, options);
+        if (!chart && format == "html")
+            ComparisonCharts::attach(in, a, b);
     } catch (const ComparisonBuilder::UsageError& e) {
         std::cerr << "tierscope export " << o.what << ": " << e.what() << "\n";
         return kExitUsage;

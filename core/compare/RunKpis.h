@@ -17,11 +17,15 @@ class RunKpis {
   public:
     struct Definition {
         std::string name;
+        std::string displayName; // "TTFT p50", as every view names it
         std::string unit;
         bool lowerIsBetter = true;
         // A "%" gate on this KPI bounds B's own level ("failure_rate <= 1%"), not a change.
         bool gateOnLevel = false;
         std::string note; // how it is measured, where it differs from the obvious
+        // Where the verdict's headline ranks it when no gate names the outcomes: 1 is the
+        // primary, the one figure that may name a side; 0: never a default outcome.
+        int headlineRank = 0;
     };
 
     // Not a KPI: how many requests a run issued, the weight behind its failure_rate.

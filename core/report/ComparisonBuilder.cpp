@@ -1,6 +1,5 @@
 #include "core/report/ComparisonBuilder.h"
 
-#include "core/report/ComparisonCharts.h"
 #include "core/compare/GatePresets.h"
 #include "core/compare/RunKpis.h"
 #include "core/store/Store.h"
@@ -77,7 +76,7 @@ std::set<std::int64_t> sessionsOf(const ComparisonSide& a, const ComparisonSide&
 }
 
 void provenance(Store& store, const ComparisonSide& a, const ComparisonSide& b,
-                ComparisonReport::Input& in) {
+                ComparisonResult& in) {
     std::set<std::pair<std::string, std::string>> seen;
     for (const auto id : sessionsOf(a, b)) {
         const auto s = store.session(id);
@@ -229,9 +228,9 @@ void ComparisonBuilder::checkVariants(const ComparisonSide& a, const ComparisonS
                          "; compare one workload variant at a time");
 }
 
-ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonSide& a,
-                                                 const ComparisonSide& b, const Options& o) {
-    ComparisonReport::Input in;
+ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
+                                          const ComparisonSide& b, const Options& o) {
+    ComparisonResult in;
     in.labelA = a.label;
     in.labelB = b.label;
     checkVariants(a, b);
@@ -261,7 +260,7 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
     }
     const auto sharesA = Comparison::shares(a), sharesB = Comparison::shares(b);
     for (const auto c : BottleneckClassifier::all()) {
-        ComparisonReport::Share s{BottleneckClassifier::name(c), {}, {}};
+        ComparisonResult::Share s{BottleneckClassifier::name(c), {}, {}};
         if (!sharesA.empty())
             s.a = sharesA.count(c) ? sharesA.at(c) : 0.0;
         if (!sharesB.empty())
@@ -269,11 +268,6 @@ ComparisonReport::Input ComparisonBuilder::build(Store& store, const ComparisonS
         if (s.a.value_or(0) > 0 || s.b.value_or(0) > 0)
             in.shares.push_back(s);
     }
-    if (o.charts)
-        for (const auto kind : ComparisonCharts::all())
-            in.charts.push_back(
-                {ComparisonCharts::name(kind), ComparisonCharts::title(kind),
-                 ComparisonCharts::render(kind, a, b, in.kpis, o.chartWidth, o.chartHeight)});
     provenance(store, a, b, in);
     return in;
 }

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/compare/Comparison.h"
+#include "core/compare/ComparisonResult.h"
 #include "core/compare/Gate.h"
-#include "core/report/ComparisonReport.h"
 
 #include <optional>
 #include <stdexcept>
@@ -14,8 +14,8 @@ namespace tierscope {
 class Store;
 
 // Everything a comparison shows, built from the store in one place, so `compare`, `run`,
-// `export` and the GUI agree: the sides, the KPIs, gate verdicts, bottleneck shares, the four
-// charts, and the provenance (plan, hosts, devices).
+// `export` and the GUI agree: the sides, the KPIs, gate verdicts, bottleneck shares and the
+// provenance (plan, hosts, devices). It decides; it renders nothing (ComparisonCharts does).
 class ComparisonBuilder {
   public:
     // A malformed side or gate: the user's mistake, not the store's.
@@ -25,9 +25,6 @@ class ComparisonBuilder {
 
     struct Options {
         std::vector<Gate> gates;
-        bool charts = true;
-        int chartWidth = 900;
-        int chartHeight = 480;
         // true: a gate on a KPI neither side measured is left out (a plan's gate on another
         // workload); false: it is inconclusive.
         bool dropUnmeasuredGates = false;
@@ -49,8 +46,8 @@ class ComparisonBuilder {
     static std::vector<Gate> gates(const std::vector<std::string>& texts,
                                    const std::vector<std::string>& presets);
 
-    static ComparisonReport::Input build(Store& store, const ComparisonSide& a,
-                                         const ComparisonSide& b, const Options& options);
+    static ComparisonResult build(Store& store, const ComparisonSide& a, const ComparisonSide& b,
+                                  const Options& options);
 
     // Throws UsageError when a side's measured runs are of several workload variants, or the
     // sides are of different ones: their KPIs would average unlike things.

@@ -163,4 +163,11 @@ std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const C
     return chart.stacks(stacks, colors);
 }
 
+void ComparisonCharts::attach(ComparisonResult& result, const ComparisonSide& a,
+                              const ComparisonSide& b, int width, int height) {
+    for (const auto kind : all())
+        result.charts.push_back(
+            {name(kind), title(kind), render(kind, a, b, result.kpis, width, height)});
+}
+
 } // namespace tierscope

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/compare/Comparison.h"
+#include "core/compare/ComparisonResult.h"
 
 #include <optional>
 #include <string>
@@ -21,6 +22,9 @@ class ComparisonCharts {
     static std::string render(Kind kind, const ComparisonSide& a, const ComparisonSide& b,
                               const std::vector<KpiComparison>& kpis, int width = 900,
                               int height = 480);
+    // All four into result.charts, for a view that shows them (an HTML report).
+    static void attach(ComparisonResult& result, const ComparisonSide& a, const ComparisonSide& b,
+                       int width = 900, int height = 480);
 };
 
 } // namespace tierscope

@@ -143,7 +143,8 @@ std::string ComparisonReport::escapeHtml(const std::string& s) {
     return SvgChart::escape(s);
 }
 
-std::string ComparisonReport::render(const std::string& format, const std::vector<Input>& all) {
+std::string ComparisonReport::render(const std::string& format,
+                                     const std::vector<ComparisonResult>& all) {
     if (format == "html")
         return html(all);
     if (format == "json") {
@@ -162,7 +163,7 @@ std::string ComparisonReport::render(const std::string& format, const std::vecto
     return out;
 }
 
-std::string ComparisonReport::render(const std::string& format, const Input& in) {
+std::string ComparisonReport::render(const std::string& format, const ComparisonResult& in) {
     if (format == "md")
         return markdown(in);
     if (format == "json")
@@ -174,7 +175,7 @@ std::string ComparisonReport::render(const std::string& format, const Input& in)
     return text(in);
 }
 
-std::string ComparisonReport::text(const Input& in) {
+std::string ComparisonReport::text(const ComparisonResult& in) {
     std::string out = "A: " + in.labelA + "\nB: " + in.labelB + "\n\n";
     if (!in.invalid.empty())
         out += "INVALID: a validity check failed; the gates are not judged.\n";
@@ -218,7 +219,7 @@ std::string ComparisonReport::text(const Input& in) {
     return out + "\n" + wrap(footnote(), 100);
 }
 
-std::string ComparisonReport::markdown(const Input& in) {
+std::string ComparisonReport::markdown(const ComparisonResult& in) {
     std::string out =
         "**A:** " + escapeMarkdown(in.labelA) + "  \n**B:** " + escapeMarkdown(in.labelB) + "\n\n";
     if (!in.invalid.empty())
@@ -259,7 +260,7 @@ std::string ComparisonReport::markdown(const Input& in) {
     return out + "\n" + escapeMarkdown(footnote()) + "\n";
 }
 
-std::string ComparisonReport::json(const Input& in) {
+std::string ComparisonReport::json(const ComparisonResult& in) {
     nlohmann::json kpis = nlohmann::json::array();
     for (const auto& k : in.kpis) {
         nlohmann::json j = {
@@ -326,11 +327,11 @@ std::string ComparisonReport::json(const Input& in) {
            "\n";
 }
 
-std::string ComparisonReport::html(const Input& in) {
-    return html(std::vector<Input>{in});
+std::string ComparisonReport::html(const ComparisonResult& in) {
+    return html(std::vector<ComparisonResult>{in});
 }
 
-std::string ComparisonReport::html(const std::vector<Input>& all) {
+std::string ComparisonReport::html(const std::vector<ComparisonResult>& all) {
     std::string out =
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>tierscope comparison</title>"
         "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
@@ -349,7 +350,7 @@ std::string ComparisonReport::html(const std::vector<Input>& all) {
 
 // One comparison; the plan, hosts and devices only once per page (they are the same for
 // every comparison of an experiment).
-std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
+std::string ComparisonReport::htmlSection(const ComparisonResult& in, bool provenance) {
     std::string out;
     out += "<h1>A/B comparison</h1>\n<p><b>A:</b> " + escapeHtml(in.labelA) + "<br><b>B:</b> " +
            escapeHtml(in.labelB) + "</p>\n";
@@ -436,7 +437,7 @@ std::string ComparisonReport::htmlSection(const Input& in, bool provenance) {
     return out;
 }
 
-std::string ComparisonReport::csv(const Input& in) {
+std::string ComparisonReport::csv(const ComparisonResult& in) {
     // ci95_lo/ci95_hi: of B/A on the ratio scale, of B - A (in unit) on the difference scale.
     std::string out = "kpi,unit,lower_is_better,a,b,difference,relative,ratio,scale,ci95_lo,"
                       "ci95_hi,n_a,n_b,n_of,a_label,b_label\r\n";

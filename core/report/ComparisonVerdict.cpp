@@ -1,5 +1,7 @@
 #include "core/report/ComparisonVerdict.h"
 
+#include "core/compare/RunKpis.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,15 +14,25 @@ namespace {
 
 // Without gates, the figures a user's outcome is judged on, first present first: a serving
 // run's TTFT and throughput, a storage workload's own result. The first is the primary.
+// The KPIs with a headline rank, in rank order.
 const std::vector<std::string>& defaultOutcomes() {
-    static const std::vector<std::string> order = {
-        "ttft_p50",       "output_throughput", "model_load_time", "checkpoint_time",
-        "kv_restore_p50", "read_gb_per_s",     "write_gb_per_s"};
+    static const auto order = [] {
+        std::vector<const RunKpis::Definition*> ranked;
+        for (const auto& d : RunKpis::definitions())
+            if (d.headlineRank > 0)
+                ranked.push_back(&d);
+        std::sort(ranked.begin(), ranked.end(),
+                  [](const auto* x, const auto* y) { return x->headlineRank < y->headlineRank; });
+        std::vector<std::string> names;
+        for (const auto* d : ranked)
+            names.push_back(d->name);
+        return names;
+    }();
     return order;
 }
 constexpr std::size_t kDefaultOutcomes = 2;
 
-const KpiComparison* findKpi(const ComparisonReport::Input& in, const std::string& name) {
+const KpiComparison* findKpi(const ComparisonResult& in, const std::string& name) {
     for (const auto& k : in.kpis)
         if (k.name == name)
             return &k;
@@ -38,8 +50,7 @@ std::string join(const std::vector<const KpiComparison*>& kpis) {
     return out;
 }
 
-std::string gates(const ComparisonReport::Input& in, const std::set<int>& notApplicable,
-                  bool* failed) {
+std::string gates(const ComparisonResult& in, const std::set<int>& notApplicable, bool* failed) {
     std::string out;
     for (std::size_t i = 0; i < in.gates.size(); ++i) {
         const auto v = in.gates[i].second.verdict;
@@ -73,30 +84,8 @@ ComparisonVerdict::Tone ComparisonVerdict::tone(const KpiComparison& k) {
 }
 
 std::string ComparisonVerdict::displayName(const std::string& kpi) {
-    static const std::map<std::string, std::string> names = {
-        {"ttft_mean", "TTFT mean"},
-        {"ttft_p50", "TTFT p50"},
-        {"ttft_p90", "TTFT p90"},
-        {"ttft_p99", "TTFT p99"},
-        {"itl_mean", "ITL mean"},
-        {"tpot_mean", "TPOT mean"},
-        {"e2el_p50", "E2E latency p50"},
-        {"e2el_p99", "E2E latency p99"},
-        {"failure_rate", "failure rate"},
-        {"output_throughput", "throughput"},
-        {"request_throughput", "request rate"},
-        {"read_gb_per_s", "read GB/s"},
-        {"write_gb_per_s", "write GB/s"},
-        {"read_gb_per_s_peak", "peak read GB/s"},
-        {"write_gb_per_s_peak", "peak write GB/s"},
-        {"model_load_time", "model load time"},
-        {"checkpoint_time", "checkpoint time"},
-        {"kv_restore_p50", "KV restore p50"},
-        {"kv_restore_p99", "KV restore p99"},
-        {"gpu_busy_mean", "GPU busy"},
-    };
-    const auto it = names.find(kpi);
-    return it == names.end() ? kpi : it->second;
+    const auto* d = RunKpis::find(kpi);
+    return d ? d->displayName : kpi;
 }
 
 std::string ComparisonVerdict::change(const KpiComparison& k) {
@@ -119,7 +108,7 @@ std::string ComparisonVerdict::change(const KpiComparison& k) {
     return out;
 }
 
-std::vector<const KpiComparison*> ComparisonVerdict::outcomes(const ComparisonReport::Input& in) {
+std::vector<const KpiComparison*> ComparisonVerdict::outcomes(const ComparisonResult& in) {
     std::vector<const KpiComparison*> out;
     auto add = [&](const std::string& name) {
         const auto* k = findKpi(in, name);
@@ -136,7 +125,7 @@ std::vector<const KpiComparison*> ComparisonVerdict::outcomes(const ComparisonRe
     return out;
 }
 
-ComparisonVerdict::Result ComparisonVerdict::of(const ComparisonReport::Input& in,
+ComparisonVerdict::Result ComparisonVerdict::of(const ComparisonResult& in,
                                                 const std::set<int>& notApplicable) {
     if (!in.invalid.empty()) {
         std::string why;

@@ -36,9 +36,9 @@ class ComparisonVerdict {
     // order, else TTFT p50 and throughput (a storage workload: its own time or bandwidth).
     // Only the primary names a side; the others are stated with their intervals, and every
     // other KPI is counted when it changed.
-    static std::vector<const KpiComparison*> outcomes(const ComparisonReport::Input& in);
+    static std::vector<const KpiComparison*> outcomes(const ComparisonResult& in);
     // notApplicable: indices into in.gates of gates on a KPI neither side measured.
-    static Result of(const ComparisonReport::Input& in, const std::set<int>& notApplicable = {});
+    static Result of(const ComparisonResult& in, const std::set<int>& notApplicable = {});
     // "TTFT p50" for "ttft_p50"; other names unchanged.
     static std::string displayName(const std::string& kpi);
     // "-32.0 % [-35.1 %, -28.7 %]": the change of B against A and its 95 % interval on the

@@ -108,7 +108,7 @@ void fitToRows(QTableWidget* table, int minRows) {
 }
 
 // Runs behind the table's per-run KPIs on one side: the most any KPI row counts.
-std::size_t measuredRuns(const ComparisonReport::Input& in, bool a) {
+std::size_t measuredRuns(const ComparisonResult& in, bool a) {
     std::size_t n = 0;
     for (const auto& k : in.kpis)
         if (k.sampleKind == "runs")
@@ -275,8 +275,7 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
                 emit choicesLoaded();
             });
     connect(m_worker, &ComparisonWorker::compared, this,
-            [this](quint64 request, const ComparisonReport::Input& in,
-                   const QList<int>& notApplicable) {
+            [this](quint64 request, const ComparisonResult& in, const QList<int>& notApplicable) {
                 if (request == m_request) {
                     m_notApplicable = notApplicable;
                     showResult(in);
@@ -368,7 +367,7 @@ void CompareDialog::compare() {
         });
 }
 
-void CompareDialog::showResult(const ComparisonReport::Input& in) {
+void CompareDialog::showResult(const ComparisonResult& in) {
     m_result = in;
     const auto verdict =
         ComparisonVerdict::of(in, std::set<int>(m_notApplicable.begin(), m_notApplicable.end()));
@@ -428,7 +427,7 @@ void CompareDialog::showResult(const ComparisonReport::Input& in) {
 
 // The side's label counts every run it names; the table counts the measured ones. Say both
 // when they differ, and what was left out, so the two never disagree unexplained.
-QString CompareDialog::sideText(const ComparisonReport::Input& in, bool a) const {
+QString CompareDialog::sideText(const ComparisonResult& in, bool a) const {
     QString text = QString::fromStdString(a ? in.labelA : in.labelB);
     QStringList left;
     const std::string prefix = a ? "A: " : "B: ";
@@ -451,7 +450,7 @@ void CompareDialog::fitTables() {
     m_split->setSizes({top, std::max(0, total - top)});
 }
 
-void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
+void CompareDialog::fillKpis(const ComparisonResult& in) {
     m_kpis->setRowCount(static_cast<int>(in.kpis.size()));
     for (int row = 0; row < static_cast<int>(in.kpis.size()); ++row) {
         const auto& k = in.kpis[static_cast<std::size_t>(row)];
@@ -494,7 +493,7 @@ void CompareDialog::fillKpis(const ComparisonReport::Input& in) {
     }
 }
 
-void CompareDialog::fillGates(const ComparisonReport::Input& in) {
+void CompareDialog::fillGates(const ComparisonResult& in) {
     m_gates->setRowCount(static_cast<int>(in.gates.size()));
     for (int row = 0; row < static_cast<int>(in.gates.size()); ++row) {
         const auto& [gate, verdict] = in.gates[static_cast<std::size_t>(row)];
@@ -510,7 +509,7 @@ void CompareDialog::fillGates(const ComparisonReport::Input& in) {
 
 // Each check with its result and numbers, pass and warn as well as fail: a verdict is only as
 // good as the evidence that the runs measured what they claim.
-void CompareDialog::addCheckTab(const ComparisonReport::Input& in) {
+void CompareDialog::addCheckTab(const ComparisonResult& in) {
     m_checks = new QTableWidget(0, 5, m_tabs);
     m_checks->setHorizontalHeaderLabels(
         {tr("side"), tr("run"), tr("check"), tr("result"), tr("numbers")});

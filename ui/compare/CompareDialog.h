@@ -35,7 +35,7 @@ class CompareDialog : public QDialog {
     void exportReportTo(const QString& path);
     void exportChartTo(int chart, const QString& path, QSize size = {1200, 700});
 
-    const ComparisonReport::Input& result() const { return m_result; }
+    const ComparisonResult& result() const { return m_result; }
     QTableWidget* kpiTable() const { return m_kpis; }
     QTableWidget* gateTable() const { return m_gates; }
     QTabWidget* chartTabs() const { return m_tabs; }
@@ -55,19 +55,19 @@ class CompareDialog : public QDialog {
     void exported(const QString& path, const QString& error);
 
   private:
-    void showResult(const ComparisonReport::Input& in);
-    void fillKpis(const ComparisonReport::Input& in);
-    void addCheckTab(const ComparisonReport::Input& in);
-    void fillGates(const ComparisonReport::Input& in);
+    void showResult(const ComparisonResult& in);
+    void fillKpis(const ComparisonResult& in);
+    void addCheckTab(const ComparisonResult& in);
+    void fillGates(const ComparisonResult& in);
     void askExportReport();
     void askExportChart();
-    QString sideText(const ComparisonReport::Input& in, bool a) const;
+    QString sideText(const ComparisonResult& in, bool a) const;
     void fitTables();
 
     QString m_db;
     QThread m_thread;
     ComparisonWorker* m_worker = nullptr;
-    ComparisonReport::Input m_result;
+    ComparisonResult m_result;
     quint64 m_request = 0;
     QList<int> m_notApplicable;    // gates of m_result that do not apply to its workload
     QList<ComparisonPair> m_pairs; // an experiment's comparisons, one per workload and arm

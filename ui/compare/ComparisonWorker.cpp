@@ -2,6 +2,7 @@
 
 #include "core/compare/RunKpis.h"
 #include "core/report/ComparisonBuilder.h"
+#include "core/report/ComparisonCharts.h"
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"
 #include "core/util/UnitFormat.h"
@@ -47,7 +48,7 @@ ComparisonWorker::ComparisonWorker(QObject* parent) : QObject(parent) {
     qRegisterMetaType<tierscope::ComparisonChoice>();
     qRegisterMetaType<QList<tierscope::ComparisonChoice>>();
     qRegisterMetaType<QList<tierscope::ComparisonPair>>();
-    qRegisterMetaType<tierscope::ComparisonReport::Input>();
+    qRegisterMetaType<tierscope::ComparisonResult>();
 }
 
 void ComparisonWorker::listChoices(const QString& db) {
@@ -108,6 +109,7 @@ void ComparisonWorker::compare(const QString& db, const QString& a, const QStrin
         const auto sideA = ComparisonBuilder::resolve(store, a.trimmed().toStdString());
         const auto sideB = ComparisonBuilder::resolve(store, b.trimmed().toStdString());
         auto in = ComparisonBuilder::build(store, sideA, sideB, options);
+        ComparisonCharts::attach(in, sideA, sideB);
         if (!labelA.isEmpty())
             in.labelA = labelA.toStdString();
         if (!labelB.isEmpty())
@@ -172,7 +174,7 @@ void ComparisonWorker::experimentPairs(const QString& db, qint64 sessionId,
     emit experimentListed(out, gates);
 }
 
-void ComparisonWorker::exportReport(const ComparisonReport::Input& in, const QString& path) {
+void ComparisonWorker::exportReport(const ComparisonResult& in, const QString& path) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     const std::string format = suffix == "htm" ? "html" : suffix.toStdString();
     const std::string text = ComparisonReport::render(format, in);

@@ -42,7 +42,7 @@ class ComparisonWorker : public QObject {
     // is not pooled in), with the plan's gates.
     void experimentPairs(const QString& db, qint64 sessionId, const QString& planText);
     // The format comes from the suffix: .html, .md, .json, .csv, anything else text.
-    void exportReport(const tierscope::ComparisonReport::Input& in, const QString& path);
+    void exportReport(const tierscope::ComparisonResult& in, const QString& path);
     // .svg, .png or .pdf
     void exportChart(const QByteArray& svg, const QString& path, QSize size);
 
@@ -50,7 +50,7 @@ class ComparisonWorker : public QObject {
     void choicesListed(const QList<tierscope::ComparisonChoice>& choices);
     // notApplicable: indices into result.gates of gates on a KPI neither side measured (a
     // gate for another workload); the core judges them inconclusive.
-    void compared(quint64 request, const tierscope::ComparisonReport::Input& result,
+    void compared(quint64 request, const tierscope::ComparisonResult& result,
                   const QList<int>& notApplicable);
     void failed(quint64 request, const QString& message);
     void experimentListed(const QList<tierscope::ComparisonPair>& pairs, const QStringList& gates);
@@ -61,4 +61,4 @@ class ComparisonWorker : public QObject {
 
 Q_DECLARE_METATYPE(tierscope::ComparisonChoice)
 Q_DECLARE_METATYPE(tierscope::ComparisonPair)
-Q_DECLARE_METATYPE(tierscope::ComparisonReport::Input)
+Q_DECLARE_METATYPE(tierscope::ComparisonResult)

@@ -282,7 +282,6 @@ class TestComparison : public QObject {
         const auto b = ComparisonBuilder::resolve(store, "session:" + std::to_string(sb));
         ComparisonBuilder::Options o;
         o.gates = {gate("model_load_time <= 0.5x")};
-        o.charts = false;
         auto in = ComparisonBuilder::build(store, a, b, o);
         in.labelA = s.label;
         const auto& load = in.kpis.at(0);
@@ -435,7 +434,7 @@ class TestComparison : public QObject {
                  std::string("info 16 documents, median TTFT 812.50 ms"));
         QCOMPARE(Comparison::checks(side), lines); // no status: neither passed nor listed
         QCOMPARE(Comparison::validity(side).size(), std::size_t(1));
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.checks = {"A: " + lines[0]};
         for (const char* format : {"text", "md", "html", "json"})
             QVERIFY2(ComparisonReport::render(format, in).find("vda read 130 MB") !=

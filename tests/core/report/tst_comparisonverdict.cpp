@@ -98,7 +98,7 @@ class TestComparisonVerdict : public QObject {
   private slots:
     // The sentence the issue asks for: the headline figures with their intervals, then gates.
     void bIsBetterNamesTheFiguresAndTheGates() {
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = {kpi("output_throughput", 100, 131, Interval{1.27, 1.36}, false),
                    kpi("ttft_p50", 10, 6.8, Interval{0.65, 0.71}),
                    kpi("e2el_p50", 10, 10.1, Interval{0.95, 1.07})};
@@ -114,7 +114,7 @@ class TestComparisonVerdict : public QObject {
 
     // A +2.1 % whose interval spans zero is no difference, not a regression.
     void anIntervalSpanningZeroIsNoDifference() {
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = {kpi("ttft_p50", 1.0, 1.021, Interval{0.99, 1.05})};
         QCOMPARE(ComparisonVerdict::tone(in.kpis[0]), ComparisonVerdict::Tone::NoDifference);
         const auto r = ComparisonVerdict::of(in);
@@ -128,7 +128,7 @@ class TestComparisonVerdict : public QObject {
     }
 
     void oneRunASideHasNoInterval() {
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = {kpi("ttft_p50", 1.0, 0.5, std::nullopt)};
         QCOMPARE(ComparisonVerdict::tone(in.kpis[0]), ComparisonVerdict::Tone::NoInterval);
         const auto r = ComparisonVerdict::of(in);
@@ -140,7 +140,7 @@ class TestComparisonVerdict : public QObject {
     // primary that names a side. A secondary outcome alone names none, and every other KPI
     // that changed is counted, not listed.
     void theHeadlineJudgesTheOutcomesAndCountsTheRest() {
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = {kpi("ttft_p50", 10, 9.9, Interval{0.95, 1.04}),
                    kpi("output_throughput", 100, 131, Interval{1.27, 1.36}, false),
                    kpi("e2el_p50", 10, 7, Interval{0.6, 0.8}),
@@ -190,7 +190,7 @@ class TestComparisonVerdict : public QObject {
         int named = 0, anyKpi = 0;
         const int trials = 1000;
         for (int t = 0; t < trials; ++t) {
-            ComparisonReport::Input in;
+            ComparisonResult in;
             const auto ttftA = draw(0.3), ttftB = draw(0.3);
             in.kpis = Comparison::compare(side(ttftA, draw(1000)), side(ttftB, draw(1000)));
             const auto r = ComparisonVerdict::of(in);
@@ -211,7 +211,7 @@ class TestComparisonVerdict : public QObject {
     }
 
     void aFailedCheckIsInvalidAndJudgesNoGate() {
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = {kpi("ttft_p50", 10, 6.8, Interval{0.65, 0.71})};
         in.gates = {gate("ttft_p50 <= -25%", Gate::Verdict::Inconclusive)};
         in.invalid = {"B: run 9: engine_identity fail: same engine as arm A"};
@@ -222,7 +222,7 @@ class TestComparisonVerdict : public QObject {
     }
 
     void bothSidesBetterSomewhereIsMixedAndAFailedGateIsRed() {
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = {kpi("ttft_p50", 10, 6.8, Interval{0.65, 0.71}),
                    kpi("output_throughput", 100, 90, Interval{0.88, 0.92}, false)};
         QCOMPARE(ComparisonVerdict::of(in).sentence,
@@ -261,7 +261,7 @@ class TestComparisonVerdict : public QObject {
         QVERIFY(!storage->directional);
         QCOMPARE(storage->verdict(), KpiComparison::Verdict::Changed);
         QCOMPARE(ComparisonVerdict::tone(*storage), ComparisonVerdict::Tone::Changed);
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = kpis;
         const auto r = ComparisonVerdict::of(in);
         QVERIFY2(r.sentence.starts_with("No figure of merit was measured on both sides; 2 other "
@@ -298,7 +298,7 @@ class TestComparisonVerdict : public QObject {
             QVERIFY(!k.directional);
             QCOMPARE(k.verdict(), KpiComparison::Verdict::Changed);
         }
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = kpis;
         const auto r = ComparisonVerdict::of(in);
         QCOMPARE(r.tone, ComparisonVerdict::Tone::Better);
@@ -389,7 +389,7 @@ class TestComparisonVerdict : public QObject {
         const auto& k = find(kpis, "ttft_p50");
         const auto r = k.relativeInterval();
         QVERIFY(r && r->lo > -1 && r->hi < 0);
-        ComparisonReport::Input in;
+        ComparisonResult in;
         in.kpis = kpis;
         const auto sentence = ComparisonVerdict::of(in).sentence;
         QVERIFY2(sentence.find("TTFT p50 -94.5 % [-95.4 %, -93.4 %]") != std::string::npos,
@@ -420,7 +420,7 @@ class TestComparisonVerdict : public QObject {
                 for (std::size_t i = 0; i < n; ++i)
                     values->push_back(
                         u(random) < 0.03 ? 0.0 : 900 * std::exp(offset + sd * normal(random)));
-            ComparisonReport::Input in;
+            ComparisonResult in;
             in.labelA = "A";
             in.labelB = "B";
             in.kpis = Comparison::compare(side(ttftA, tputA), side(ttftB, tputB));
@@ -445,7 +445,7 @@ class TestComparisonVerdict : public QObject {
     }
 
   private:
-    void checkOneKpi(const ComparisonReport::Input& in, std::size_t i, const nlohmann::json& j,
+    void checkOneKpi(const ComparisonResult& in, std::size_t i, const nlohmann::json& j,
                      const std::string& table, const std::string& bars, const std::string& headline,
                      std::map<std::string, int>& seen) {
         const auto& k = in.kpis[i];
