@@ -373,9 +373,8 @@ using Say = std::function<void(const std::string&)>;
 std::string phaseTtfts(const Phase& populate, const nlohmann::json& measured) {
     auto p50 = [](const nlohmann::json& s) -> std::string {
         const auto it = s.find("median_ttft_ms");
-        return it != s.end() && it->is_number()
-                   ? ComparisonReport::formatValue(it->get<double>() / 1000, "s")
-                   : "n/a";
+        return it != s.end() && it->is_number() ? UnitFormat::kpi(it->get<double>() / 1000, "s")
+                                                : "n/a";
     };
     return ", TTFT p50: populate " + p50(populate.summary) + ", measured " + p50(measured);
 }
@@ -742,8 +741,8 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
             if (!out.requests.empty())
                 store.addRequests(run, out.requests);
             std::string status = out.cancelled ? "cancelled" : s.warmup ? "warmup" : "completed";
-            std::string detail = ComparisonReport::formatValue(
-                static_cast<double>(clock.nowNs() - runStart) / 1e9, "s");
+            std::string detail =
+                UnitFormat::kpi(static_cast<double>(clock.nowNs() - runStart) / 1e9, "s");
             if (!out.error.empty()) {
                 status = "failed";
                 detail = out.error;

@@ -4,6 +4,7 @@
 #include "core/report/CsvExporter.h"
 #include "core/report/SvgChart.h"
 #include "core/util/Redaction.h"
+#include "core/util/UnitFormat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,9 +38,9 @@ struct Row {
 
 Row row(const KpiComparison& k) {
     return {k.name,
-            ComparisonReport::formatValue(k.a, k.unit),
-            ComparisonReport::formatValue(k.b, k.unit),
-            ComparisonReport::formatValue(k.difference(), k.unit),
+            UnitFormat::kpi(k.a, k.unit),
+            UnitFormat::kpi(k.b, k.unit),
+            UnitFormat::kpi(k.difference(), k.unit),
             ComparisonReport::changeCell(k),
             ComparisonReport::ratioCell(k),
             ComparisonReport::intervalCell(k),
@@ -82,7 +83,7 @@ std::string wrap(const std::string& text, std::size_t width) {
 std::string perRun(const std::vector<double>& values, const std::string& unit) {
     std::string out;
     for (const double v : values)
-        out += (out.empty() ? "" : ", ") + ComparisonReport::formatValue(v, unit);
+        out += (out.empty() ? "" : ", ") + UnitFormat::kpi(v, unit);
     return out;
 }
 
@@ -104,8 +105,8 @@ std::string ComparisonReport::intervalCell(const KpiComparison& k) {
     }
     if (const auto r = k.relativeInterval())
         return "[" + KpiComparison::percent(r->lo) + ", " + KpiComparison::percent(r->hi) + "]";
-    return "B-A [" + formatValue(k.interval->lo, k.unit) + ", " +
-           formatValue(k.interval->hi, k.unit) + "]";
+    return "B-A [" + UnitFormat::kpi(k.interval->lo, k.unit) + ", " +
+           UnitFormat::kpi(k.interval->hi, k.unit) + "]";
 }
 
 const char* ComparisonReport::footnote() {
@@ -129,13 +130,6 @@ const char* ComparisonReport::footnote() {
            "a joint claim that needs every gate to pass, so it holds at that same level with no "
            "correction, but a claim that any one of several gates passes would need one. With "
            "fewer than two runs on a side there is no interval and gates are inconclusive.";
-}
-
-std::string ComparisonReport::formatValue(double v, const std::string& unit) {
-    if (unit == "s")
-        return std::abs(v) < 1.0 ? printf("%.2f ms", v * 1e3) : printf("%.3f s", v);
-    const double magnitude = std::abs(v);
-    return printf(magnitude >= 1000 ? "%.0f" : magnitude >= 100 ? "%.1f" : "%.3g", v) + " " + unit;
 }
 
 // One escaper for the page and its inline SVG charts: XML's rules are HTML's here.

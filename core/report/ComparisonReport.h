@@ -27,7 +27,6 @@ class ComparisonReport {
     // How the intervals and verdicts are made, printed under every report.
     static const char* footnote();
     static std::string escapeHtml(const std::string& s);
-    static std::string formatValue(double value, const std::string& unit);
     // The table's cells, for every view that shows the table: the change ("-25.3 %", "n/a"
     // from zero), the ratio ("0.747x") and the KPI's one interval ("[-31.0 %, -19.2 %]" on the
     // ratio scale, "B-A [0.30 GB/s, 2.10 GB/s]" on the difference scale).

@@ -1,6 +1,7 @@
 #include "core/report/ComparisonVerdict.h"
 
 #include "core/compare/RunKpis.h"
+#include "core/util/UnitFormat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,7 +101,7 @@ std::string ComparisonVerdict::change(const KpiComparison& k) {
             std::snprintf(text, sizeof text, "%+.1f", v);
             return std::string(text);
         }
-        return (v >= 0 ? "+" : "") + ComparisonReport::formatValue(v, k.unit);
+        return (v >= 0 ? "+" : "") + UnitFormat::kpi(v, k.unit);
     };
     std::string out = value(k.difference()) + (points ? " pts" : "");
     if (k.interval)

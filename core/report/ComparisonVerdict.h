@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/compare/ComparisonResult.h"
 #include "core/compare/KpiComparison.h"
-#include "core/report/ComparisonReport.h"
 
 #include <set>
 #include <string>

@@ -38,6 +38,22 @@ std::string UnitFormat::bytes(double value) {
     return scaled(value, "B");
 }
 
+std::string UnitFormat::kpi(double v, const std::string& unit) {
+    char text[64];
+    const double magnitude = std::abs(v);
+    if (unit == "s") {
+        std::snprintf(text, sizeof text, magnitude < 1.0 ? "%.2f ms" : "%.3f s",
+                      magnitude < 1.0 ? v * 1e3 : v);
+        return text;
+    }
+    std::snprintf(text, sizeof text,
+                  magnitude >= 1000  ? "%.0f"
+                  : magnitude >= 100 ? "%.1f"
+                                     : "%.3g",
+                  v);
+    return text + (" " + unit);
+}
+
 std::string UnitFormat::seconds(double value) {
     char buffer[64];
     if (value < 120)

@@ -2,6 +2,7 @@
 
 #include "core/compare/GatePresets.h"
 #include "core/report/ComparisonVerdict.h"
+#include "core/util/UnitFormat.h"
 #include "ui/compare/ComparisonWorker.h"
 #include "ui/timeline/StatusColor.h"
 
@@ -65,7 +66,7 @@ QString perRun(const std::vector<double>& values, const std::string& unit, const
     for (std::size_t i = 0; i < values.size(); ++i)
         out << QString("  run %1: %2")
                    .arg(i + 1)
-                   .arg(QString::fromStdString(ComparisonReport::formatValue(values[i], unit)));
+                   .arg(QString::fromStdString(UnitFormat::kpi(values[i], unit)));
     return QObject::tr("%1, one value per measured run (in run order):\n%2")
         .arg(side, out.isEmpty() ? QObject::tr("  none") : out.join('\n'));
 }
@@ -454,9 +455,7 @@ void CompareDialog::fillKpis(const ComparisonResult& in) {
     m_kpis->setRowCount(static_cast<int>(in.kpis.size()));
     for (int row = 0; row < static_cast<int>(in.kpis.size()); ++row) {
         const auto& k = in.kpis[static_cast<std::size_t>(row)];
-        auto value = [&](double v) {
-            return QString::fromStdString(ComparisonReport::formatValue(v, k.unit));
-        };
+        auto value = [&](double v) { return QString::fromStdString(UnitFormat::kpi(v, k.unit)); };
         m_kpis->setItem(row, 0, cell(QString::fromStdString(k.name), Qt::AlignLeft));
         auto* a = cell(value(k.a));
         const QString meanKind = tr("the %1 of the runs").arg(k.meanKind());
