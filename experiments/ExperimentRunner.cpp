@@ -1,9 +1,9 @@
 #include "experiments/ExperimentRunner.h"
 
 #include "collectors/Recorder.h"
+#include "core/compare/ComparisonBuilder.h"
 #include "core/compare/ValidityChecks.h"
 #include "core/model/Reading.h"
-#include "core/report/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/report/ComparisonReport.h"
 #include "core/stats/LoadSummary.h"

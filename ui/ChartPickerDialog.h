@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/model/MetricInfo.h"
-#include "core/report/ChartCatalog.h"
-#include "core/report/ChartLayout.h"
+#include "core/view/ChartCatalog.h"
+#include "core/view/ChartLayout.h"
 
 #include <QDialog>
 #include <vector>

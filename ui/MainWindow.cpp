@@ -1,10 +1,10 @@
 #include "ui/MainWindow.h"
 
-#include "core/report/ChartCatalog.h"
-#include "core/report/StatTiles.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
+#include "core/view/ChartCatalog.h"
+#include "core/view/StatTiles.h"
 #include "ui/AppPalette.h"
 #include "ui/DevicesView.h"
 #include "ui/EngineAbsence.h"

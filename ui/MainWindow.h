@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/model/DeviceRecord.h"
-#include "core/report/ChartLayout.h"
 #include "core/store/LiveBuffer.h"
+#include "core/view/ChartLayout.h"
 #include "ui/EngineAbsence.h"
 #include "ui/PrometheusFeed.h"
 #include "ui/Settings.h"

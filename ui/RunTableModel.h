@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/report/RunRequestSummary.h"
+#include "core/view/RunRequestSummary.h"
 
 #include <QAbstractTableModel>
 #include <vector>

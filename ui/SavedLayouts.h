@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/report/ChartLayout.h"
+#include "core/view/ChartLayout.h"
 
 #include <QString>
 #include <QStringList>

@@ -5,9 +5,9 @@
 #include "core/model/DeviceRecord.h"
 #include "core/model/RunInfo.h"
 #include "core/model/SessionInfo.h"
-#include "core/report/ChartCatalog.h"
-#include "core/report/ChartLayout.h"
-#include "core/report/RunRequestSummary.h"
+#include "core/view/ChartCatalog.h"
+#include "core/view/ChartLayout.h"
+#include "core/view/RunRequestSummary.h"
 #include "ui/timeline/TimelineMarker.h"
 #include "ui/timeline/TimelineSpan.h"
 

@@ -3,7 +3,7 @@
 #include "app/common/ExitCode.h"
 #include "app/common/GateExitCode.h"
 #include "app/common/TerminalOutput.h"
-#include "core/report/ComparisonBuilder.h"
+#include "core/compare/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/report/ComparisonReport.h"
 #include "core/report/ReportFile.h"

@@ -1,6 +1,6 @@
 #include "core/report/ComparisonReport.h"
 
-#include "core/report/ComparisonVerdict.h"
+#include "core/compare/ComparisonVerdict.h"
 #include "core/report/CsvExporter.h"
 #include "core/report/SvgChart.h"
 #include "core/util/Redaction.h"

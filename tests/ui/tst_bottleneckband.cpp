@@ -1,12 +1,12 @@
 #include "collectors/engine/EngineMetricsMapper.h"
 #include "core/model/TeeSink.h"
-#include "core/report/ChartCatalog.h"
-#include "core/report/StatTiles.h"
 #include "core/stats/HistogramQuantile.h"
 #include "core/store/LiveBuffer.h"
 #include "core/store/SessionRecorder.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
+#include "core/view/ChartCatalog.h"
+#include "core/view/StatTiles.h"
 #include "ui/timeline/BottleneckBand.h"
 
 #include <QImage>

@@ -1,7 +1,7 @@
 #include "ui/compare/CompareDialog.h"
 
+#include "core/compare/ComparisonVerdict.h"
 #include "core/compare/GatePresets.h"
-#include "core/report/ComparisonVerdict.h"
 #include "core/util/UnitFormat.h"
 #include "ui/compare/ComparisonWorker.h"
 #include "ui/timeline/StatusColor.h"

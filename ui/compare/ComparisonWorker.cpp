@@ -1,7 +1,7 @@
 #include "ui/compare/ComparisonWorker.h"
 
+#include "core/compare/ComparisonBuilder.h"
 #include "core/compare/RunKpis.h"
-#include "core/report/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/report/StatTiles.h"
+#include "core/view/StatTiles.h"
 
 #include <QWidget>
 #include <vector>

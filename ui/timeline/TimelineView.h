@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/model/Bucket.h"
-#include "core/report/ChartCatalog.h"
+#include "core/view/ChartCatalog.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineMarker.h"
 #include "ui/timeline/TimelineSpan.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/report/ChartCatalog.h"
+#include "core/view/ChartCatalog.h"
 
 #include <QString>
 

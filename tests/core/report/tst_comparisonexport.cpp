@@ -1,6 +1,6 @@
 #include "TestSupport.h"
 #include "core/analysis/RunTimeline.h"
-#include "core/report/ComparisonBuilder.h"
+#include "core/compare/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/report/ComparisonReport.h"
 #include "core/report/SvgChart.h"

@@ -1,4 +1,4 @@
-#include "core/report/ChartLayout.h"
+#include "core/view/ChartLayout.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "core/model/Bucket.h"
-#include "core/report/ChartCatalog.h"
-#include "core/model/MetricInfo.h"
 #include "core/analysis/SessionAnalysis.h"
+#include "core/model/Bucket.h"
+#include "core/model/MetricInfo.h"
+#include "core/view/ChartCatalog.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "core/report/ComparisonBuilder.h"
+#include "core/compare/ComparisonBuilder.h"
 
 #include "core/compare/GatePresets.h"
 #include "core/compare/RunKpis.h"

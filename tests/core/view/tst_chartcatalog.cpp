@@ -1,6 +1,6 @@
-#include "core/report/ChartCatalog.h"
-#include "core/report/ChartLayout.h"
 #include "core/store/LiveBuffer.h"
+#include "core/view/ChartCatalog.h"
+#include "core/view/ChartLayout.h"
 
 #include <QtTest>
 

@@ -1,5 +1,5 @@
-#include "core/report/RunRequestSummary.h"
 #include "core/stats/LoadSummary.h"
+#include "core/view/RunRequestSummary.h"
 
 #include <QtTest>
 

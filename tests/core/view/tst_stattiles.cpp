@@ -2,8 +2,8 @@
 // tool would (worst TTFT, summed rates, mean GPU busy), a sparkline, and absent, with the
 // reason, when the source is missing or has gone quiet.
 #include "collectors/engine/EngineMetricsMapper.h"
-#include "core/report/ChartCatalog.h"
-#include "core/report/StatTiles.h"
+#include "core/view/ChartCatalog.h"
+#include "core/view/StatTiles.h"
 
 #include <QtTest>
 #include <algorithm>

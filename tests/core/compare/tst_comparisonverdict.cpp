@@ -1,7 +1,7 @@
 #include "core/compare/Comparison.h"
+#include "core/compare/ComparisonVerdict.h"
 #include "core/compare/Gate.h"
 #include "core/report/ComparisonCharts.h"
-#include "core/report/ComparisonVerdict.h"
 #include "core/stats/TInterval.h"
 
 #include <QtTest>
@@ -529,7 +529,7 @@ class TestComparisonVerdict : public QObject {
                 headline.substr(semicolon == std::string::npos ? 0 : semicolon + 2,
                                 at - (semicolon == std::string::npos ? 0 : semicolon + 2));
             const std::string note = rest.substr(change.size());
-            const char side = clause.find("A is better") != std::string::npos ? 'A'
+            const char side = clause.find("A is better") != std::string::npos   ? 'A'
                               : clause.find("B is better") != std::string::npos ? 'B'
                               : note.starts_with(" (A better")                  ? 'A'
                               : note.starts_with(" (B better")                  ? 'B'

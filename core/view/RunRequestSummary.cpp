@@ -1,4 +1,4 @@
-#include "core/report/RunRequestSummary.h"
+#include "core/view/RunRequestSummary.h"
 
 #include "core/compare/RunKpis.h"
 

@@ -1,4 +1,4 @@
-#include "core/report/StatTiles.h"
+#include "core/view/StatTiles.h"
 
 #include <algorithm>
 #include <cmath>

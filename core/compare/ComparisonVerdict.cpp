@@ -1,4 +1,4 @@
-#include "core/report/ComparisonVerdict.h"
+#include "core/compare/ComparisonVerdict.h"
 
 #include "core/compare/RunKpis.h"
 #include "core/util/UnitFormat.h"

@@ -1,4 +1,4 @@
-#include "core/report/ChartCatalog.h"
+#include "core/view/ChartCatalog.h"
 
 #include <algorithm>
 #include <map>

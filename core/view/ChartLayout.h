@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/model/MetricInfo.h"
-#include "core/report/ChartCatalog.h"
+#include "core/view/ChartCatalog.h"
 
 #include <map>
 #include <optional>
