@@ -2,6 +2,7 @@
 #include "core/compare/ComparisonVerdict.h"
 #include "core/compare/Gate.h"
 #include "core/report/ComparisonCharts.h"
+#include "core/report/ComparisonReport.h"
 #include "core/stats/TInterval.h"
 
 #include <QtTest>
