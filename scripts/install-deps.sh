@@ -28,7 +28,7 @@ packages=(
   libtomlplusplus-dev libcpp-httplib-dev libbenchmark-dev
   util-linux procps fio xvfb xauth prometheus prometheus-node-exporter
   openssh-client openssh-server
-  zsh groff-base clang-format-14
+  zsh groff-base clang-format-14 clang-tidy-14
 )
 
 missing=()

@@ -3,8 +3,10 @@
 # a build (default build/dev; configure it first). Lints every source, or only the files given:
 #   scripts/lint.sh                      every product folder (app, collectors, core, experiments, loadgen, remote, simulator, ui, workloads)
 #   scripts/lint.sh core/compare/Gate.cpp ...    those files
+#   scripts/lint.sh --changed            the product .cpp files changed since the merge base
+#                                        with main (the previous commit on main), as CI does
 #   LINT_BUILD=build/asan LINT_JOBS=4 scripts/lint.sh
-# Fails when a check fires. Not part of CI (a full run takes several CPU-minutes per suite).
+# Fails when a check fires. CI lints only the changed files: a full run takes CPU-minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${LINT_BUILD:-build/dev}
@@ -18,7 +20,32 @@ command -v "$tidy" >/dev/null || {
   echo "lint: no $build/compile_commands.json (cmake --preset dev first)" >&2
   exit 2
 }
-if [ $# -gt 0 ]; then
+if [ "${1:-}" = --changed ]; then
+  head=$(git rev-parse HEAD)
+  base=
+  for ref in origin/main main; do
+    if git rev-parse -q --verify "$ref^{commit}" >/dev/null; then
+      base=$(git merge-base HEAD "$ref" || true)
+      break
+    fi
+  done
+  if [ -z "$base" ] || [ "$base" = "$head" ]; then
+    base=$(git rev-parse -q --verify 'HEAD~1^{commit}' || true)
+  fi
+  [ -n "$base" ] || {
+    echo "lint: no main and no parent commit to compare with; skipped" >&2
+    exit 0
+  }
+  # Only sources the build compiles (a deleted or renamed-away file is not linted).
+  mapfile -t files < <(git diff --name-only --diff-filter=d "$base" -- 'app/*.cpp' \
+    'collectors/*.cpp' 'core/*.cpp' 'ui/*.cpp' 'workloads/*.cpp' 'loadgen/*.cpp' \
+    'simulator/*.cpp' 'experiments/*.cpp' 'remote/*.cpp')
+  if [ ${#files[@]} -eq 0 ]; then
+    echo "lint: no product source changed since $(git rev-parse --short "$base")"
+    exit 0
+  fi
+  echo "lint: ${#files[@]} changed file(s) since $(git rev-parse --short "$base")"
+elif [ $# -gt 0 ]; then
   files=("$@")
 else
   # The product, not the test suites: a suite's sources need its moc output, so a build of
