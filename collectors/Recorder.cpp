@@ -1,10 +1,9 @@
 #include "collectors/Recorder.h"
 
-#include "collectors/storage/BlockStatCollector.h"
-#include "collectors/host/HostCollector.h"
 #include "collectors/MachineInventory.h"
+#include "collectors/host/HostCollector.h"
+#include "collectors/storage/BlockStatCollector.h"
 #include "core/store/Store.h"
-#include "core/model/TeeSink.h"
 #include "core/util/Version.h"
 
 #include <nlohmann/json.hpp>
@@ -27,8 +26,6 @@ std::string hostName() {
 Recorder::Recorder(Options options)
     : m_options(std::move(options)),
       m_clock(m_options.clocks ? *m_options.clocks : ClockSource::system()) {
-    Store store(m_options.dbPath, Store::Mode::ReadWrite);
-
     auto inventory = MachineInventory::discover(m_options.paths);
     m_devices = std::move(inventory.devices);
     std::vector<std::unique_ptr<EngineMetricsCollector>> engines;
@@ -44,17 +41,13 @@ Recorder::Recorder(Options options)
     info.host = hostName();
     info.startNs = m_clock.nowNs();
     info.toolVersion = kToolVersion;
-    m_sessionId = store.createSession(info);
-    store.addDevices(m_sessionId, m_devices);
-    store.addEvent(m_sessionId, info.startNs, "record-start", "");
+    m_session = std::make_unique<RecordingSession>(
+        RecordingSession::Options{m_options.dbPath, m_options.writer, m_options.observer}, info);
+    m_session->store().addDevices(m_session->id(), m_devices);
+    m_session->store().addEvent(m_session->id(), info.startNs, "record-start", "");
 
     m_clock.onStep([this](const WallClock::Step& step) { recordClockStep(step); });
-    m_writer = std::make_unique<StoreWriter>(m_options.dbPath, m_options.writer);
-    m_sink = std::make_unique<SessionRecorder>(*m_writer, m_sessionId);
-    if (m_options.observer)
-        m_tee = std::make_unique<TeeSink>(*m_sink, *m_options.observer);
-    m_scheduler =
-        std::make_unique<Scheduler>(m_tee ? *m_tee : static_cast<SampleSink&>(*m_sink), m_clock);
+    m_scheduler = std::make_unique<Scheduler>(m_session->sink(), m_clock);
     m_scheduler->add(std::make_unique<HostCollector>(m_options.paths), m_options.interval);
     m_scheduler->add(std::make_unique<BlockStatCollector>(m_options.paths, inventory.transports),
                      m_options.interval);
@@ -79,9 +72,10 @@ void Recorder::recordClockStep(const WallClock::Step& step) {
                  ms, ms < 0 ? " (approached gradually, so no timestamp goes back)" : "");
     const nlohmann::json text = {
         {"old_offset_ns", step.oldOffsetNs}, {"new_offset_ns", step.newOffsetNs}, {"step_ms", ms}};
+    // Its own connection: the step is seen on the scheduler's thread.
     try {
         Store store(m_options.dbPath, Store::Mode::ReadWrite);
-        store.addEvent(m_sessionId, step.atWallNs, "clock-step", text.dump());
+        store.addEvent(m_session->id(), step.atWallNs, "clock-step", text.dump());
     } catch (const std::exception& e) {
         spdlog::warn("cannot store the clock-step event: {}", e.what());
     }
@@ -96,18 +90,11 @@ void Recorder::stop() {
     if (!m_scheduler)
         return;
     m_scheduler->stop();
-    m_writer->stop();
-    if (m_running) {
-        const std::int64_t endNs = m_clock.nowNs();
-        // A full disk may refuse even this; the session then stays open-ended, which readers
-        // show as "interrupted", and the samples already committed are intact.
-        try {
-            Store store(m_options.dbPath, Store::Mode::ReadWrite);
-            store.addEvent(m_sessionId, endNs, "record-stop", error().value_or(""));
-            store.finishSession(m_sessionId, endNs);
-        } catch (const std::exception&) {
-        }
-    }
+    m_session->stopWriter();
+    if (m_running)
+        m_session->finish(m_clock.nowNs(), "record-stop", error().value_or(""));
+    else
+        m_session->abandon();
     m_running = false;
     m_scheduler.reset();
 }

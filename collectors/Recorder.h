@@ -1,10 +1,9 @@
 #pragma once
 
-#include "collectors/engine/EngineMetricsCollector.h"
 #include "collectors/Scheduler.h"
 #include "collectors/base/SystemPaths.h"
-#include "core/store/SessionRecorder.h"
-#include "core/store/StoreWriter.h"
+#include "collectors/engine/EngineMetricsCollector.h"
+#include "core/store/RecordingSession.h"
 #include "core/util/WallClock.h"
 
 #include <chrono>
@@ -38,15 +37,15 @@ class Recorder {
     void start();
     void stop(); // idempotent
 
-    std::int64_t sessionId() const { return m_sessionId; }
-    std::size_t metricCount() const { return m_sink ? m_sink->metricCount() : 0; }
+    std::int64_t sessionId() const { return m_session->id(); }
+    std::size_t metricCount() const { return m_session->metricCount(); }
     // For series that are not collectors (a storage workload's bandwidth) in the same session,
     // and for the observer too.
-    SampleSink& sink() { return m_tee ? *m_tee : static_cast<SampleSink&>(*m_sink); }
+    SampleSink& sink() { return m_session->sink(); }
     const WallClock& clock() const { return m_clock; }
-    StoreWriter::Stats stats() const { return m_writer->stats(); }
-    std::optional<std::string> error() const { return m_writer->error(); }
-    std::optional<StoreError> failure() const { return m_writer->failure(); }
+    StoreWriter::Stats stats() const { return m_session->stats(); }
+    std::optional<std::string> error() const { return m_session->error(); }
+    std::optional<StoreError> failure() const { return m_session->failure(); }
     const std::vector<DeviceRecord>& devices() const { return m_devices; }
 
   private:
@@ -55,11 +54,8 @@ class Recorder {
 
     Options m_options;
     WallClock m_clock;
-    std::int64_t m_sessionId = 0;
     std::vector<DeviceRecord> m_devices;
-    std::unique_ptr<StoreWriter> m_writer;
-    std::unique_ptr<SessionRecorder> m_sink;
-    std::unique_ptr<SampleSink> m_tee;
+    std::unique_ptr<RecordingSession> m_session;
     std::unique_ptr<Scheduler> m_scheduler;
     bool m_running = false;
 };

@@ -1,12 +1,9 @@
 #include "remote/RemoteMirror.h"
 
-#include "remote/RemoteStreamReader.h"
-#include "core/store/SessionRecorder.h"
-#include "core/store/Store.h"
-#include "core/store/StoreWriter.h"
-#include "core/model/TeeSink.h"
+#include "core/store/RecordingSession.h"
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
+#include "remote/RemoteStreamReader.h"
 
 #include <memory>
 
@@ -22,7 +19,6 @@ class Mirror {
     ~Mirror() { finish(); }
 
     void open(const RemoteStreamReader::Hello& h) {
-        m_store = std::make_unique<Store>(m_o.dbPath, Store::Mode::ReadWrite);
         SessionInfo info;
         info.label = m_o.label.empty()
                          ? h.host + " (ssh, server session " + std::to_string(h.session) + ")"
@@ -34,28 +30,26 @@ class Mirror {
                      " (" + m_target.uri() + "), recorded there by tierscope " + h.version;
         info.tags = "ssh-mirror";
         info.toolVersion = kToolVersion;
-        m_session = m_store->createSession(info);
-        m_store->addEvent(m_session, info.startNs, "mirror-of",
-                          h.host + " session " + std::to_string(h.session));
-        m_writer = std::make_unique<StoreWriter>(m_o.dbPath);
-        m_recorder = std::make_unique<SessionRecorder>(*m_writer, m_session);
-        if (m_o.observer)
-            m_tee = std::make_unique<TeeSink>(*m_recorder, *m_o.observer);
+        m_recording = std::make_unique<RecordingSession>(
+            RecordingSession::Options{m_o.dbPath, {}, m_o.observer}, info);
+        m_session = m_recording->id();
+        m_recording->store().addEvent(m_session, info.startNs, "mirror-of",
+                                      h.host + " session " + std::to_string(h.session));
     }
 
     void device(const DeviceRecord& d) {
-        if (!m_store)
+        if (!m_recording)
             return;
         m_devices.push_back(d);
-        m_store->addDevices(m_session, {d});
+        m_recording->store().addDevices(m_session, {d});
     }
 
     void samples(std::int64_t tNs, std::span<const Reading> readings) {
-        if (!m_recorder)
+        if (!m_recording)
             return;
         if (!m_announced)
             announce();
-        (m_tee ? static_cast<SampleSink&>(*m_tee) : *m_recorder).write(tNs, readings);
+        m_recording->sink().write(tNs, readings);
         ++m_rows;
     }
 
@@ -66,19 +60,11 @@ class Mirror {
     }
 
     void finish() {
-        if (!m_store)
+        if (!m_recording)
             return;
-        m_tee.reset();
-        m_recorder.reset();
-        if (m_writer)
-            m_writer->stop();
-        m_writer.reset();
-        try {
-            m_store->finishSession(m_session, WallClock::systemNowNs());
-        } catch (const std::exception&) {
-            // the samples are written; an open end only marks the mirror unfinished
-        }
-        m_store.reset();
+        // A store that refuses leaves the mirror open-ended: unfinished, its samples written.
+        m_recording->finish(WallClock::systemNowNs());
+        m_recording.reset();
     }
 
     std::string m_host;
@@ -89,10 +75,7 @@ class Mirror {
   private:
     const RemoteMirror::Options& m_o;
     const SshTarget& m_target;
-    std::unique_ptr<Store> m_store;
-    std::unique_ptr<StoreWriter> m_writer;
-    std::unique_ptr<SessionRecorder> m_recorder;
-    std::unique_ptr<TeeSink> m_tee;
+    std::unique_ptr<RecordingSession> m_recording;
     std::vector<DeviceRecord> m_devices;
     bool m_announced = false;
 };

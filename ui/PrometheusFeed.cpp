@@ -1,14 +1,9 @@
 #include "ui/PrometheusFeed.h"
 
 #include "collectors/prometheus/PrometheusApi.h"
-#include "collectors/prometheus/PrometheusFollower.h"
-#include "core/store/LiveBuffer.h"
+#include "collectors/prometheus/PrometheusRecording.h"
 #include "collectors/prometheus/PrometheusTemplate.h"
-#include "core/store/SessionRecorder.h"
-#include "core/store/Store.h"
-#include "core/store/StoreWriter.h"
-#include "core/model/TeeSink.h"
-#include "core/util/Version.h"
+#include "core/store/LiveBuffer.h"
 #include "core/util/WallClock.h"
 
 #include <QTimer>
@@ -67,30 +62,22 @@ void PrometheusFeed::start(const Request& request) {
         std::error_code ec;
         std::filesystem::create_directories(
             std::filesystem::path(request.db.toStdString()).parent_path(), ec);
-        m_store = std::make_unique<Store>(request.db.toStdString(), Store::Mode::ReadWrite);
-        const std::string label = request.label.isEmpty()
-                                      ? "prometheus " + request.url.toStdString()
-                                      : request.label.toStdString();
-        m_session = m_store->createSession({0, label, "", request.url.toStdString(),
-                                            WallClock::systemNowNs(), std::nullopt,
-                                            "from Prometheus " + request.url.toStdString() +
-                                                ", nodes " + request.nodes.toStdString(),
-                                            "prometheus", kToolVersion});
-        m_writer = std::make_unique<StoreWriter>(request.db.toStdString());
-        m_recorder = std::make_unique<SessionRecorder>(*m_writer, m_session);
-        m_tee = std::make_unique<TeeSink>(*m_recorder, m_buffer);
-        m_buffer.clear(); // this machine's series are not the cluster's
-        PrometheusImport::Options o;
-        o.url = request.url.toStdString();
-        o.nodes = request.nodes.isEmpty() ? ".+" : request.nodes.toStdString();
-        o.stepS = request.stepS;
-        o.timeout = std::chrono::seconds(10);
+        PrometheusRecording::Options o;
+        o.dbPath = request.db.toStdString();
+        o.import.url = request.url.toStdString();
+        o.import.nodes = request.nodes.isEmpty() ? ".+" : request.nodes.toStdString();
+        o.import.stepS = request.stepS;
+        o.import.timeout = std::chrono::seconds(10);
+        o.label = request.label.toStdString();
         // The last five minutes first, so the view is not empty while the feed starts.
-        m_follower = std::make_unique<PrometheusFollower>(o, nowS() - 300);
+        o.followFromS = nowS() - 300;
+        o.observer = &m_buffer;
+        m_buffer.clear(); // this machine's series are not the cluster's
+        m_recording = std::make_unique<PrometheusRecording>(o);
         m_timer = new QTimer(this);
         connect(m_timer, &QTimer::timeout, this, &PrometheusFeed::poll);
         m_timer->start(static_cast<int>(std::max(1000.0, request.stepS * 1000)));
-        emit started(m_session);
+        emit started(m_recording->session());
         poll();
     } catch (const std::exception& e) {
         stop();
@@ -99,9 +86,9 @@ void PrometheusFeed::start(const Request& request) {
 }
 
 void PrometheusFeed::poll() {
-    if (!m_tee || !m_follower)
+    if (!m_recording)
         return;
-    const auto summary = m_follower->poll(nowS(), *m_tee);
+    const auto summary = m_recording->poll(nowS());
     if (!summary)
         return;
     const QString error =
@@ -117,22 +104,13 @@ void PrometheusFeed::stop() {
         m_timer->deleteLater();
         m_timer = nullptr;
     }
-    if (!m_store)
+    if (!m_recording)
         return;
-    m_follower.reset();
-    m_tee.reset();
-    m_recorder.reset();
-    if (m_writer)
-        m_writer->stop();
-    m_writer.reset();
-    try {
-        m_store->finishSession(m_session, WallClock::systemNowNs());
-    } catch (const std::exception&) {
-        // the data is written; an open end only marks it unfinished
-    }
-    m_store.reset();
-    emit stopped(m_session);
-    m_session = 0;
+    const qint64 session = m_recording->session();
+    // A store that refuses leaves the session open-ended: unfinished, its data written.
+    m_recording->finish(WallClock::systemNowNs());
+    m_recording.reset();
+    emit stopped(session);
 }
 
 } // namespace tierscope

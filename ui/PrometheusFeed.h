@@ -10,11 +10,7 @@ class QTimer;
 namespace tierscope {
 
 class LiveBuffer;
-class PrometheusFollower;
-class SessionRecorder;
-class Store;
-class StoreWriter;
-class TeeSink;
+class PrometheusRecording;
 
 // The live view fed from a Prometheus server instead of this machine's collectors. Lives on a
 // worker thread: every period it reads the newest range through the metric templates into a
@@ -52,13 +48,8 @@ class PrometheusFeed : public QObject {
 
     LiveBuffer& m_buffer;
     Request m_request;
-    std::unique_ptr<Store> m_store;
-    std::unique_ptr<StoreWriter> m_writer;
-    std::unique_ptr<SessionRecorder> m_recorder;
-    std::unique_ptr<TeeSink> m_tee;
+    std::unique_ptr<PrometheusRecording> m_recording;
     QTimer* m_timer = nullptr;
-    qint64 m_session = 0;
-    std::unique_ptr<PrometheusFollower> m_follower;
     QString m_lastError;
 };
 

@@ -2,13 +2,10 @@
 
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
-#include "collectors/prometheus/PrometheusFollower.h"
+#include "collectors/prometheus/PrometheusRecording.h"
+#include "core/store/RecordingSession.h"
 #include "core/util/DurationParser.h"
-#include "core/store/SessionRecorder.h"
-#include "core/store/Store.h"
-#include "core/store/StoreWriter.h"
 #include "core/util/TimeSpec.h"
-#include "core/util/Version.h"
 #include "core/util/WallClock.h"
 
 #include <algorithm>
@@ -62,22 +59,6 @@ PrometheusImport::Options importOptions(const PrometheusSource::Options& o) {
     return out;
 }
 
-// A session and the writer that feeds it, closed on destruction.
-struct Target {
-    Store store;
-    std::int64_t session = 0;
-    StoreWriter writer;
-    SessionRecorder sink;
-
-    Target(const std::string& db, const PrometheusSource::Options& o, std::int64_t startNs)
-        : store(db, Store::Mode::ReadWrite),
-          session(store.createSession({0, o.label.empty() ? "prometheus " + o.url : o.label,
-                                       o.storageProfile, o.url, startNs, std::nullopt,
-                                       "from Prometheus " + o.url + ", nodes " + o.nodes,
-                                       "prometheus", kToolVersion})),
-          writer(db), sink(writer, session) {}
-};
-
 void report(const PrometheusImport::Summary& s, bool quiet) {
     for (const auto& e : s.errors)
         std::cerr << "tierscope: query failed, kept the rest: " << e << "\n";
@@ -117,24 +98,32 @@ int PrometheusSource::importRange(const GlobalOptions& global, const Options& o)
     }
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(global.dbPath()).parent_path(), ec);
-    Target target(global.dbPath(), o, static_cast<std::int64_t>(start * 1e9));
+    RecordingSession target(
+        {global.dbPath(), {}, nullptr},
+        PrometheusRecording::sessionInfo(options, o.label, o.storageProfile,
+                                         static_cast<std::int64_t>(start * 1e9)));
     const bool progress = !o.quiet && ::isatty(2);
     const auto summary = PrometheusImport::run(
-        options, start, end, target.sink, [&](std::size_t done, std::size_t total) {
+        options, start, end, target.sink(), [&](std::size_t done, std::size_t total) {
             if (progress)
                 std::cerr << "\rquery " << done << "/" << total << std::flush;
         });
     if (progress)
         std::cerr << "\n";
-    target.writer.stop();
-    target.store.finishSession(target.session, static_cast<std::int64_t>(end * 1e9));
+    const bool closed = target.finish(static_cast<std::int64_t>(end * 1e9));
     report(summary, o.quiet);
     if (summary.series == 0) {
-        std::cerr << "tierscope import prometheus: nothing imported (session " << target.session
+        std::cerr << "tierscope import prometheus: nothing imported (session " << target.id()
                   << " is empty); check --url, --nodes and the time range\n";
         return summary.errors.empty() ? kExitNotFound : kExitFailure;
     }
-    std::cout << "imported " << o.url << " as session " << target.session << "\n";
+    if (!closed) {
+        std::cerr << "tierscope import prometheus: session " << target.id()
+                  << " is imported but could not be closed (" << target.error().value_or("")
+                  << "); it shows as interrupted\n";
+        return kExitCannotWrite;
+    }
+    std::cout << "imported " << o.url << " as session " << target.id() << "\n";
     return kExitOk;
 }
 
@@ -150,25 +139,17 @@ int PrometheusSource::record(const GlobalOptions& global, const Options& o,
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(global.dbPath()).parent_path(), ec);
     const double started = static_cast<double>(WallClock::systemNowNs()) / 1e9;
-    Target target(global.dbPath(), o, static_cast<std::int64_t>(started * 1e9));
+    PrometheusRecording recording({global.dbPath(), options, o.label, o.storageProfile, started});
     CancelOnSignal cancel;
-    // Prometheus holds a scrape back until it is written: stay two steps behind now.
-    PrometheusFollower follower(options, started);
     const double period = std::max(1.0, options.stepS);
-    PrometheusImport::Summary total;
     std::string lastError;
     while (!CancelOnSignal::flag()) {
         const double now = static_cast<double>(WallClock::systemNowNs()) / 1e9;
         const bool last =
             duration && now - started >= std::chrono::duration<double>(*duration).count();
-        if (const auto s = follower.poll(now, target.sink, last)) {
-            total.series = std::max(total.series, s->series);
-            total.points += s->points;
-            total.nodes.insert(s->nodes.begin(), s->nodes.end());
-            for (const auto& u : s->unmapped)
-                if (std::find(total.unmapped.begin(), total.unmapped.end(), u) ==
-                    total.unmapped.end())
-                    total.unmapped.push_back(u);
+        // Prometheus holds a scrape back until it is written: the recording stays two steps
+        // behind now, but for the last poll.
+        if (const auto s = recording.poll(now, last)) {
             const std::string error = s->errors.empty() ? "" : s->errors.front();
             if (!error.empty() && error != lastError)
                 std::cerr << "tierscope record: " << error << " (retrying)\n";
@@ -179,10 +160,14 @@ int PrometheusSource::record(const GlobalOptions& global, const Options& o,
         for (int i = 0; i < static_cast<int>(period * 10) && !CancelOnSignal::flag(); ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    target.writer.stop();
-    target.store.finishSession(target.session, WallClock::systemNowNs());
-    report(total, o.quiet);
-    std::cout << "recorded " << o.url << " as session " << target.session << "\n";
+    const bool closed = recording.finish(WallClock::systemNowNs());
+    report(recording.total(), o.quiet);
+    if (!closed) {
+        std::cerr << "tierscope record: session " << recording.session()
+                  << " could not be closed; it shows as interrupted\n";
+        return kExitCannotWrite;
+    }
+    std::cout << "recorded " << o.url << " as session " << recording.session() << "\n";
     return kExitOk;
 }
 
