@@ -26,13 +26,11 @@
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
 #include "workloads/BandwidthSampler.h"
-#include "workloads/CheckpointSaveWorkload.h"
 #include "workloads/IoRunner.h"
 #include "workloads/KvGeometry.h"
-#include "workloads/KvRestoreWorkload.h"
-#include "workloads/ModelLoadWorkload.h"
 #include "workloads/StorageDataset.h"
 #include "workloads/StorageManifest.h"
+#include "workloads/StorageRunPlan.h"
 #include "workloads/WorkloadError.h"
 
 #include <filesystem>
@@ -183,32 +181,25 @@ Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm&
     auto manifest = StorageManifest::load(arm.path, w.kind == "checkpoint-save"
                                                         ? StorageManifest::Access::Write
                                                         : StorageManifest::Access::Read);
-    IoRunner::Result result;
-    if (w.kind == "model-load") {
-        ModelLoadWorkload load({arm.path,
-                                concurrency > 0 ? concurrency : intParam(w.params, "parallel", 4),
-                                depth, block, true});
-        const IoJob job = load.job();
-        result = sampled(job, cancel, recorder);
-        o.params = load.params();
-        o.summary = load.summarize(job, result);
-    } else if (w.kind == "kv-restore") {
-        KvRestoreWorkload restore({arm.path, concurrency > 0 ? concurrency : 16,
-                                   intParam(w.params, "requests", 0),
-                                   intParam(w.params, "tokens", 0), depth, block, true},
-                                  manifest);
-        result = sampled(restore.job(), cancel, recorder);
-        o.params = restore.params();
-        o.summary = restore.summarize(result);
-    } else {
-        const int files = intParam(w.params, "files", 4);
-        CheckpointSaveWorkload save({arm.path, sizeParam(w.params, "size", "1GiB"), files,
-                                     concurrency > 0 ? concurrency : files, depth, block, true});
-        result = sampled(save.saveJob(manifest), cancel, recorder);
-        o.params = save.params();
-        o.summary = save.summarize(result, nullptr);
+    StorageRunPlan::Spec spec;
+    spec.kind = w.kind;
+    spec.path = arm.path;
+    spec.depth = depth;
+    spec.blockSize = block;
+    spec.files = intParam(w.params, "files", 4);
+    spec.size = sizeParam(w.params, "size", "1GiB");
+    spec.parallel = concurrency > 0          ? concurrency
+                    : w.kind == "model-load" ? intParam(w.params, "parallel", 4)
+                                             : spec.files;
+    spec.concurrency = concurrency > 0 ? concurrency : 16;
+    spec.requests = intParam(w.params, "requests", 0);
+    spec.tokens = intParam(w.params, "tokens", 0);
+    const StorageRunPlan plan = StorageRunPlan::make(spec, manifest);
+    const IoRunner::Result result = sampled(plan.job, cancel, recorder);
+    o.params = plan.params;
+    o.summary = plan.summarize(result, nullptr);
+    if (w.kind == "checkpoint-save") // a checkpoint is written to be measured, not kept
         StorageDataset::remove(manifest, "checkpoint-save");
-    }
     o.cancelled = result.cancelled;
     return o;
 }

@@ -13,13 +13,11 @@
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "workloads/BandwidthSampler.h"
-#include "workloads/CheckpointSaveWorkload.h"
 #include "workloads/KvGeometry.h"
-#include "workloads/KvRestoreWorkload.h"
-#include "workloads/ModelLoadWorkload.h"
 #include "workloads/StorageDataset.h"
 #include "workloads/StorageManifest.h"
 #include "workloads/StorageProbe.h"
+#include "workloads/StorageRunPlan.h"
 #include "workloads/WorkloadError.h"
 
 #include <atomic>
@@ -336,41 +334,23 @@ class RecordedRun {
     std::int64_t m_run = 0;
 };
 
-struct Planned {
-    IoJob job;
-    std::optional<IoJob> restore;
-    nlohmann::json params;
-    std::function<nlohmann::json(const IoRunner::Result&, const IoRunner::Result*)> summarize;
-};
-
-Planned plan(const StorageCommand::Options& o, StorageManifest& manifest) {
-    const std::uint32_t block = blockSizeOf(o);
-    Planned p;
-    if (o.workload == "model-load") {
-        auto w = std::make_shared<ModelLoadWorkload>(ModelLoadWorkload::Options{
-            o.path, o.parallel > 0 ? o.parallel : 4, o.depth, block, !o.buffered});
-        p.job = w->job();
-        p.params = w->params();
-        p.summarize = [w, job = p.job](const auto& r, const auto*) { return w->summarize(job, r); };
-    } else if (o.workload == "kv-restore") {
-        auto w = std::make_shared<KvRestoreWorkload>(
-            KvRestoreWorkload::Options{o.path, o.concurrency, o.requests, o.tokens, o.depth, block,
-                                       !o.buffered},
-            manifest);
-        p.job = w->job(&CancelOnSignal::flag());
-        p.params = w->params();
-        p.summarize = [w](const auto& r, const auto*) { return w->summarize(r); };
-    } else {
-        const int files = o.files > 0 ? o.files : 8;
-        auto w = std::make_shared<CheckpointSaveWorkload>(CheckpointSaveWorkload::Options{
-            o.path, totalSizeOf(o), files, o.parallel > 0 ? o.parallel : files, o.depth, block,
-            !o.buffered, o.preallocate});
-        p.job = w->saveJob(manifest);
-        if (o.restore)
-            p.restore = w->restoreJob(p.job);
-        p.params = w->params();
-        p.summarize = [w](const auto& r, const auto* restore) { return w->summarize(r, restore); };
-    }
+StorageRunPlan plan(const StorageCommand::Options& o, StorageManifest& manifest) {
+    StorageRunPlan::Spec spec;
+    spec.kind = o.workload;
+    spec.path = o.path;
+    spec.depth = o.depth;
+    spec.blockSize = blockSizeOf(o);
+    spec.direct = !o.buffered;
+    spec.concurrency = o.concurrency;
+    spec.requests = o.requests;
+    spec.tokens = o.tokens;
+    spec.size = totalSizeOf(o);
+    spec.files = o.files > 0 ? o.files : 8;
+    spec.parallel = o.parallel > 0 ? o.parallel : o.workload == "checkpoint-save" ? spec.files : 4;
+    spec.preallocate = o.preallocate;
+    spec.restore = o.restore;
+    spec.cancel = &CancelOnSignal::flag();
+    StorageRunPlan p = StorageRunPlan::make(spec, manifest);
     p.params["workload"] = o.workload;
     return p;
 }
@@ -380,7 +360,7 @@ int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
     StorageManifest manifest = StorageManifest::load(o.path, o.workload == "checkpoint-save"
                                                                  ? StorageManifest::Access::Write
                                                                  : StorageManifest::Access::Read);
-    Planned p = plan(o, manifest);
+    StorageRunPlan p = plan(o, manifest);
     if (CancelOnSignal::flag().load()) {
         std::cerr << "tierscope storage run: cancelled while planning, before any I/O; nothing "
                      "recorded\n";
