@@ -544,7 +544,11 @@ class TestSsh : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(!dialog.running(), 120000);
         const QString log = dialog.remoteLog()->toPlainText();
         QVERIFY2(log.contains("stopping job " + job), qPrintable(log));
-        QVERIFY2(log.contains("INCOMPLETE"), qPrintable(log));
+        // The job's end within run --target's 2 s, or, on a busy machine, the dialog leaves it
+        // stopping there and says how to see its end, as the command line does.
+        QVERIFY2(log.contains("INCOMPLETE") ||
+                     (log.contains("is stopping") && log.contains("--attach " + job)),
+                 qPrintable(log));
         QVERIFY(jobEnded(job));
         Store server(m_server.serverDb().toStdString(), Store::Mode::ReadOnly);
         QVERIFY(server.runsOfArm("guicancel/model-load", "a").size() +
