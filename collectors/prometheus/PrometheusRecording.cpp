@@ -22,7 +22,7 @@ SessionInfo PrometheusRecording::sessionInfo(const PrometheusImport::Options& im
     return info;
 }
 
-PrometheusRecording::PrometheusRecording(Options options)
+PrometheusRecording::PrometheusRecording(const Options& options)
     : m_session({options.dbPath, {}, options.observer},
                 sessionInfo(options.import, options.label, options.storageProfile,
                             WallClock::systemNowNs())),

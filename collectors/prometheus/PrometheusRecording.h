@@ -24,7 +24,7 @@ class PrometheusRecording {
     };
 
     // Creates the session; throws StoreError.
-    explicit PrometheusRecording(Options options);
+    explicit PrometheusRecording(const Options& options);
 
     std::int64_t session() const { return m_session.id(); }
     // What this poll imported; nullopt when no new step is due. `final`: up to now.
