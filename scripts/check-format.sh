@@ -11,17 +11,7 @@ command -v git-clang-format-14 >/dev/null || {
   exit 2
 }
 
-head=$(git rev-parse HEAD)
-base=
-for ref in origin/main main; do
-  if git rev-parse -q --verify "$ref^{commit}" >/dev/null; then
-    base=$(git merge-base HEAD "$ref" || true)
-    break
-  fi
-done
-if [ -z "$base" ] || [ "$base" = "$head" ]; then
-  base=$(git rev-parse -q --verify 'HEAD~1^{commit}' || true)
-fi
+base=$(scripts/change-base.sh)
 if [ -z "$base" ]; then
   echo "check-format: no main and no parent commit to compare with (a shallow clone?); skipped" >&2
   exit 0

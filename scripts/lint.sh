@@ -21,17 +21,7 @@ command -v "$tidy" >/dev/null || {
   exit 2
 }
 if [ "${1:-}" = --changed ]; then
-  head=$(git rev-parse HEAD)
-  base=
-  for ref in origin/main main; do
-    if git rev-parse -q --verify "$ref^{commit}" >/dev/null; then
-      base=$(git merge-base HEAD "$ref" || true)
-      break
-    fi
-  done
-  if [ -z "$base" ] || [ "$base" = "$head" ]; then
-    base=$(git rev-parse -q --verify 'HEAD~1^{commit}' || true)
-  fi
+  base=$(scripts/change-base.sh)
   [ -n "$base" ] || {
     echo "lint: no main and no parent commit to compare with; skipped" >&2
     exit 0
