@@ -9,7 +9,7 @@ Dcmi::Dcmi(const std::vector<std::string>& candidates) : m_lib(candidates) {}
 
 std::shared_ptr<Dcmi> Dcmi::open(const std::vector<std::string>& candidates,
                                  GpuBackendStatus& status) {
-    status = {"ascend", false, "", ""};
+    status = {"ascend", "Ascend", "NPU", false, "", ""};
     std::shared_ptr<Dcmi> dcmi(new Dcmi(candidates));
     if (!dcmi->m_lib.loaded()) {
         status.reason = (candidates.size() == 1 ? candidates.front() : std::string("libdcmi.so")) +

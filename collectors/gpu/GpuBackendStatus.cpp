@@ -4,24 +4,10 @@
 
 namespace tierscope {
 
-namespace {
-
-std::string title(const std::string& backend) {
-    if (backend == "amd")
-        return "AMD";
-    if (backend == "nvidia")
-        return "NVIDIA";
-    if (backend == "ascend")
-        return "Ascend";
-    return backend;
-}
-
-} // namespace
-
 std::string GpuBackendStatus::summary() const {
     if (!available)
-        return title(backend) + " backend unavailable: " + reason;
-    return title(backend) + " backend: " + detail;
+        return vendor + " backend unavailable: " + reason;
+    return vendor + " backend: " + detail;
 }
 
 DeviceRecord GpuBackendStatus::toDeviceRecord() const {
@@ -31,6 +17,7 @@ DeviceRecord GpuBackendStatus::toDeviceRecord() const {
     if (!detail.empty())
         attrs["detail"] = detail;
     attrs["summary"] = summary();
+    attrs["display"] = displayName();
     return {"backend", backend, attrs.dump()};
 }
 

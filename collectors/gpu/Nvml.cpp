@@ -12,7 +12,7 @@ Nvml::~Nvml() {
 }
 
 std::shared_ptr<Nvml> Nvml::open(const std::string& libraryPath, GpuBackendStatus& status) {
-    status = {"nvidia", false, "", ""};
+    status = {"nvidia", "NVIDIA", "GPU", false, "", ""};
     std::shared_ptr<Nvml> nvml(new Nvml(libraryPath));
     if (!nvml->m_lib.loaded()) {
         status.reason = libraryPath + " not found";

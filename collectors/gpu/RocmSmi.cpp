@@ -141,7 +141,7 @@ std::optional<std::uint64_t> bdfIdOf(const std::string& busId) {
 } // namespace
 
 std::shared_ptr<RocmSmi> RocmSmi::open(const SystemPaths& paths, GpuBackendStatus& status) {
-    status = {"amd", false, "", ""};
+    status = {"amd", "AMD", "GPU", false, "", ""};
     // Without the KFD there is no ROCm device to find, and nothing to fork for.
     if (!SysfsReader::exists(paths.sys + "/class/kfd/kfd/topology/nodes")) {
         status.reason = "rocm-smi not started (no KFD: " + paths.sys +

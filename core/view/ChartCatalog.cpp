@@ -125,18 +125,29 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
     return true;
 }
 
-std::string gpuAbsence(const std::vector<DeviceRecord>& devices) {
-    static const std::map<std::string, std::string> names = {
+// A GPU backend names itself in its device record ("display": "AMD GPU"). Sessions recorded
+// before it did carry only the backend's id, named here for them alone.
+std::string backendName(const DeviceRecord& d, const nlohmann::json& attrs) {
+    if (attrs.contains("display") && attrs["display"].is_string())
+        return attrs["display"].get<std::string>();
+    static const std::map<std::string, std::string> recordedBefore = {
         {"amd", "AMD GPU"}, {"nvidia", "NVIDIA GPU"}, {"ascend", "Ascend NPU"}};
+    const auto it = recordedBefore.find(d.name);
+    return it == recordedBefore.end() ? std::string() : it->second;
+}
+
+std::string gpuAbsence(const std::vector<DeviceRecord>& devices) {
     std::string reasons;
     for (const auto& d : devices) {
-        const auto name = names.find(d.name);
-        if (d.kind != "backend" || name == names.end())
+        if (d.kind != "backend")
             continue;
         const auto attrs = nlohmann::json::parse(d.attrs, nullptr, false);
         if (!attrs.is_object() || attrs.value("state", "") == "available")
             continue;
-        reasons += (reasons.empty() ? "" : "\n") + std::string("No ") + name->second + ": " +
+        const std::string name = backendName(d, attrs);
+        if (name.empty()) // not a GPU backend (the NVMe one)
+            continue;
+        reasons += std::string(reasons.empty() ? "" : "\n") + "No " + name + ": " +
                    attrs.value("reason", std::string("unavailable"));
     }
     return reasons.empty() ? "No GPU metrics were recorded in this session" : reasons;

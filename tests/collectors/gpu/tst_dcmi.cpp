@@ -41,6 +41,9 @@ class TestDcmi : public QObject {
         // The default search names libdcmi.so; an explicit path names that path.
         QVERIFY(!Dcmi::open(GpuBackends::Libraries{}.dcmi, status) || QFile::exists("/usr/local/Ascend"));
         QCOMPARE(status.summary(), std::string("Ascend backend unavailable: libdcmi.so not found"));
+        const auto record = status.toDeviceRecord();
+        QVERIFY2(record.attrs.find("\"display\":\"Ascend NPU\"") != std::string::npos,
+                 record.attrs.c_str());
         QVERIFY(!Dcmi::open({"/opt/nowhere/libdcmi.so"}, status));
         QCOMPARE(status.summary(), std::string("Ascend backend unavailable: /opt/nowhere/libdcmi.so not found"));
         // A library without the DCMI entry points (the fake NVML) is refused by name.

@@ -109,6 +109,18 @@ class TestChartCatalog : public QObject {
         QVERIFY(!find(charts, "storage").absentReason.empty());
     }
 
+    // A backend names itself: a vendor the catalog has never heard of needs nothing here, and a
+    // backend that is not a GPU's (NVMe) never explains a GPU chart.
+    void aBackendNamesItself() {
+        const std::vector<DeviceRecord> devices = {
+            {"backend", "acme",
+             R"({"state":"unavailable","reason":"libacme.so not found","display":"Acme XPU"})"},
+            {"backend", "nvme", R"({"state":"unavailable","reason":"no libnvme"})"}};
+        const auto charts = ChartCatalog::build({}, devices);
+        QCOMPARE(find(charts, "gpu-vram").absentReason,
+                 std::string("No Acme XPU: libacme.so not found"));
+    }
+
     void gpuChartsWithoutBackendRecordsStillExplain() {
         const auto charts = ChartCatalog::build({}, {});
         QCOMPARE(find(charts, "gpu-busy").absentReason,
