@@ -9,11 +9,7 @@
 namespace tierscope {
 
 // `tierscope job start|follow|cancel|output`: what a workstation's `run --target` and
-// `storage run --target` use on the server. A job is one tierscope command (run or storage
-// run) detached from the SSH session, in a process group and session of its own, so a dropped
-// connection does not stop it; its progress (stderr), report (stdout) and exit status are
-// files under the workspace's jobs/ directory, which `follow` streams as JSON lines from the
-// start, so reconnecting shows all of it.
+// `storage run --target` use on the server; the jobs themselves are remote/JobHost's.
 class JobCommand {
   public:
     struct Options {
