@@ -483,4 +483,8 @@ std::vector<ExperimentPlan::Variant> ExperimentPlan::variants() const {
     return out;
 }
 
+std::string ExperimentPlan::Arm::expand(const std::string& command) const {
+    return ShellTemplate::expand(command, "{path}", path, "TIERSCOPE_PATH");
+}
+
 } // namespace tierscope

@@ -41,6 +41,9 @@ struct ExperimentPlan {
         std::string reset;
         bool dropCaches = false;
         bool hasReset() const { return resetPrefixCache || !reset.empty() || dropCaches; }
+        // One of the arm's commands with {path} quoted for /bin/sh: a path with a space stays
+        // one word (the parser refused a {path} inside quotes already, naming $TIERSCOPE_PATH).
+        std::string expand(const std::string& command) const;
     };
     struct Workload {
         std::string kind; // model-load | kv-restore | checkpoint-save | load | cold-recovery

@@ -1,0 +1,329 @@
+#include "experiments/ArmWorkload.h"
+
+#include "collectors/Recorder.h"
+#include "core/compare/ValidityChecks.h"
+#include "core/model/Reading.h"
+#include "core/stats/LoadSummary.h"
+#include "core/util/SizeParser.h"
+#include "core/util/UnitFormat.h"
+#include "experiments/ColdRecoveryEvidence.h"
+#include "experiments/EvidenceSnapshot.h"
+#include "loadgen/Datasets.h"
+#include "loadgen/LoadGenerator.h"
+#include "workloads/BandwidthSampler.h"
+#include "workloads/KvGeometry.h"
+#include "workloads/StorageDataset.h"
+#include "workloads/StorageManifest.h"
+#include "workloads/StorageRunPlan.h"
+#include "workloads/WorkloadError.h"
+
+#include <filesystem>
+
+namespace tierscope {
+
+namespace {
+
+using Params = std::map<std::string, std::string>;
+
+std::string param(const Params& p, const std::string& key, const std::string& fallback) {
+    const auto it = p.find(key);
+    return it == p.end() ? fallback : it->second;
+}
+
+int intParam(const Params& p, const std::string& key, int fallback) {
+    const auto it = p.find(key);
+    return it == p.end() ? fallback : std::stoi(it->second);
+}
+
+std::uint64_t sizeParam(const Params& p, const std::string& key, const std::string& fallback) {
+    const std::string text = param(p, key, fallback);
+    const auto size = SizeParser::parse(text);
+    if (!size || *size == 0)
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            key + " = \"" + text + "\" is not a size");
+    return *size;
+}
+
+// The workload's own bandwidth goes on the timeline every 100 ms, beside the block collector,
+// which cannot see tmpfs or network filesystems.
+IoRunner::Result sampled(IoJob job, const std::atomic<bool>& cancel, Recorder& recorder) {
+    IoRunner runner(std::move(job));
+    // No per-arm labels: a series is one per session, and the runs say which arm was when.
+    const std::string labels = "{}";
+    BandwidthSampler sampler(
+        runner, std::chrono::milliseconds(100), [&](const BandwidthSampler::Rates& r) {
+            const Reading readings[] = {
+                {{"workload/read_bytes_per_s", "bytes/s", "rate", labels}, r.readBytesPerS},
+                {{"workload/write_bytes_per_s", "bytes/s", "rate", labels}, r.writeBytesPerS}};
+            recorder.sink().write(recorder.clock().toWallNs(r.at), readings);
+        });
+    auto result = runner.run(&cancel);
+    sampler.stop();
+    return result;
+}
+
+nlohmann::json errorsCheck(const std::vector<RequestRecord>& requests,
+                           std::optional<double> limit) {
+    long failed = 0;
+    for (const auto& r : requests)
+        failed += !r.ok();
+    return ValidityChecks::errors(failed, static_cast<long>(requests.size()), limit);
+}
+
+std::optional<double> kvBytesPerToken(const Params& p) {
+    if (p.count("kv_bytes_per_token"))
+        return static_cast<double>(sizeParam(p, "kv_bytes_per_token", "1"));
+    if (!p.count("geometry"))
+        return std::nullopt;
+    const auto g = KvGeometry::findPreset(p.at("geometry"));
+    if (!g)
+        throw WorkloadError(WorkloadError::Kind::NotFound,
+                            "no geometry preset " + p.at("geometry"));
+    return static_cast<double>(g->bytesPerToken());
+}
+
+} // namespace
+
+// The data a read workload needs, written once per arm outside any measurement.
+void ArmWorkload::prepareData(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
+                              const std::atomic<bool>& cancel, const Say& say) {
+    if (w.kind != "model-load" && w.kind != "kv-restore")
+        return;
+    // What the plan asks for, checked before anything is read or written: an unknown geometry
+    // is an error, not a reason to reuse whatever the directory holds.
+    std::uint64_t size = 0;
+    int files = 0;
+    StorageDataset::KvLayout layout;
+    nlohmann::json wanted;
+    if (w.kind == "model-load") {
+        size = sizeParam(w.params, "size", "1GiB");
+        files = intParam(w.params, "files", 4);
+        wanted = StorageDataset::modelLoadDataset(size, files);
+    } else {
+        const std::string name = param(w.params, "geometry", "Llama-3.1-8B");
+        const auto g = KvGeometry::findPreset(name);
+        if (!g)
+            throw WorkloadError(WorkloadError::Kind::NotFound, "no geometry preset " + name);
+        layout.geometry = *g;
+        layout.tokens = intParam(w.params, "tokens", 2048);
+        layout.prefixes = intParam(w.params, "prefixes", 8);
+        layout.chunkTokens = intParam(w.params, "chunk_tokens", 256);
+        wanted = layout.toJson();
+    }
+    std::filesystem::create_directories(arm.path);
+    auto manifest = StorageManifest::load(arm.path);
+    // Reused only when it is this plan's data set and was completely written; another size,
+    // another geometry or an interrupted preparation is prepared again.
+    if (StorageDataset::ready(manifest, w.kind, wanted))
+        return;
+    IoJob job = w.kind == "model-load" ? StorageDataset::prepareModelLoad(manifest, size, files)
+                                       : StorageDataset::prepareKvRestore(manifest, layout);
+    say("preparing " + w.kind + " data in " + arm.path);
+    if (!IoRunner(job).run(&cancel).cancelled)
+        StorageDataset::markComplete(manifest, w.kind);
+}
+
+nlohmann::json ArmWorkload::toJson(const std::vector<CacheReset::Outcome>& outcomes) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& o : outcomes)
+        out.push_back(o.toJson());
+    return out;
+}
+
+std::string ArmWorkload::firstFailure(const std::vector<CacheReset::Outcome>& outcomes) {
+    for (const auto& o : outcomes)
+        if (!o.ok)
+            return "cache reset: " + o.describe();
+    return {};
+}
+
+ArmWorkload::Outcome ArmWorkload::storageRun(const ExperimentPlan::Workload& w,
+                                             const ExperimentPlan::Arm& arm, int concurrency,
+                                             const std::atomic<bool>& cancel, Recorder& recorder) {
+    const auto block = static_cast<std::uint32_t>(sizeParam(w.params, "block_size", "1MiB"));
+    const int depth = intParam(w.params, "queue_depth", 4);
+    Outcome o;
+    o.workload = "storage/" + w.kind;
+    auto manifest = StorageManifest::load(arm.path, w.kind == "checkpoint-save"
+                                                        ? StorageManifest::Access::Write
+                                                        : StorageManifest::Access::Read);
+    StorageRunPlan::Spec spec;
+    spec.kind = w.kind;
+    spec.path = arm.path;
+    spec.depth = depth;
+    spec.blockSize = block;
+    spec.files = intParam(w.params, "files", 4);
+    spec.size = sizeParam(w.params, "size", "1GiB");
+    spec.parallel = concurrency > 0          ? concurrency
+                    : w.kind == "model-load" ? intParam(w.params, "parallel", 4)
+                                             : spec.files;
+    spec.concurrency = concurrency > 0 ? concurrency : 16;
+    spec.requests = intParam(w.params, "requests", 0);
+    spec.tokens = intParam(w.params, "tokens", 0);
+    const StorageRunPlan plan = StorageRunPlan::make(spec, manifest);
+    const IoRunner::Result result = sampled(plan.job, cancel, recorder);
+    o.params = plan.params;
+    o.summary = plan.summarize(result, nullptr);
+    if (w.kind == "checkpoint-save") // a checkpoint is written to be measured, not kept
+        StorageDataset::remove(manifest, "checkpoint-save");
+    o.cancelled = result.cancelled;
+    return o;
+}
+
+ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
+                                          const ExperimentPlan::Arm& arm, int concurrency,
+                                          int repetition, const WallClock& clock,
+                                          const std::atomic<bool>& cancel,
+                                          std::optional<double> maxFailureRate) {
+    if (arm.engineUrl.empty())
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "arm \"" + arm.label + "\" has no engine_url for a load workload");
+    LoadGenerator::Options options;
+    options.url = arm.engineUrl;
+    options.model = param(w.params, "model", "tierscope-sim");
+    options.concurrency = concurrency > 0 ? concurrency : 8;
+    options.requests = intParam(w.params, "requests", 100);
+    options.warmup = intParam(w.params, "warmup_requests", 0);
+    const int input = intParam(w.params, "input_len", 512);
+    const int output = intParam(w.params, "output_len", 64);
+    // Each repetition its own prompts, the same for every arm: a later run is not served from
+    // the prefix cache an earlier one filled, and the arms of a repetition stay paired.
+    const auto seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
+                      static_cast<std::uint64_t>(repetition);
+    // shared-prefix: LMCache's multi-round pattern, so the engine restores cached KV
+    const auto conversations =
+        param(w.params, "dataset", "synthetic") == "shared-prefix"
+            ? Datasets::sharedPrefix(intParam(w.params, "users", 8),
+                                     intParam(w.params, "system_tokens", 1000),
+                                     intParam(w.params, "rounds", 4),
+                                     intParam(w.params, "question_tokens", 64), output, seed)
+            : Datasets::synthetic(options.requests + options.warmup, input, input, output, seed);
+    LoadGenerator generator(options, conversations, clock);
+    Outcome o;
+    o.workload = "load";
+    o.requests = generator.run({}, &cancel);
+    o.cancelled = cancel;
+    o.summary =
+        LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
+    o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
+                {"seed", seed},
+                {"model", options.model},
+                {"concurrency", options.concurrency},
+                {"requests", options.requests},
+                {"input_len", input},
+                {"output_len", output}};
+    if (!o.cancelled)
+        o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
+    return o;
+}
+
+// KV bytes per token from the workload's kv_bytes_per_token or geometry preset; absent when it
+// names neither.
+// Long documents sent once (populate), the arm's reset steps, then questions over the same
+// documents (measured), so their KV must come back from the KV store.
+ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload& w,
+                                                  const ExperimentPlan::Arm& arm, int concurrency,
+                                                  int repetition, const WallClock& clock,
+                                                  const std::atomic<bool>& cancel,
+                                                  const Resets& reset,
+                                                  std::optional<double> maxFailureRate) {
+    if (arm.engineUrl.empty())
+        throw WorkloadError(WorkloadError::Kind::Refused,
+                            "arm \"" + arm.label +
+                                "\" has no engine_url for a cold-recovery workload");
+    const int documents = intParam(w.params, "documents", 16);
+    const int documentTokens = intParam(w.params, "document_tokens", 8000);
+    const int questions = intParam(w.params, "questions", 4);
+    const int questionTokens = intParam(w.params, "question_tokens", 32);
+    const int output = intParam(w.params, "output_len", 16);
+    const auto bytesPerToken = kvBytesPerToken(w.params);
+    // Each repetition its own documents, the same for every arm (see loadRun).
+    const auto seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
+                      static_cast<std::uint64_t>(repetition);
+    const auto data =
+        Datasets::coldRecovery(documents, documentTokens, questions, questionTokens, output, seed);
+    LoadGenerator::Options options;
+    options.url = arm.engineUrl;
+    options.model = param(w.params, "model", "tierscope-sim");
+    options.api = param(w.params, "api", "completions");
+    const double rate = w.params.count("rate") ? std::stod(w.params.at("rate")) : 0;
+    options.rate = rate;
+    options.concurrency = concurrency > 0 ? concurrency : rate > 0 ? 0 : 8;
+    Outcome o;
+    o.workload = "load";
+    o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
+                {"dataset", "cold-recovery"},
+                {"seed", seed},
+                {"model", options.model},
+                {"concurrency", options.concurrency},
+                {"rate", rate},
+                {"documents", documents},
+                {"document_tokens", documentTokens},
+                {"questions", questions},
+                {"question_tokens", questionTokens},
+                {"output_len", output}};
+    if (bytesPerToken)
+        o.params["kv_bytes_per_token"] = *bytesPerToken;
+
+    const auto atStart = EvidenceSnapshot::take(arm.path, {});
+    Phase populate;
+    populate.startNs = clock.nowNs();
+    {
+        auto p = options;
+        p.requests = documents;
+        LoadGenerator generator(p, data.populate, clock);
+        populate.requests = generator.run({}, &cancel);
+        populate.summary = LoadSummary::compute(populate.requests, generator.durationS(),
+                                                generator.maxConcurrent(), {});
+    }
+    populate.endNs = clock.nowNs();
+    o.populate = std::move(populate);
+    if (cancel) {
+        o.cancelled = true;
+        return o;
+    }
+    const auto resets = reset();
+    o.summary["reset"] = toJson(resets);
+    if (!(o.error = firstFailure(resets)).empty())
+        return o;
+    const auto before = EvidenceSnapshot::take(arm.path, arm.engineUrl);
+    o.measuredStartNs = clock.nowNs();
+    auto m = options;
+    m.requests = static_cast<int>(data.measured.size());
+    LoadGenerator generator(m, data.measured, clock);
+    o.requests = generator.run({}, &cancel);
+    o.cancelled = cancel;
+    const auto after = EvidenceSnapshot::take(arm.path, arm.engineUrl);
+    auto summary =
+        LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
+    summary["reset"] = o.summary["reset"];
+    summary["populate"] = o.populate->summary;
+    o.summary = std::move(summary);
+
+    // Distinct prefixes: each document's KV has to come back at least once.
+    const std::optional<double> implied =
+        bytesPerToken ? std::optional<double>(*bytesPerToken * documents * documentTokens)
+                      : std::nullopt;
+    const ColdRecoveryEvidence evidence(atStart, before, after, implied);
+    o.summary["evidence"] = evidence.toJson();
+    if (o.cancelled)
+        return o;
+    o.validity.push_back(evidence.storageCheck());
+    o.validity.push_back(evidence.cacheCheck());
+    if (evidence.hasDevice())
+        o.validity.push_back(evidence.pageCacheCheck());
+    o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
+    return o;
+}
+
+// ", populate TTFT p50 1.20 s, measured 0.45 s": both phases of a cold-recovery run.
+std::string ArmWorkload::phaseTtfts(const Phase& populate, const nlohmann::json& measured) {
+    auto p50 = [](const nlohmann::json& s) -> std::string {
+        const auto it = s.find("median_ttft_ms");
+        return it != s.end() && it->is_number() ? UnitFormat::kpi(it->get<double>() / 1000, "s")
+                                                : "n/a";
+    };
+    return ", TTFT p50: populate " + p50(populate.summary) + ", measured " + p50(measured);
+}
+
+} // namespace tierscope
