@@ -135,6 +135,7 @@ class MainWindow : public QMainWindow {
     void prometheusRefused(const QString& error); // the server did not answer; nothing changed
 
   private:
+    static constexpr std::int64_t kSecond = 1'000'000'000;
     void buildToolbar();
     void wireRemoteFeed(); // MainWindowRemote.cpp
     void wireExperiment(ExperimentDialog* dialog); // MainWindowExperiment.cpp

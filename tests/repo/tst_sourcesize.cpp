@@ -38,7 +38,6 @@ class TstSourceSize : public QObject {
             {"simulator/EngineSimulator.cpp", "debt: KV tiers and metrics exposition to split out"},
             {"simulator/EngineSimulator.cpp:EngineSimulator::routes",
              "debt: one function per endpoint"},
-            {"ui/MainWindow.cpp", "debt: to split by feature (live, export, Prometheus, menus)"},
             {"ui/MainWindow.cpp:MainWindow::MainWindow",
              "debt: the menus and docks of every feature"},
             {"ui/compare/CompareDialog.cpp:CompareDialog::CompareDialog",

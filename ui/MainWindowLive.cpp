@@ -1,0 +1,199 @@
+// MainWindow's live view of this machine: recording, markers and the batched live repaint.
+#include "core/util/UnitFormat.h"
+#include "core/util/Version.h"
+#include "core/util/WallClock.h"
+#include "core/view/ChartCatalog.h"
+#include "core/view/StatTiles.h"
+#include "ui/AppPalette.h"
+#include "ui/DevicesView.h"
+#include "ui/EngineAbsence.h"
+#include "ui/LiveRecording.h"
+#include "ui/MainWindow.h"
+#include "ui/PrometheusDialog.h"
+#include "ui/PrometheusFeed.h"
+#include "ui/RemoteFeed.h"
+#include "ui/RunsPanel.h"
+#include "ui/SavedLayouts.h"
+#include "ui/SessionBrowser.h"
+#include "ui/SessionListModel.h"
+#include "ui/SettingsDialog.h"
+#include "ui/compare/CompareDialog.h"
+#include "ui/timeline/BottleneckBand.h"
+#include "ui/timeline/ChartRenderer.h"
+#include "ui/timeline/StatTileRow.h"
+#include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineView.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPixmap>
+#include <QPointer>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QThreadPool>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeView>
+#include <limits>
+#include <utility>
+
+namespace tierscope {
+
+void MainWindow::startRecording() {
+    if (m_experimentSession != 0) {
+        statusBar()->showMessage(tr("The running experiment records this machine"), 5000);
+        m_record->setChecked(false);
+        return;
+    }
+    disconnectPrometheus();      // one live source at a time
+    m_record->setEnabled(false); // until the worker says it started or failed
+    LiveRecording::Request r;
+    r.db = m_db;
+    r.label = m_label->text().trimmed().isEmpty() ? tr("live") : m_label->text().trimmed();
+    r.storageProfile = m_profile->currentText().trimmed();
+    r.intervalMs = m_settings.intervalMs;
+    r.engines = m_options.engines.isEmpty() ? m_settings.engineUrls : m_options.engines;
+    m_liveEngines = r.engines;
+    QMetaObject::invokeMethod(m_live, [live = m_live, r] { live->start(r); });
+}
+
+void MainWindow::stopRecording() {
+    m_record->setEnabled(false);
+    QMetaObject::invokeMethod(m_live, [live = m_live] { live->stop(); });
+}
+
+void MainWindow::addMarker() {
+    if (m_liveSession == 0) {
+        statusBar()->showMessage(tr("Markers go into a recording: press Record first"), 5000);
+        return;
+    }
+    const qint64 at = WallClock().nowNs(); // the moment of the key press, not of the dialog
+    bool ok = false;
+    const QString text =
+        QInputDialog::getText(this, tr("Marker"), tr("Note"), QLineEdit::Normal, QString(), &ok);
+    if (!ok)
+        return;
+    QMetaObject::invokeMethod(m_live, [live = m_live, text, at] { live->addMarker(text, at); });
+}
+
+qint64 MainWindow::windowNs() const {
+    return m_window->currentData().toLongLong() * kSecond;
+}
+
+void MainWindow::refreshLive() {
+    if (!isLive() || m_pause->isChecked())
+        return;
+    const auto version = m_buffer.version();
+    if (version == m_drawnVersion)
+        return;
+    m_drawnVersion = version;
+    const std::int64_t t1 = WallClock().nowNs();
+    // The catalog parses every series' labels: build it when a series appears, not per frame.
+    const auto scrape = engineScrape(t1);
+    if (const auto series = m_buffer.seriesCount();
+        series != m_chartedSeries || scrape != m_chartedScrape) {
+        m_chartedSeries = series;
+        m_chartedScrape = scrape;
+        const auto metrics = m_buffer.metrics();
+        auto charts = ChartCatalog::build(metrics, m_liveDevices);
+        if (m_feedSession == 0 && m_liveSession != 0)
+            EngineAbsence::explain(charts, m_liveEngines, true, scrape);
+        m_timeline->setCharts(m_layout.apply(std::move(charts), metrics));
+    }
+    // A recording's first seconds fill the plot instead of a sliver at its right edge: the
+    // window grows in 10 s steps (one rescale per step, not per frame) up to the length set.
+    const std::int64_t held = m_buffer.oldestNs() > 0 ? t1 - m_buffer.oldestNs() : 0;
+    const std::int64_t grown =
+        std::max<std::int64_t>(1, (held + 10 * kSecond - 1) / (10 * kSecond)) * 10 * kSecond;
+    const std::int64_t t0 =
+        t1 - (windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown);
+    const int columns = m_timeline->plotWidth();
+    SeriesMap data;
+    for (auto* chart : m_timeline->charts())
+        for (const auto& s : chart->spec().series)
+            data[s.metricId] = m_buffer.decimated(s.metricId, t0, t1, columns);
+    m_timeline->setTimeRange(static_cast<double>(t0 - t1) / 1e9, 0, tr("seconds ago"));
+    m_timeline->setData(data, t1);
+    refreshLiveBand(t0, t1);
+    emit liveRefreshed();
+}
+
+// Whether the engine endpoints answered in the last few seconds (their scrape_ok series).
+EngineAbsence::Scrape MainWindow::engineScrape(std::int64_t nowNs) const {
+    if (m_liveEngines.isEmpty() || m_liveSession == 0)
+        return EngineAbsence::Scrape::Unknown;
+    auto state = EngineAbsence::Scrape::Unknown;
+    for (const auto& m : m_buffer.metrics()) {
+        const auto& path = m.descriptor.path;
+        if (!path.starts_with("engine/") || !path.ends_with("/scrape_ok"))
+            continue;
+        const auto recent = m_buffer.decimated(m.id, nowNs - 5 * kSecond, nowNs, 1);
+        if (recent.empty())
+            continue;
+        if (recent.front().max > 0)
+            return EngineAbsence::Scrape::Answering;
+        state = EngineAbsence::Scrape::Failing;
+    }
+    return state;
+}
+
+// Classified from the in-memory buffer, at most once a second: a window is seconds long.
+void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
+    if (t1 - m_bandAt < kSecond && m_bandAt != 0)
+        return;
+    m_bandAt = t1;
+    requestLiveCeilings(t1);
+    const std::int64_t window = std::max<std::int64_t>(2 * kSecond, (t1 - t0) / 120);
+    // Windows on fixed boundaries, so the bands do not shift as the view scrolls.
+    const std::int64_t start = t0 / window * window;
+    const auto analysis = SessionAnalysis::analyzeSeries(
+        m_buffer.metrics(),
+        [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+            return m_buffer.decimated(id, from, to, points);
+        },
+        start, t1, window, m_liveCeilings);
+    m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(analysis, t1));
+    m_timeline->tiles()->setTiles(StatTiles::compute(
+        m_buffer.metrics(), m_timeline->specs(),
+        [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+            return m_buffer.decimated(id, from, to, points);
+        },
+        t0, t1, 60, &analysis));
+}
+
+// Asked again for new devices, a new session, or once a minute (history may have a new best).
+void MainWindow::requestLiveCeilings(std::int64_t nowNs) {
+    const qint64 session = liveSourceSession();
+    if (session != m_ceilingSession)
+        m_liveCeilings.clear();
+    if (session == 0)
+        return;
+    std::set<std::string> devices;
+    for (const auto& m : m_buffer.metrics())
+        if (const auto s = SessionAnalysis::storageOf(m))
+            devices.insert(s->first);
+    if (session == m_ceilingSession && devices == m_ceilingDevices &&
+        nowNs - m_ceilingsAt < 60 * kSecond)
+        return;
+    m_ceilingSession = session;
+    m_ceilingDevices = devices;
+    m_ceilingsAt = nowNs;
+    QMetaObject::invokeMethod(m_reader, [reader = m_reader, db = m_db, session, devices] {
+        reader->readCeilings(db, session, devices);
+    });
+}
+
+} // namespace tierscope

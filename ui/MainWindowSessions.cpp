@@ -1,0 +1,138 @@
+// MainWindow's opened sessions: reading one on the worker and fetching again for the width.
+#include "core/util/UnitFormat.h"
+#include "core/util/Version.h"
+#include "core/util/WallClock.h"
+#include "core/view/ChartCatalog.h"
+#include "core/view/StatTiles.h"
+#include "ui/AppPalette.h"
+#include "ui/DevicesView.h"
+#include "ui/EngineAbsence.h"
+#include "ui/LiveRecording.h"
+#include "ui/MainWindow.h"
+#include "ui/PrometheusDialog.h"
+#include "ui/PrometheusFeed.h"
+#include "ui/RemoteFeed.h"
+#include "ui/RunsPanel.h"
+#include "ui/SavedLayouts.h"
+#include "ui/SessionBrowser.h"
+#include "ui/SessionListModel.h"
+#include "ui/SettingsDialog.h"
+#include "ui/compare/CompareDialog.h"
+#include "ui/timeline/BottleneckBand.h"
+#include "ui/timeline/ChartRenderer.h"
+#include "ui/timeline/StatTileRow.h"
+#include "ui/timeline/TimelineChart.h"
+#include "ui/timeline/TimelineView.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPixmap>
+#include <QPointer>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QThreadPool>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeView>
+#include <limits>
+#include <utility>
+
+namespace tierscope {
+
+void MainWindow::openSession(qint64 sessionId) {
+    m_shownSession = sessionId;
+    m_sessionDrawn = false;
+    m_rangeAnswered = ++m_rangeRequest; // a range read for the session shown before is stale
+    m_timeline->setInteractive(true);
+    statusBar()->showMessage(tr("Opening session %1 ...").arg(sessionId));
+    const int columns = m_fetchedColumns = m_timeline->plotWidth();
+    QMetaObject::invokeMethod(
+        m_reader, [reader = m_reader, db = m_db, sessionId, columns, layout = m_layout] {
+            reader->openSession(db, sessionId, columns, layout);
+        });
+}
+
+void MainWindow::onSessionOpened(const SessionView& view) {
+    if (view.info.id != m_shownSession)
+        return; // the user went on to another session or back to live
+    m_shownOrigin = view.t0Ns;
+    m_requestData = view.requestData;
+    m_shownMetrics = view.metrics;
+    m_sessionDrawn = true;
+    m_timeline->tiles()->hide(); // "now" is the live view's
+    m_timeline->setCharts(view.charts);
+    m_timeline->setBounds(0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9);
+    m_timeline->setTimeRange(
+        0, static_cast<double>(view.t1Ns - view.t0Ns) / 1e9,
+        tr("seconds since %1").arg(QString::fromStdString(UnitFormat::utcTime(view.t0Ns))));
+    m_timeline->setData(view.data, view.t0Ns);
+    m_timeline->setMarkers(view.markers);
+    m_timeline->setSpans(view.spans);
+    m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(view.bottlenecks, view.t0Ns));
+    m_devices->setDevices(view.devices);
+    m_runs->setRows(view.runs);
+    if (!view.runs.empty() && m_runsDock->isHidden()) {
+        m_runsDock->show();
+        resizeDocks({m_runsDock}, {std::max(180, height() / 4)}, Qt::Vertical);
+    } else if (view.runs.empty()) {
+        m_runsDock->hide();
+    }
+    m_browser->select(view.info.id);
+    statusBar()->clearMessage();
+    setStatus();
+    refetchForWidth();
+    emit sessionShown(view.info.id);
+}
+
+bool MainWindow::sessionSettled() const {
+    return !isLive() && m_sessionDrawn && !m_rangeTimer->isActive() &&
+           m_rangeAnswered == m_rangeRequest && fetchedForWidth();
+}
+
+bool MainWindow::fetchedForWidth() const {
+    const int width = m_timeline->plotWidth();
+    return std::abs(width - m_fetchedColumns) * 10 <= width; // within 10 %
+}
+
+// A session opened before the window was laid out (at start-up) was read for a guessed width;
+// too few buckets on a wide plot draw their min/max strokes as a false sawtooth.
+void MainWindow::refetchForWidth() {
+    if (isLive() || !m_sessionDrawn || fetchedForWidth())
+        return;
+    m_pendingX0 = m_timeline->rangeStart();
+    m_pendingX1 = m_timeline->rangeEnd();
+    m_rangeTimer->start();
+}
+
+void MainWindow::requestRange(double x0, double x1) {
+    if (isLive())
+        return;
+    const qint64 t0 = m_shownOrigin + static_cast<qint64>(x0 * 1e9);
+    const qint64 t1 = m_shownOrigin + static_cast<qint64>(x1 * 1e9);
+    const int columns = m_fetchedColumns = m_timeline->plotWidth();
+    const quint64 request = ++m_rangeRequest;
+    std::vector<std::int64_t> ids; // the stored series shown; the request series stay as read
+    for (const auto* chart : m_timeline->charts())
+        for (const auto& s : chart->spec().series)
+            if (s.metricId > 0)
+                ids.push_back(s.metricId);
+    QMetaObject::invokeMethod(m_reader,
+                              [reader = m_reader, db = m_db, t0, t1, columns, ids, request] {
+                                  reader->loadRange(db, t0, t1, columns, ids, request);
+                              });
+}
+
+} // namespace tierscope
