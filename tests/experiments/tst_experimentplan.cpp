@@ -451,5 +451,5 @@ class TestExperimentPlan : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestExperimentPlan)
+QTEST_GUILESS_MAIN(TestExperimentPlan)
 #include "tst_experimentplan.moc"

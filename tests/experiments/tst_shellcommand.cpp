@@ -138,5 +138,5 @@ class TestShellCommand : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestShellCommand)
+QTEST_GUILESS_MAIN(TestShellCommand)
 #include "tst_shellcommand.moc"

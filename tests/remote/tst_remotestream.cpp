@@ -219,5 +219,5 @@ const std::string TestRemoteStream::kHello =
     R"({"type":"hello","format":1,"tool":"tierscope","version":"0.1.0","host":"h","what":"stream"})"
     "\n";
 
-QTEST_APPLESS_MAIN(TestRemoteStream)
+QTEST_GUILESS_MAIN(TestRemoteStream)
 #include "tst_remotestream.moc"

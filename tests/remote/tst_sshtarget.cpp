@@ -161,5 +161,5 @@ class TestSshTarget : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestSshTarget)
+QTEST_GUILESS_MAIN(TestSshTarget)
 #include "tst_sshtarget.moc"

@@ -76,5 +76,5 @@ class TestKvGeometry : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestKvGeometry)
+QTEST_GUILESS_MAIN(TestKvGeometry)
 #include "tst_kvgeometry.moc"

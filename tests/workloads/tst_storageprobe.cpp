@@ -110,5 +110,5 @@ class TestStorageProbe : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestStorageProbe)
+QTEST_GUILESS_MAIN(TestStorageProbe)
 #include "tst_storageprobe.moc"

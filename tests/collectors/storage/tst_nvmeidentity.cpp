@@ -93,5 +93,5 @@ class TestNvmeIdentity : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestNvmeIdentity)
+QTEST_GUILESS_MAIN(TestNvmeIdentity)
 #include "tst_nvmeidentity.moc"

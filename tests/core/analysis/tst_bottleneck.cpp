@@ -709,5 +709,5 @@ class TestBottleneck : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestBottleneck)
+QTEST_GUILESS_MAIN(TestBottleneck)
 #include "tst_bottleneck.moc"

@@ -128,5 +128,5 @@ class TestTtftBreakdown : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestTtftBreakdown)
+QTEST_GUILESS_MAIN(TestTtftBreakdown)
 #include "tst_ttftbreakdown.moc"

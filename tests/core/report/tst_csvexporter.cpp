@@ -28,5 +28,5 @@ class TestCsvExporter : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestCsvExporter)
+QTEST_GUILESS_MAIN(TestCsvExporter)
 #include "tst_csvexporter.moc"

@@ -44,5 +44,5 @@ class TestSizeParser : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestSizeParser)
+QTEST_GUILESS_MAIN(TestSizeParser)
 #include "tst_sizeparser.moc"

@@ -57,5 +57,5 @@ class TestTerminalText : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestTerminalText)
+QTEST_GUILESS_MAIN(TestTerminalText)
 #include "tst_terminaltext.moc"

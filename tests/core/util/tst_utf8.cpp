@@ -34,5 +34,5 @@ class TestUtf8 : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestUtf8)
+QTEST_GUILESS_MAIN(TestUtf8)
 #include "tst_utf8.moc"

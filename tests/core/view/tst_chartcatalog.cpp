@@ -222,5 +222,5 @@ class TestChartCatalog : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestChartCatalog)
+QTEST_GUILESS_MAIN(TestChartCatalog)
 #include "tst_chartcatalog.moc"

@@ -99,5 +99,5 @@ class TestRunRequestSummary : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestRunRequestSummary)
+QTEST_GUILESS_MAIN(TestRunRequestSummary)
 #include "tst_runrequestsummary.moc"
