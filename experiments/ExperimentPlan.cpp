@@ -88,7 +88,7 @@ std::string mismatch(const toml::node& v, const Key& key) {
     case Kind::Text:
         return v.is_string() ? "" : "a string";
     case Kind::Integer: {
-        const std::string what = key.ranged() ? "an integer " + rangeText(key) : "an integer";
+        std::string what = key.ranged() ? "an integer " + rangeText(key) : "an integer";
         if (!isInt(v))
             return what;
         const long long n = v.as_integer()->get();
