@@ -28,7 +28,7 @@ if [ "${1:-}" = --changed ]; then
   }
   # Only sources the build compiles (a deleted or renamed-away file is not linted).
   mapfile -t files < <(git diff --name-only --diff-filter=d "$base" -- 'app/*.cpp' \
-    'collectors/*.cpp' 'core/*.cpp' 'ui/*.cpp' 'workloads/*.cpp' 'loadgen/*.cpp' \
+    'collectors/*.cpp' 'agent/*.cpp' 'core/*.cpp' 'ui/*.cpp' 'workloads/*.cpp' 'loadgen/*.cpp' \
     'simulator/*.cpp' 'experiments/*.cpp' 'remote/*.cpp')
   if [ ${#files[@]} -eq 0 ]; then
     echo "lint: no product source changed since $(git rev-parse --short "$base")"
@@ -40,7 +40,7 @@ elif [ $# -gt 0 ]; then
 else
   # The product, not the test suites: a suite's sources need its moc output, so a build of
   # every suite first (name one to lint it).
-  mapfile -t files < <(git ls-files 'app/*.cpp' 'collectors/*.cpp' 'core/*.cpp' 'ui/*.cpp' \
+  mapfile -t files < <(git ls-files 'app/*.cpp' 'agent/*.cpp' 'collectors/*.cpp' 'core/*.cpp' 'ui/*.cpp' \
     'workloads/*.cpp' 'loadgen/*.cpp' 'simulator/*.cpp' 'experiments/*.cpp' 'remote/*.cpp')
 fi
 # GCC's flags that clang does not know are warnings, not errors.

@@ -2,7 +2,7 @@
 
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
-#include "collectors/prometheus/Agent.h"
+#include "agent/Agent.h"
 #include "core/util/DurationParser.h"
 
 #include <iostream>

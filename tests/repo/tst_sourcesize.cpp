@@ -25,7 +25,7 @@ class TstSourceSize : public QObject {
              "debt: the measured-run setup shared with ExperimentRunner"},
             {"app/commands/PullCommand.cpp:PullCommand::run",
              "debt: the copy, its checks and the merge in one pass"},
-            {"collectors/prometheus/AgentServer.cpp:AgentServer::loop",
+            {"agent/AgentServer.cpp:AgentServer::loop",
              "the poll loop of a bounded HTTP server: every limit is a branch of one loop"},
             {"core/analysis/SessionAnalysis.cpp:SessionAnalysis::analyzeSeries",
              "debt: one pass over the series for every class's evidence"},
@@ -142,7 +142,7 @@ class TstSourceSize : public QObject {
 
     static QStringList productFiles() {
         QStringList out;
-        for (const QString& top : {"app", "collectors", "core", "experiments", "loadgen", "remote",
+        for (const QString& top : {"agent", "app", "collectors", "core", "experiments", "loadgen", "remote",
                                    "simulator", "ui", "workloads"}) {
             QDirIterator it(root() + "/" + top, {"*.cpp", "*.h"}, QDir::Files,
                             QDirIterator::Subdirectories);

@@ -1,6 +1,6 @@
 #include "FaultServer.h"
 #include "TestSupport.h"
-#include "collectors/prometheus/AgentExposition.h"
+#include "agent/AgentExposition.h"
 #include "collectors/prometheus/PrometheusApi.h"
 #include "collectors/prometheus/PrometheusImport.h"
 #include "collectors/prometheus/PrometheusTemplate.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "collectors/prometheus/AgentExposition.h"
+#include "agent/AgentExposition.h"
 #include "collectors/base/SystemPaths.h"
 
 #include <atomic>

@@ -1,6 +1,6 @@
-#include "collectors/prometheus/Agent.h"
+#include "agent/Agent.h"
 
-#include "collectors/prometheus/AgentServer.h"
+#include "agent/AgentServer.h"
 #include "collectors/storage/BlockDeviceNames.h"
 #include "collectors/host/HostCollector.h"
 #include "collectors/MachineInventory.h"

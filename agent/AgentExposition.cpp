@@ -1,4 +1,4 @@
-#include "collectors/prometheus/AgentExposition.h"
+#include "agent/AgentExposition.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "collectors/prometheus/AgentServer.h"
+#include "agent/AgentServer.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,5 +1,5 @@
 #include "TestSupport.h"
-#include "collectors/prometheus/Agent.h"
+#include "agent/Agent.h"
 
 #include <QProcess>
 #include <QRegularExpression>
