@@ -23,7 +23,7 @@ namespace {
 
 int measure(int cycles) {
     GpuBackendStatus status;
-    auto smi = RocmSmi::open({}, status);
+    auto smi = AmdRocmSmi::open({}, status);
     if (!smi) {
         std::fprintf(stderr, "bench_amdgpu: %s\n", status.summary().c_str());
         return 1;
@@ -102,7 +102,7 @@ int measure(int cycles) {
                 "per cycle = %.3f %% at 10 Hz\n",
                 cachedUs, cachedUs * 10 / 1e6 * 100);
     std::printf("  per reading, 8 GPUs:");
-    const std::pair<const char*, std::function<void(const RocmSmi::Device&)>> calls[] = {
+    const std::pair<const char*, std::function<void(const AmdRocmSmi::Device&)>> calls[] = {
         {"busy", [&](const auto& d) { smi->busyPct(d); }},
         {"mem_busy", [&](const auto& d) { smi->memoryBusyPct(d); }},
         {"vram_used", [&](const auto& d) { smi->vramUsedBytes(d); }},

@@ -6,7 +6,7 @@
 
 namespace tierscope {
 
-AmdGpuCollector::AmdGpuCollector(std::shared_ptr<RocmSmi> smi, int firstIndex)
+AmdGpuCollector::AmdGpuCollector(std::shared_ptr<AmdRocmSmi> smi, int firstIndex)
     : m_smi(std::move(smi)), m_firstIndex(firstIndex) {}
 
 std::vector<Reading> AmdGpuCollector::sample(std::int64_t tNs) {

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "collectors/base/Collector.h"
-#include "collectors/gpu/RocmSmi.h"
+#include "collectors/gpu/AmdRocmSmi.h"
 
 #include <memory>
 #include <optional>
@@ -18,7 +18,7 @@ namespace tierscope {
 class AmdGpuCollector : public Collector {
   public:
     // firstIndex: global GPU number of rocm-smi device 0 (metric paths are gpu/<n>/...).
-    AmdGpuCollector(std::shared_ptr<RocmSmi> smi, int firstIndex);
+    AmdGpuCollector(std::shared_ptr<AmdRocmSmi> smi, int firstIndex);
 
     std::string name() const override { return "gpu-amd"; }
     std::vector<Reading> sample(std::int64_t tNs) override;
@@ -27,7 +27,7 @@ class AmdGpuCollector : public Collector {
   private:
     static constexpr std::int64_t kSlowPeriodNs = 1'000'000'000;
 
-    std::shared_ptr<RocmSmi> m_smi;
+    std::shared_ptr<AmdRocmSmi> m_smi;
     int m_firstIndex;
     std::optional<std::int64_t> m_lastSlowNs;
 };

@@ -4,7 +4,7 @@
 
 namespace tierscope {
 
-AmdPcieCollector::AmdPcieCollector(std::shared_ptr<RocmSmi> smi, int firstIndex)
+AmdPcieCollector::AmdPcieCollector(std::shared_ptr<AmdRocmSmi> smi, int firstIndex)
     : m_smi(std::move(smi)), m_firstIndex(firstIndex) {}
 
 std::vector<Reading> AmdPcieCollector::sample(std::int64_t) {

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "collectors/base/Collector.h"
-#include "collectors/gpu/RocmSmi.h"
+#include "collectors/gpu/AmdRocmSmi.h"
 
 #include <memory>
 
@@ -12,13 +12,13 @@ namespace tierscope {
 // values are message counts times the maximum payload size: an upper bound, labelled so.
 class AmdPcieCollector : public Collector {
   public:
-    AmdPcieCollector(std::shared_ptr<RocmSmi> smi, int firstIndex);
+    AmdPcieCollector(std::shared_ptr<AmdRocmSmi> smi, int firstIndex);
 
     std::string name() const override { return "gpu-amd-pcie"; }
     std::vector<Reading> sample(std::int64_t tNs) override;
 
   private:
-    std::shared_ptr<RocmSmi> m_smi;
+    std::shared_ptr<AmdRocmSmi> m_smi;
     int m_firstIndex;
 };
 

@@ -8,13 +8,13 @@ namespace tierscope {
 
 namespace {
 
-std::string location(const Dcmi::Device& d) {
+std::string location(const AscendDcmi::Device& d) {
     return "card " + std::to_string(d.card) + " device " + std::to_string(d.device);
 }
 
 } // namespace
 
-AscendNpuCollector::AscendNpuCollector(std::shared_ptr<Dcmi> dcmi, int firstIndex)
+AscendNpuCollector::AscendNpuCollector(std::shared_ptr<AscendDcmi> dcmi, int firstIndex)
     : m_dcmi(std::move(dcmi)), m_firstIndex(firstIndex) {}
 
 std::vector<Reading> AscendNpuCollector::sample(std::int64_t) {

@@ -1,21 +1,21 @@
 #pragma once
 
 #include "collectors/base/Collector.h"
-#include "collectors/gpu/Dcmi.h"
+#include "collectors/gpu/AscendDcmi.h"
 
 namespace tierscope {
 
 // Per Ascend NPU: AI-core utilization, HBM used/total, power and temperature through DCMI.
 class AscendNpuCollector : public Collector {
   public:
-    AscendNpuCollector(std::shared_ptr<Dcmi> dcmi, int firstIndex);
+    AscendNpuCollector(std::shared_ptr<AscendDcmi> dcmi, int firstIndex);
 
     std::string name() const override { return "gpu-ascend"; }
     std::vector<Reading> sample(std::int64_t tNs) override;
     std::vector<DeviceRecord> devices() override;
 
   private:
-    std::shared_ptr<Dcmi> m_dcmi;
+    std::shared_ptr<AscendDcmi> m_dcmi;
     int m_firstIndex;
 };
 

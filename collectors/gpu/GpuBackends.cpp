@@ -23,18 +23,18 @@ GpuBackends GpuBackends::open(const SystemPaths& paths, const Libraries& librari
     GpuBackends out;
     int next = 0;
     GpuBackendStatus status;
-    if (auto smi = RocmSmi::open(paths, status)) {
+    if (auto smi = AmdRocmSmi::open(paths, status)) {
         out.collectors.push_back(std::make_unique<AmdGpuCollector>(smi, next));
         out.slowCollectors.push_back(std::make_unique<AmdPcieCollector>(smi, next));
         next += static_cast<int>(smi->devices().size());
     }
     out.statuses.push_back(status);
-    if (auto nvml = Nvml::open(libraries.nvml, status)) {
+    if (auto nvml = NvidiaNvml::open(libraries.nvml, status)) {
         out.collectors.push_back(std::make_unique<NvidiaGpuCollector>(nvml, next));
         next += static_cast<int>(nvml->devices().size());
     }
     out.statuses.push_back(status);
-    if (auto dcmi = Dcmi::open(libraries.dcmi, status))
+    if (auto dcmi = AscendDcmi::open(libraries.dcmi, status))
         out.collectors.push_back(std::make_unique<AscendNpuCollector>(dcmi, next));
     out.statuses.push_back(status);
     for (const auto& s : out.statuses)

@@ -6,7 +6,7 @@
 
 namespace tierscope {
 
-NvidiaGpuCollector::NvidiaGpuCollector(std::shared_ptr<Nvml> nvml, int firstIndex)
+NvidiaGpuCollector::NvidiaGpuCollector(std::shared_ptr<NvidiaNvml> nvml, int firstIndex)
     : m_nvml(std::move(nvml)), m_firstIndex(firstIndex) {}
 
 std::vector<Reading> NvidiaGpuCollector::sample(std::int64_t) {

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "collectors/base/Collector.h"
-#include "collectors/gpu/Nvml.h"
+#include "collectors/gpu/NvidiaNvml.h"
 
 namespace tierscope {
 
@@ -9,14 +9,14 @@ namespace tierscope {
 // temperature through NVML.
 class NvidiaGpuCollector : public Collector {
   public:
-    NvidiaGpuCollector(std::shared_ptr<Nvml> nvml, int firstIndex);
+    NvidiaGpuCollector(std::shared_ptr<NvidiaNvml> nvml, int firstIndex);
 
     std::string name() const override { return "gpu-nvidia"; }
     std::vector<Reading> sample(std::int64_t tNs) override;
     std::vector<DeviceRecord> devices() override;
 
   private:
-    std::shared_ptr<Nvml> m_nvml;
+    std::shared_ptr<NvidiaNvml> m_nvml;
     int m_firstIndex;
 };
 

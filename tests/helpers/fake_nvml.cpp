@@ -1,5 +1,5 @@
 // A stand-in for libnvidia-ml.so.1 with known values, declared from NVML's public API
-// (nvml.h), independently of collectors/gpu/NvmlApi.h. Built in three variants:
+// (nvml.h), independently of collectors/gpu/NvidiaNvmlApi.h. Built in three variants:
 //   default            everything, memory v1 and v2
 //   FAKE_NVML_V1_ONLY  no nvmlDeviceGetMemoryInfo_v2 (older drivers)
 //   FAKE_NVML_NO_INIT  no nvmlInit_v2 (a broken or foreign library)

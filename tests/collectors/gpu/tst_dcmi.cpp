@@ -15,7 +15,7 @@ class TestDcmi : public QObject {
   private slots:
     void knownValuesThroughDlopen() {
         GpuBackendStatus status;
-        auto dcmi = Dcmi::open({"/nonexistent/libdcmi.so", FAKE_DCMI}, status);
+        auto dcmi = AscendDcmi::open({"/nonexistent/libdcmi.so", FAKE_DCMI}, status);
         QVERIFY2(dcmi, status.summary().c_str());
         QCOMPARE(status.detail, std::string("2 NPU(s) via ") + FAKE_DCMI);
         AscendNpuCollector collector(dcmi, 0);
@@ -39,15 +39,15 @@ class TestDcmi : public QObject {
     void missingLibraryAndFunction() {
         GpuBackendStatus status;
         // The default search names libdcmi.so; an explicit path names that path.
-        QVERIFY(!Dcmi::open(GpuBackends::Libraries{}.dcmi, status) || QFile::exists("/usr/local/Ascend"));
+        QVERIFY(!AscendDcmi::open(GpuBackends::Libraries{}.dcmi, status) || QFile::exists("/usr/local/Ascend"));
         QCOMPARE(status.summary(), std::string("Ascend backend unavailable: libdcmi.so not found"));
         const auto record = status.toDeviceRecord();
         QVERIFY2(record.attrs.find("\"display\":\"Ascend NPU\"") != std::string::npos,
                  record.attrs.c_str());
-        QVERIFY(!Dcmi::open({"/opt/nowhere/libdcmi.so"}, status));
+        QVERIFY(!AscendDcmi::open({"/opt/nowhere/libdcmi.so"}, status));
         QCOMPARE(status.summary(), std::string("Ascend backend unavailable: /opt/nowhere/libdcmi.so not found"));
         // A library without the DCMI entry points (the fake NVML) is refused by name.
-        QVERIFY(!Dcmi::open({FAKE_NVML}, status));
+        QVERIFY(!AscendDcmi::open({FAKE_NVML}, status));
         QCOMPARE(status.reason, std::string(FAKE_NVML) + " lacks dcmi_init");
     }
 };

@@ -14,7 +14,7 @@ class TestNvml : public QObject {
   private:
     static std::map<std::string, double> sampleOnce(const std::string& library) {
         GpuBackendStatus status;
-        auto nvml = Nvml::open(library, status);
+        auto nvml = NvidiaNvml::open(library, status);
         if (!nvml)
             qFatal("%s", status.summary().c_str());
         NvidiaGpuCollector collector(nvml, 2);
@@ -27,7 +27,7 @@ class TestNvml : public QObject {
   private slots:
     void knownValuesThroughDlopen() {
         GpuBackendStatus status;
-        auto nvml = Nvml::open(FAKE_NVML, status);
+        auto nvml = NvidiaNvml::open(FAKE_NVML, status);
         QVERIFY2(nvml, status.summary().c_str());
         QVERIFY(status.available);
         QCOMPARE(status.detail, std::string("2 GPU(s) via ") + FAKE_NVML);
@@ -68,7 +68,7 @@ class TestNvml : public QObject {
 
     void missingFunctionIsAReason() {
         GpuBackendStatus status;
-        QVERIFY(!Nvml::open(FAKE_NVML_NOINIT, status));
+        QVERIFY(!NvidiaNvml::open(FAKE_NVML_NOINIT, status));
         QCOMPARE(status.available, false);
         QCOMPARE(status.reason, std::string(FAKE_NVML_NOINIT) + " lacks nvmlInit_v2");
     }
@@ -79,7 +79,7 @@ class TestNvml : public QObject {
             QSKIP("this machine has a real libnvidia-ml.so.1");
         }
         GpuBackendStatus status;
-        QVERIFY(!Nvml::open("libnvidia-ml.so.1", status));
+        QVERIFY(!NvidiaNvml::open("libnvidia-ml.so.1", status));
         QCOMPARE(status.summary(),
                  std::string("NVIDIA backend unavailable: libnvidia-ml.so.1 not found"));
         QCOMPARE(nlohmann::json::parse(status.toDeviceRecord().attrs)["state"].get<std::string>(),

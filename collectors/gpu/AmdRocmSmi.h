@@ -24,7 +24,7 @@ namespace tierscope {
 // once per GPU whether the reading is supported, and the hot path then rereads that same file
 // through a descriptor it keeps open. Power, temperatures and gpu_metrics, whose files vary by
 // GPU generation, always go through the library.
-class RocmSmi {
+class AmdRocmSmi {
   public:
     struct Device {
         std::uint32_t index = 0; // rsmi device index
@@ -47,10 +47,10 @@ class RocmSmi {
     };
 
     // nullptr when the backend is unavailable; status says why (or what was found).
-    static std::shared_ptr<RocmSmi> open(const SystemPaths& paths, GpuBackendStatus& status);
-    ~RocmSmi();
-    RocmSmi(const RocmSmi&) = delete;
-    RocmSmi& operator=(const RocmSmi&) = delete;
+    static std::shared_ptr<AmdRocmSmi> open(const SystemPaths& paths, GpuBackendStatus& status);
+    ~AmdRocmSmi();
+    AmdRocmSmi(const AmdRocmSmi&) = delete;
+    AmdRocmSmi& operator=(const AmdRocmSmi&) = delete;
 
     const std::vector<Device>& devices() const { return m_devices; }
     // Read from sysfs, never through the driver, so asking does not wake the GPU.
@@ -72,7 +72,7 @@ class RocmSmi {
     static std::optional<PcieThroughput> parsePcieBw(const std::string& text);
 
   private:
-    RocmSmi() = default;
+    AmdRocmSmi() = default;
     void discoverDevices(const SystemPaths& paths);
     // Logs the first failure of each (device, field, status) once; returns whether ok.
     bool check(int status, const Device& d, const char* field);

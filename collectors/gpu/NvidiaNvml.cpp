@@ -1,19 +1,19 @@
-#include "collectors/gpu/Nvml.h"
+#include "collectors/gpu/NvidiaNvml.h"
 
 #include <spdlog/spdlog.h>
 
 namespace tierscope {
 
-Nvml::Nvml(const std::string& path) : m_lib({path}) {}
+NvidiaNvml::NvidiaNvml(const std::string& path) : m_lib({path}) {}
 
-Nvml::~Nvml() {
+NvidiaNvml::~NvidiaNvml() {
     if (m_shutdown)
         m_shutdown();
 }
 
-std::shared_ptr<Nvml> Nvml::open(const std::string& libraryPath, GpuBackendStatus& status) {
+std::shared_ptr<NvidiaNvml> NvidiaNvml::open(const std::string& libraryPath, GpuBackendStatus& status) {
     status = {"nvidia", "NVIDIA", "GPU", false, "", ""};
-    std::shared_ptr<Nvml> nvml(new Nvml(libraryPath));
+    std::shared_ptr<NvidiaNvml> nvml(new NvidiaNvml(libraryPath));
     if (!nvml->m_lib.loaded()) {
         status.reason = libraryPath + " not found";
         spdlog::debug("NVML: {}", nvml->m_lib.error());
@@ -77,7 +77,7 @@ std::shared_ptr<Nvml> Nvml::open(const std::string& libraryPath, GpuBackendStatu
     return nvml;
 }
 
-bool Nvml::check(nvml::Return r, const Device& d, const char* field) {
+bool NvidiaNvml::check(nvml::Return r, const Device& d, const char* field) {
     if (r == nvml::kSuccess)
         return true;
     if (m_logOnce.first(std::to_string(d.index) + field + std::to_string(r)))
@@ -86,14 +86,14 @@ bool Nvml::check(nvml::Return r, const Device& d, const char* field) {
     return false;
 }
 
-std::optional<nvml::Utilization> Nvml::utilization(const Device& d) {
+std::optional<nvml::Utilization> NvidiaNvml::utilization(const Device& d) {
     nvml::Utilization u{};
     if (!m_getUtilization || !check(m_getUtilization(d.handle, &u), d, "utilization"))
         return std::nullopt;
     return u;
 }
 
-std::optional<Nvml::Memory> Nvml::memory(const Device& d) {
+std::optional<NvidiaNvml::Memory> NvidiaNvml::memory(const Device& d) {
     if (m_getMemoryV2) {
         nvml::MemoryV2 m{};
         m.version = nvml::kMemoryV2Version;
@@ -107,21 +107,21 @@ std::optional<Nvml::Memory> Nvml::memory(const Device& d) {
     return Memory{static_cast<double>(m.used), static_cast<double>(m.total)};
 }
 
-std::optional<double> Nvml::pcieBytesPerS(const Device& d, int counter) {
+std::optional<double> NvidiaNvml::pcieBytesPerS(const Device& d, int counter) {
     unsigned int kbPerS = 0;
     if (!m_getPcie || !check(m_getPcie(d.handle, counter, &kbPerS), d, "PCIe throughput"))
         return std::nullopt;
     return static_cast<double>(kbPerS) * 1024.0;
 }
 
-std::optional<double> Nvml::powerW(const Device& d) {
+std::optional<double> NvidiaNvml::powerW(const Device& d) {
     unsigned int milliwatts = 0;
     if (!m_getPower || !check(m_getPower(d.handle, &milliwatts), d, "power"))
         return std::nullopt;
     return static_cast<double>(milliwatts) / 1000.0;
 }
 
-std::optional<double> Nvml::temperatureC(const Device& d) {
+std::optional<double> NvidiaNvml::temperatureC(const Device& d) {
     unsigned int celsius = 0;
     if (!m_getTemperature ||
         !check(m_getTemperature(d.handle, nvml::kTemperatureGpu, &celsius), d, "temperature"))

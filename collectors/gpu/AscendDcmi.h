@@ -13,7 +13,7 @@ namespace tierscope {
 
 // Huawei Ascend DCMI (libdcmi.so), loaded with dlopen. Declarations follow the DCMI API
 // reference; HBM sizes are in MB, power in 0.1 W, temperatures in degrees C.
-class Dcmi {
+class AscendDcmi {
   public:
     struct HbmInfo { // struct dcmi_hbm_info
         unsigned long long memorySizeMb;
@@ -37,7 +37,7 @@ class Dcmi {
     static constexpr int kUtilizationAiCore = 2;
 
     // Tries $TIERSCOPE_DCMI_LIBRARY when set, else libdcmi.so and the driver's install paths.
-    static std::shared_ptr<Dcmi> open(const std::vector<std::string>& candidates,
+    static std::shared_ptr<AscendDcmi> open(const std::vector<std::string>& candidates,
                                       GpuBackendStatus& status);
 
     const std::vector<Device>& devices() const { return m_devices; }
@@ -47,7 +47,7 @@ class Dcmi {
     std::optional<double> temperatureC(const Device& d);
 
   private:
-    explicit Dcmi(const std::vector<std::string>& candidates);
+    explicit AscendDcmi(const std::vector<std::string>& candidates);
     bool check(int r, const Device& d, const char* field);
 
     SharedLibrary m_lib;

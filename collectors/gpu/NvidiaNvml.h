@@ -2,7 +2,7 @@
 
 #include "collectors/gpu/GpuBackendStatus.h"
 #include "collectors/base/LogOnce.h"
-#include "collectors/gpu/NvmlApi.h"
+#include "collectors/gpu/NvidiaNvmlApi.h"
 #include "collectors/base/SharedLibrary.h"
 
 #include <memory>
@@ -14,7 +14,7 @@ namespace tierscope {
 
 // NVML loaded with dlopen. Required entry points missing means the backend is unavailable;
 // an optional one missing (or NVML_ERROR_NOT_SUPPORTED) leaves that reading absent.
-class Nvml {
+class NvidiaNvml {
   public:
     struct Device {
         unsigned index = 0;
@@ -28,8 +28,8 @@ class Nvml {
     };
 
     // libraryPath: normally "libnvidia-ml.so.1"; $TIERSCOPE_NVML_LIBRARY overrides it.
-    static std::shared_ptr<Nvml> open(const std::string& libraryPath, GpuBackendStatus& status);
-    ~Nvml();
+    static std::shared_ptr<NvidiaNvml> open(const std::string& libraryPath, GpuBackendStatus& status);
+    ~NvidiaNvml();
 
     const std::vector<Device>& devices() const { return m_devices; }
     std::optional<nvml::Utilization> utilization(const Device& d);
@@ -40,7 +40,7 @@ class Nvml {
     bool usesMemoryV2() const { return m_getMemoryV2 != nullptr; }
 
   private:
-    explicit Nvml(const std::string& path);
+    explicit NvidiaNvml(const std::string& path);
     bool check(nvml::Return r, const Device& d, const char* field);
 
     SharedLibrary m_lib;

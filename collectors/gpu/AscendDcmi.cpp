@@ -1,16 +1,16 @@
-#include "collectors/gpu/Dcmi.h"
+#include "collectors/gpu/AscendDcmi.h"
 
 #include <cstring>
 #include <spdlog/spdlog.h>
 
 namespace tierscope {
 
-Dcmi::Dcmi(const std::vector<std::string>& candidates) : m_lib(candidates) {}
+AscendDcmi::AscendDcmi(const std::vector<std::string>& candidates) : m_lib(candidates) {}
 
-std::shared_ptr<Dcmi> Dcmi::open(const std::vector<std::string>& candidates,
+std::shared_ptr<AscendDcmi> AscendDcmi::open(const std::vector<std::string>& candidates,
                                  GpuBackendStatus& status) {
     status = {"ascend", "Ascend", "NPU", false, "", ""};
-    std::shared_ptr<Dcmi> dcmi(new Dcmi(candidates));
+    std::shared_ptr<AscendDcmi> dcmi(new AscendDcmi(candidates));
     if (!dcmi->m_lib.loaded()) {
         status.reason = (candidates.size() == 1 ? candidates.front() : std::string("libdcmi.so")) +
                         " not found";
@@ -74,7 +74,7 @@ std::shared_ptr<Dcmi> Dcmi::open(const std::vector<std::string>& candidates,
     return dcmi;
 }
 
-bool Dcmi::check(int r, const Device& d, const char* field) {
+bool AscendDcmi::check(int r, const Device& d, const char* field) {
     if (r == 0)
         return true;
     if (m_logOnce.first(std::to_string(d.index) + field + std::to_string(r)))
@@ -83,7 +83,7 @@ bool Dcmi::check(int r, const Device& d, const char* field) {
     return false;
 }
 
-std::optional<double> Dcmi::aiCoreUtilizationPct(const Device& d) {
+std::optional<double> AscendDcmi::aiCoreUtilizationPct(const Device& d) {
     unsigned int rate = 0;
     if (!m_utilization || !check(m_utilization(d.card, d.device, kUtilizationAiCore, &rate), d,
                                  "AI core utilization"))
@@ -91,21 +91,21 @@ std::optional<double> Dcmi::aiCoreUtilizationPct(const Device& d) {
     return static_cast<double>(rate);
 }
 
-std::optional<Dcmi::HbmInfo> Dcmi::hbm(const Device& d) {
+std::optional<AscendDcmi::HbmInfo> AscendDcmi::hbm(const Device& d) {
     HbmInfo info{};
     if (!m_hbm || !check(m_hbm(d.card, d.device, &info), d, "HBM"))
         return std::nullopt;
     return info;
 }
 
-std::optional<double> Dcmi::powerW(const Device& d) {
+std::optional<double> AscendDcmi::powerW(const Device& d) {
     int tenthsOfWatt = 0;
     if (!m_power || !check(m_power(d.card, d.device, &tenthsOfWatt), d, "power"))
         return std::nullopt;
     return tenthsOfWatt / 10.0;
 }
 
-std::optional<double> Dcmi::temperatureC(const Device& d) {
+std::optional<double> AscendDcmi::temperatureC(const Device& d) {
     int celsius = 0;
     if (!m_temperature || !check(m_temperature(d.card, d.device, &celsius), d, "temperature"))
         return std::nullopt;

@@ -1,4 +1,4 @@
-#include "collectors/gpu/RocmSmi.h"
+#include "collectors/gpu/AmdRocmSmi.h"
 
 #include "collectors/base/StderrCapture.h"
 #include "collectors/base/SysfsReader.h"
@@ -140,7 +140,7 @@ std::optional<std::uint64_t> bdfIdOf(const std::string& busId) {
 
 } // namespace
 
-std::shared_ptr<RocmSmi> RocmSmi::open(const SystemPaths& paths, GpuBackendStatus& status) {
+std::shared_ptr<AmdRocmSmi> AmdRocmSmi::open(const SystemPaths& paths, GpuBackendStatus& status) {
     status = {"amd", "AMD", "GPU", false, "", ""};
     // Without the KFD there is no ROCm device to find, and nothing to fork for.
     if (!SysfsReader::exists(paths.sys + "/class/kfd/kfd/topology/nodes")) {
@@ -163,18 +163,18 @@ std::shared_ptr<RocmSmi> RocmSmi::open(const SystemPaths& paths, GpuBackendStatu
         status.reason = "rocm-smi could not initialise (" + statusText(init) + ")";
         return nullptr;
     }
-    std::shared_ptr<RocmSmi> smi(new RocmSmi());
+    std::shared_ptr<AmdRocmSmi> smi(new AmdRocmSmi());
     smi->discoverDevices(paths);
     status.available = true;
     status.detail = std::to_string(smi->m_devices.size()) + " GPU(s) via rocm-smi-lib";
     return smi;
 }
 
-RocmSmi::~RocmSmi() {
+AmdRocmSmi::~AmdRocmSmi() {
     rsmi_shut_down();
 }
 
-void RocmSmi::discoverDevices(const SystemPaths& paths) {
+void AmdRocmSmi::discoverDevices(const SystemPaths& paths) {
     // Map each DRM card to its PCI address, to find the runtime-PM state of each rsmi device.
     static const std::regex kCard("^card[0-9]+$");
     std::vector<std::pair<std::uint64_t, std::string>> cards; // BDF id -> card's device dir
@@ -231,7 +231,7 @@ void RocmSmi::discoverDevices(const SystemPaths& paths) {
     }
 }
 
-bool RocmSmi::suspended(const Device& d) {
+bool AmdRocmSmi::suspended(const Device& d) {
     if (d.deviceDir.empty())
         return false;
     // Both AMD collectors ask every cycle; keep one open descriptor per device.
@@ -244,7 +244,7 @@ bool RocmSmi::suspended(const Device& d) {
     return attribute->read().value_or("") == "suspended";
 }
 
-bool RocmSmi::check(int status, const Device& d, const char* field) {
+bool AmdRocmSmi::check(int status, const Device& d, const char* field) {
     if (status == RSMI_STATUS_SUCCESS)
         return true;
     if (m_logOnce.first(std::to_string(d.index) + field + std::to_string(status)))
@@ -253,7 +253,7 @@ bool RocmSmi::check(int status, const Device& d, const char* field) {
     return false;
 }
 
-RocmSmi::DirectReads& RocmSmi::directReads(const Device& d) {
+AmdRocmSmi::DirectReads& AmdRocmSmi::directReads(const Device& d) {
     if (m_direct.size() <= d.index)
         m_direct.resize(d.index + 1);
     DirectReads& direct = m_direct[d.index];
@@ -272,7 +272,7 @@ RocmSmi::DirectReads& RocmSmi::directReads(const Device& d) {
     return direct;
 }
 
-std::optional<double> RocmSmi::readDirect(std::unique_ptr<SysfsAttribute>& attribute,
+std::optional<double> AmdRocmSmi::readDirect(std::unique_ptr<SysfsAttribute>& attribute,
                                           const Device& d, const char* field) {
     if (!attribute)
         return std::nullopt;
@@ -285,36 +285,36 @@ std::optional<double> RocmSmi::readDirect(std::unique_ptr<SysfsAttribute>& attri
     return std::nullopt;
 }
 
-std::optional<double> RocmSmi::busyPct(const Device& d) {
+std::optional<double> AmdRocmSmi::busyPct(const Device& d) {
     std::lock_guard lock(m_directMutex);
     return readDirect(directReads(d).busy, d, "busy %");
 }
 
-std::optional<double> RocmSmi::memoryBusyPct(const Device& d) {
+std::optional<double> AmdRocmSmi::memoryBusyPct(const Device& d) {
     std::lock_guard lock(m_directMutex);
     return readDirect(directReads(d).memoryBusy, d, "memory busy %");
 }
 
-std::optional<double> RocmSmi::vramUsedBytes(const Device& d) {
+std::optional<double> AmdRocmSmi::vramUsedBytes(const Device& d) {
     std::lock_guard lock(m_directMutex);
     return readDirect(directReads(d).vramUsed, d, "VRAM used");
 }
 
-std::optional<double> RocmSmi::gttUsedBytes(const Device& d) {
+std::optional<double> AmdRocmSmi::gttUsedBytes(const Device& d) {
     std::uint64_t v = 0;
     return check(rsmi_dev_memory_usage_get(d.index, RSMI_MEM_TYPE_GTT, &v), d, "GTT used")
                ? std::optional<double>(static_cast<double>(v))
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::averagePowerW(const Device& d) {
+std::optional<double> AmdRocmSmi::averagePowerW(const Device& d) {
     std::uint64_t microwatts = 0;
     return check(rsmi_dev_power_ave_get(d.index, 0, &microwatts), d, "average power")
                ? std::optional<double>(static_cast<double>(microwatts) / 1e6)
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::edgeTempC(const Device& d) {
+std::optional<double> AmdRocmSmi::edgeTempC(const Device& d) {
     std::int64_t milli = 0;
     return check(rsmi_dev_temp_metric_get(d.index, RSMI_TEMP_TYPE_EDGE, RSMI_TEMP_CURRENT, &milli),
                  d, "edge temperature")
@@ -322,7 +322,7 @@ std::optional<double> RocmSmi::edgeTempC(const Device& d) {
                : std::nullopt;
 }
 
-std::optional<double> RocmSmi::junctionTempC(const Device& d) {
+std::optional<double> AmdRocmSmi::junctionTempC(const Device& d) {
     std::int64_t milli = 0;
     return check(rsmi_dev_temp_metric_get(d.index, RSMI_TEMP_TYPE_JUNCTION, RSMI_TEMP_CURRENT,
                                           &milli),
@@ -331,7 +331,7 @@ std::optional<double> RocmSmi::junctionTempC(const Device& d) {
                : std::nullopt;
 }
 
-RocmSmi::Activity RocmSmi::activity(const Device& d) {
+AmdRocmSmi::Activity AmdRocmSmi::activity(const Device& d) {
     rsmi_gpu_metrics_t metrics{};
     if (!check(rsmi_dev_gpu_metrics_info_get(d.index, &metrics), d, "gpu_metrics"))
         return {};
@@ -344,7 +344,7 @@ RocmSmi::Activity RocmSmi::activity(const Device& d) {
     return a;
 }
 
-std::optional<RocmSmi::PcieThroughput> RocmSmi::parsePcieBw(const std::string& text) {
+std::optional<AmdRocmSmi::PcieThroughput> AmdRocmSmi::parsePcieBw(const std::string& text) {
     unsigned long long sent = 0, received = 0, maxPayload = 0;
     if (std::sscanf(text.c_str(), "%llu %llu %llu", &sent, &received, &maxPayload) != 3)
         return std::nullopt;
@@ -353,7 +353,7 @@ std::optional<RocmSmi::PcieThroughput> RocmSmi::parsePcieBw(const std::string& t
                           static_cast<double>(received * maxPayload)};
 }
 
-std::optional<RocmSmi::PcieThroughput> RocmSmi::pcieThroughput(const Device& d) {
+std::optional<AmdRocmSmi::PcieThroughput> AmdRocmSmi::pcieThroughput(const Device& d) {
     const std::string path = d.deviceDir.empty() ? std::string() : d.deviceDir + "/pcie_bw";
     const auto text = path.empty() ? std::nullopt : SysfsReader::readAttr(path);
     auto parsed = text ? parsePcieBw(*text) : std::nullopt;
