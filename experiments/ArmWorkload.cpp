@@ -75,11 +75,7 @@ std::optional<double> kvBytesPerToken(const Params& p) {
         return static_cast<double>(sizeParam(p, "kv_bytes_per_token", "1"));
     if (!p.count("geometry"))
         return std::nullopt;
-    const auto g = KvGeometry::findPreset(p.at("geometry"));
-    if (!g)
-        throw WorkloadError(WorkloadError::Kind::NotFound,
-                            "no geometry preset " + p.at("geometry"));
-    return static_cast<double>(g->bytesPerToken());
+    return static_cast<double>(KvGeometry::preset(p.at("geometry")).bytesPerToken());
 }
 
 } // namespace
@@ -100,11 +96,7 @@ void ArmWorkload::prepareData(const ExperimentPlan::Workload& w, const Experimen
         files = intParam(w.params, "files", 4);
         wanted = StorageDataset::modelLoadDataset(size, files);
     } else {
-        const std::string name = param(w.params, "geometry", "Llama-3.1-8B");
-        const auto g = KvGeometry::findPreset(name);
-        if (!g)
-            throw WorkloadError(WorkloadError::Kind::NotFound, "no geometry preset " + name);
-        layout.geometry = *g;
+        layout.geometry = KvGeometry::preset(param(w.params, "geometry", "Llama-3.1-8B"));
         layout.tokens = intParam(w.params, "tokens", 2048);
         layout.prefixes = intParam(w.params, "prefixes", 8);
         layout.chunkTokens = intParam(w.params, "chunk_tokens", 256);

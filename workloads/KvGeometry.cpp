@@ -1,6 +1,7 @@
 #include "workloads/KvGeometry.h"
 
 #include "workloads/KvGeometryPresetsText.h"
+#include "workloads/WorkloadError.h"
 
 #include <algorithm>
 #include <cctype>
@@ -85,6 +86,16 @@ std::optional<KvGeometry> KvGeometry::findPreset(std::string_view name) {
         if (lower(g.name) == lower(name))
             return g;
     return std::nullopt;
+}
+
+KvGeometry KvGeometry::preset(std::string_view name) {
+    if (auto g = findPreset(name))
+        return *g;
+    std::string names;
+    for (const auto& g : builtinPresets())
+        names += (names.empty() ? "" : ", ") + g.name;
+    throw WorkloadError(WorkloadError::Kind::NotFound,
+                        "no geometry preset \"" + std::string(name) + "\"; presets: " + names);
 }
 
 } // namespace tierscope

@@ -31,6 +31,9 @@ struct KvGeometry {
     static const std::vector<KvGeometry>& builtinPresets();
     // Case-insensitive match on the name.
     static std::optional<KvGeometry> findPreset(std::string_view name);
+    // The preset of that name; throws WorkloadError (NotFound) naming every preset there is,
+    // for the command line, plans and load alike.
+    static KvGeometry preset(std::string_view name);
 };
 
 } // namespace tierscope

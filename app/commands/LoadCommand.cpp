@@ -16,6 +16,7 @@
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
 #include "workloads/KvGeometry.h"
+#include "workloads/WorkloadError.h"
 
 #include <atomic>
 #include <csignal>
@@ -280,11 +281,11 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     if (o.kvBytesPerToken > 0)
         bytesPerToken = o.kvBytesPerToken;
     if (!o.geometry.empty()) {
-        const auto g = KvGeometry::findPreset(o.geometry);
-        if (!g)
-            return usage("no geometry preset " + o.geometry +
-                         " (see `tierscope storage geometries`)");
-        bytesPerToken = static_cast<double>(g->bytesPerToken());
+        try {
+            bytesPerToken = static_cast<double>(KvGeometry::preset(o.geometry).bytesPerToken());
+        } catch (const WorkloadError& e) {
+            return usage(e.what());
+        }
     }
     if (o.requests <= 0 && o.duration.empty() && !cold)
         return usage("give --requests K or --duration D");

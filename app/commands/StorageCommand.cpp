@@ -142,16 +142,8 @@ IoRunner::Result execute(const IoJob& job, const std::string& what, bool quiet,
 }
 
 KvGeometry geometryOf(const StorageCommand::Options& o) {
-    if (!o.geometry.empty() && o.geometry != "custom") {
-        if (auto preset = KvGeometry::findPreset(o.geometry))
-            return *preset;
-        std::string names;
-        for (const auto& g : KvGeometry::builtinPresets())
-            names += (names.empty() ? "" : ", ") + g.name;
-        throw WorkloadError(WorkloadError::Kind::NotFound, "no geometry preset \"" + o.geometry +
-                                                               "\"; presets: " + names +
-                                                               ", or custom");
-    }
+    if (!o.geometry.empty() && o.geometry != "custom")
+        return KvGeometry::preset(o.geometry);
     KvGeometry g;
     g.name = "custom";
     g.source = "command line";

@@ -253,7 +253,8 @@ path = "%3/datasets-b"
         QCOMPARE(bytesRead(redo), (std::vector<std::uint64_t>{16 << 20, 16 << 20}));
 
         const auto unknown = plan("unknown", "kind = \"kv-restore\"\ngeometry = \"no-such-model\"");
-        QVERIFY2(unknown.err.contains("no geometry preset no-such-model"), unknown.err.constData());
+        QVERIFY2(unknown.err.contains("no geometry preset \"no-such-model\"; presets: "),
+                 unknown.err.constData());
         for (const auto& r : unknown.runs)
             QCOMPARE(r.status, std::string("failed"));
     }
