@@ -5,13 +5,13 @@
 #include "app/common/RemoteJob.h"
 #include "app/common/TargetOption.h"
 #include "app/common/TerminalOutput.h"
-#include "collectors/Recorder.h"
 #include "core/report/ReportFile.h"
 #include "core/store/Store.h"
 #include "core/util/DurationParser.h"
 #include "core/util/SizeParser.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
+#include "experiments/RecordedStorageRun.h"
 #include "workloads/BandwidthSampler.h"
 #include "workloads/KvGeometry.h"
 #include "workloads/StorageDataset.h"
@@ -263,69 +263,6 @@ bool reportRefusals(const std::vector<std::string>& refusals) {
     return !refusals.empty();
 }
 
-// One workload run inside a recorded session: the collectors sample the machine while it
-// runs, and its own bandwidth goes in beside them every 100 ms.
-class RecordedRun {
-  public:
-    RecordedRun(const GlobalOptions& global, const StorageCommand::Options& o,
-                const nlohmann::json& params)
-        : m_db(global.dbPath()), m_labels({{"workload", o.workload}, {"path", o.path}}) {
-        std::error_code ec;
-        std::filesystem::create_directories(std::filesystem::path(m_db).parent_path(), ec);
-        Recorder::Options ro;
-        ro.dbPath = m_db;
-        ro.label = o.label.empty() ? "storage " + o.workload : o.label;
-        ro.storageProfile = o.storageProfile;
-        ro.interval = std::chrono::milliseconds(100);
-        m_recorder = std::make_unique<Recorder>(ro);
-        m_store = std::make_unique<Store>(m_db, Store::Mode::ReadWrite);
-        m_recorder->start();
-        m_run = m_store->createRun(m_recorder->sessionId(), "storage/" + o.workload, params.dump(),
-                                   m_recorder->clock().nowNs());
-    }
-
-    RatesCallback sampler(bool write) {
-        return [this, write](const BandwidthSampler::Rates& r) {
-            const Reading reading{
-                {write ? "workload/write_bytes_per_s" : "workload/read_bytes_per_s", "bytes/s",
-                 "rate", m_labels.dump()},
-                write ? r.writeBytesPerS : r.readBytesPerS};
-            m_recorder->sink().write(m_recorder->clock().toWallNs(r.at), {&reading, 1});
-        };
-    }
-
-    // Ends the recording first, so a failure of its last commit or seal is known, and stores
-    // the run as failed then. Returns that failure, or the store's own when the run cannot be
-    // finished (a full disk): never throws, so the measured figures are still printed, written
-    // and the workload's files removed.
-    std::optional<StoreError> finish(std::string status, nlohmann::json summary) {
-        const std::int64_t end = m_recorder->clock().nowNs();
-        m_recorder->stop();
-        auto failure = m_recorder->failure();
-        if (failure) {
-            status = "failed";
-            summary["recording_error"] = failure->what();
-        }
-        try {
-            m_store->finishRun(m_run, end, status, summary.dump());
-        } catch (const StoreError& e) {
-            if (!failure)
-                failure = e;
-        }
-        return failure;
-    }
-    std::int64_t session() const { return m_recorder->sessionId(); }
-    std::int64_t run() const { return m_run; }
-    const std::string& db() const { return m_db; }
-
-  private:
-    std::string m_db;
-    nlohmann::json m_labels;
-    std::unique_ptr<Recorder> m_recorder;
-    std::unique_ptr<Store> m_store;
-    std::int64_t m_run = 0;
-};
-
 StorageRunPlan plan(const StorageCommand::Options& o, StorageManifest& manifest) {
     StorageRunPlan::Spec spec;
     spec.kind = o.workload;
@@ -360,7 +297,9 @@ int runWorkload(const GlobalOptions& global, const StorageCommand::Options& o) {
     }
     if (o.dropCaches)
         dropCaches();
-    RecordedRun recorded(global, o, p.params);
+    RecordedStorageRun recorded(global.dbPath(), o.workload, o.path,
+                                o.label.empty() ? "storage " + o.workload : o.label,
+                                o.storageProfile, p.params);
     std::optional<IoRunner::Result> restored;
     IoRunner::Result result;
     try {

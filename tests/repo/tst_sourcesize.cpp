@@ -19,8 +19,6 @@ class TstSourceSize : public QObject {
     // "path" or "path:Function" -> why it is longer. "debt" marks what is still to split.
     static QMap<QString, QString> allowed() {
         return {
-            {"app/commands/StorageCommand.cpp",
-             "debt: storage run's planning belongs in workloads/"},
             {"app/commands/LoadCommand.cpp:LoadCommand::run",
              "debt: the measured-run setup shared with ExperimentRunner"},
             {"app/commands/PullCommand.cpp:PullCommand::run",
