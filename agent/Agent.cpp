@@ -1,10 +1,10 @@
 #include "agent/Agent.h"
 
 #include "agent/AgentServer.h"
-#include "collectors/storage/BlockDeviceNames.h"
-#include "collectors/host/HostCollector.h"
 #include "collectors/MachineInventory.h"
 #include "collectors/base/SysfsReader.h"
+#include "collectors/host/HostCollector.h"
+#include "collectors/storage/BlockDeviceNames.h"
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
 

@@ -1,8 +1,8 @@
 #include "app/commands/AgentCommand.h"
 
+#include "agent/Agent.h"
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
-#include "agent/Agent.h"
 #include "core/util/DurationParser.h"
 
 #include <iostream>

@@ -273,7 +273,7 @@ AmdRocmSmi::DirectReads& AmdRocmSmi::directReads(const Device& d) {
 }
 
 std::optional<double> AmdRocmSmi::readDirect(std::unique_ptr<SysfsAttribute>& attribute,
-                                          const Device& d, const char* field) {
+                                             const Device& d, const char* field) {
     if (!attribute)
         return std::nullopt;
     const auto text = attribute->read();

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "collectors/gpu/GpuBackendStatus.h"
 #include "collectors/base/LogOnce.h"
 #include "collectors/base/SysfsAttribute.h"
 #include "collectors/base/SystemPaths.h"
+#include "collectors/gpu/GpuBackendStatus.h"
 
 #include <cstdint>
 #include <memory>

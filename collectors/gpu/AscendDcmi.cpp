@@ -8,7 +8,7 @@ namespace tierscope {
 AscendDcmi::AscendDcmi(const std::vector<std::string>& candidates) : m_lib(candidates) {}
 
 std::shared_ptr<AscendDcmi> AscendDcmi::open(const std::vector<std::string>& candidates,
-                                 GpuBackendStatus& status) {
+                                             GpuBackendStatus& status) {
     status = {"ascend", "Ascend", "NPU", false, "", ""};
     std::shared_ptr<AscendDcmi> dcmi(new AscendDcmi(candidates));
     if (!dcmi->m_lib.loaded()) {

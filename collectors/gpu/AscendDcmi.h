@@ -1,8 +1,8 @@
 #pragma once
 
-#include "collectors/gpu/GpuBackendStatus.h"
 #include "collectors/base/LogOnce.h"
 #include "collectors/base/SharedLibrary.h"
+#include "collectors/gpu/GpuBackendStatus.h"
 
 #include <memory>
 #include <optional>
@@ -38,7 +38,7 @@ class AscendDcmi {
 
     // Tries $TIERSCOPE_DCMI_LIBRARY when set, else libdcmi.so and the driver's install paths.
     static std::shared_ptr<AscendDcmi> open(const std::vector<std::string>& candidates,
-                                      GpuBackendStatus& status);
+                                            GpuBackendStatus& status);
 
     const std::vector<Device>& devices() const { return m_devices; }
     std::optional<double> aiCoreUtilizationPct(const Device& d);

@@ -11,7 +11,8 @@ NvidiaNvml::~NvidiaNvml() {
         m_shutdown();
 }
 
-std::shared_ptr<NvidiaNvml> NvidiaNvml::open(const std::string& libraryPath, GpuBackendStatus& status) {
+std::shared_ptr<NvidiaNvml> NvidiaNvml::open(const std::string& libraryPath,
+                                             GpuBackendStatus& status) {
     status = {"nvidia", "NVIDIA", "GPU", false, "", ""};
     std::shared_ptr<NvidiaNvml> nvml(new NvidiaNvml(libraryPath));
     if (!nvml->m_lib.loaded()) {

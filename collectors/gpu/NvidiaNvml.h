@@ -1,9 +1,9 @@
 #pragma once
 
-#include "collectors/gpu/GpuBackendStatus.h"
 #include "collectors/base/LogOnce.h"
-#include "collectors/gpu/NvidiaNvmlApi.h"
 #include "collectors/base/SharedLibrary.h"
+#include "collectors/gpu/GpuBackendStatus.h"
+#include "collectors/gpu/NvidiaNvmlApi.h"
 
 #include <memory>
 #include <optional>
@@ -28,7 +28,8 @@ class NvidiaNvml {
     };
 
     // libraryPath: normally "libnvidia-ml.so.1"; $TIERSCOPE_NVML_LIBRARY overrides it.
-    static std::shared_ptr<NvidiaNvml> open(const std::string& libraryPath, GpuBackendStatus& status);
+    static std::shared_ptr<NvidiaNvml> open(const std::string& libraryPath,
+                                            GpuBackendStatus& status);
     ~NvidiaNvml();
 
     const std::vector<Device>& devices() const { return m_devices; }

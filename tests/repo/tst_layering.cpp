@@ -112,8 +112,8 @@ class TstLayering : public QObject {
     // A folder the table does not know would escape the check.
     void everySourceFolderIsInTheTable() {
         QStringList unknown;
-        for (const QString& top : {"core", "collectors", "agent", "ui", "loadgen", "simulator", "workloads",
-                                   "experiments", "remote", "app"}) {
+        for (const QString& top : {"core", "collectors", "agent", "ui", "loadgen", "simulator",
+                                   "workloads", "experiments", "remote", "app"}) {
             QDirIterator it(root() + "/" + top, {"*.cpp", "*.h"}, QDir::Files,
                             QDirIterator::Subdirectories);
             while (it.hasNext()) {

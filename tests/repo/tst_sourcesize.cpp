@@ -140,8 +140,8 @@ class TstSourceSize : public QObject {
 
     static QStringList productFiles() {
         QStringList out;
-        for (const QString& top : {"agent", "app", "collectors", "core", "experiments", "loadgen", "remote",
-                                   "simulator", "ui", "workloads"}) {
+        for (const QString& top : {"agent", "app", "collectors", "core", "experiments", "loadgen",
+                                   "remote", "simulator", "ui", "workloads"}) {
             QDirIterator it(root() + "/" + top, {"*.cpp", "*.h"}, QDir::Files,
                             QDirIterator::Subdirectories);
             while (it.hasNext())

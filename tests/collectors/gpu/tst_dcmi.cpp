@@ -39,7 +39,8 @@ class TestDcmi : public QObject {
     void missingLibraryAndFunction() {
         GpuBackendStatus status;
         // The default search names libdcmi.so; an explicit path names that path.
-        QVERIFY(!AscendDcmi::open(GpuBackends::Libraries{}.dcmi, status) || QFile::exists("/usr/local/Ascend"));
+        QVERIFY(!AscendDcmi::open(GpuBackends::Libraries{}.dcmi, status) ||
+                QFile::exists("/usr/local/Ascend"));
         QCOMPARE(status.summary(), std::string("Ascend backend unavailable: libdcmi.so not found"));
         const auto record = status.toDeviceRecord();
         QVERIFY2(record.attrs.find("\"display\":\"Ascend NPU\"") != std::string::npos,
