@@ -228,6 +228,16 @@ std::optional<std::string> Store::eventText(std::int64_t sessionId, const std::s
     return q.columnText(0);
 }
 
+std::vector<StoredEvent> Store::events(std::int64_t sessionId) {
+    auto q =
+        m_db.prepare("SELECT t_ns, kind, text FROM event WHERE session_id = ? ORDER BY t_ns, id");
+    q.bind(1, sessionId);
+    std::vector<StoredEvent> out;
+    while (q.step())
+        out.push_back({q.columnInt(0), q.columnText(1), q.columnText(2)});
+    return out;
+}
+
 std::int64_t Store::createRun(std::int64_t sessionId, const std::string& workload,
                               const std::string& paramsJson, std::int64_t startNs,
                               const std::string& experiment, const std::string& arm,

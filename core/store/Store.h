@@ -7,6 +7,7 @@
 #include "core/model/RunInfo.h"
 #include "core/model/Sample.h"
 #include "core/model/SessionInfo.h"
+#include "core/model/StoredEvent.h"
 #include "core/store/SqliteDb.h"
 
 #include <cstdint>
@@ -55,6 +56,8 @@ class Store {
                   const std::string& text);
     // The text of the session's first event of this kind, e.g. "experiment-plan".
     std::optional<std::string> eventText(std::int64_t sessionId, const std::string& kind);
+    // Every event of the session, in time order.
+    std::vector<StoredEvent> events(std::int64_t sessionId);
 
     // A workload execution inside a session, and its load-generator requests.
     std::int64_t createRun(std::int64_t sessionId, const std::string& workload,

@@ -282,7 +282,14 @@ class TestStore : public QObject {
         const auto devices = store.devices(b);
         QCOMPARE(devices.size(), std::size_t(2));
         QCOMPARE(devices[0].attrs, std::string(R"({"transport":"tcp"})"));
-        QCOMPARE(store.db().queryInt("SELECT count(*) FROM event WHERE text = 'switch to B'"), 1);
+        store.addEvent(b, kT0 + 3, "marker", "before");
+        const auto events = store.events(b); // in time order, not in the order written
+        QCOMPARE(events.size(), std::size_t(2));
+        QCOMPARE(events[0].tNs, kT0 + 3);
+        QCOMPARE(events[0].text, std::string("before"));
+        QCOMPARE(events[1].kind, std::string("note"));
+        QCOMPARE(events[1].text, std::string("switch to B"));
+        QVERIFY(store.events(a).empty());
         QVERIFY(!store.session(999));
         QCOMPARE(store.summarize(12345).count, std::int64_t(0));
     }
