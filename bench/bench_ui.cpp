@@ -11,6 +11,7 @@
 #include "core/store/LiveBuffer.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
+#include "core/view/TimelineFrame.h"
 #include "ui/MainWindow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
@@ -56,12 +57,15 @@ double frameCost(TimelineView& view, const LiveBuffer& buffer, std::int64_t t1, 
         const auto start = std::chrono::steady_clock::now();
         // Without decimation every sample is its own bucket: 3,000 per series.
         const int columns = decimate ? view.plotWidth() : 3000;
-        SeriesMap data;
-        for (auto* chart : view.charts())
-            for (const auto& s : chart->spec().series)
-                data[s.metricId] = buffer.decimated(s.metricId, t0, t1, columns);
+        // The live view's frame between two band updates: the series only.
+        const auto frame = TimelineFrame::build(
+            view.specs(), buffer.metrics(),
+            [&buffer](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+                return buffer.decimated(id, from, to, points);
+            },
+            TimelineFrame::Request::live(t0, t1, columns, false));
         const auto decimatedAt = std::chrono::steady_clock::now();
-        view.setData(data, t1);
+        view.setData(frame.data, t1);
         const auto replacedAt = std::chrono::steady_clock::now();
         view.grab(); // paints the charts in view, as a repaint of the window does
         if (qEnvironmentVariableIsSet("BENCH_SPLIT"))

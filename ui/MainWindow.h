@@ -3,7 +3,7 @@
 #include "core/model/DeviceRecord.h"
 #include "core/store/LiveBuffer.h"
 #include "core/view/ChartLayout.h"
-#include "ui/EngineAbsence.h"
+#include "core/view/EngineAbsence.h"
 #include "ui/PrometheusFeed.h"
 #include "ui/Settings.h"
 #include "ui/StoreReader.h"
@@ -152,7 +152,6 @@ class MainWindow : public QMainWindow {
     void refetchForWidth();
     bool fetchedForWidth() const; // the shown data was read for about the plots' width
     void setStatus();
-    void refreshLiveBand(std::int64_t t0Ns, std::int64_t t1Ns);
     void requestLiveCeilings(std::int64_t nowNs);
     void onSessionOpened(const SessionView& view);
     qint64 windowNs() const;

@@ -3,10 +3,10 @@
 #include "core/util/Version.h"
 #include "core/util/WallClock.h"
 #include "core/view/ChartCatalog.h"
-#include "core/view/StatTiles.h"
+#include "core/view/EngineAbsence.h"
+#include "core/view/TimelineFrame.h"
 #include "ui/AppPalette.h"
 #include "ui/DevicesView.h"
-#include "ui/EngineAbsence.h"
 #include "ui/LiveRecording.h"
 #include "ui/MainWindow.h"
 #include "ui/PrometheusDialog.h"
@@ -101,17 +101,22 @@ void MainWindow::refreshLive() {
         return;
     m_drawnVersion = version;
     const std::int64_t t1 = WallClock().nowNs();
+    const auto metrics = m_buffer.metrics();
     // The catalog parses every series' labels: build it when a series appears, not per frame.
     const auto scrape = engineScrape(t1);
     if (const auto series = m_buffer.seriesCount();
         series != m_chartedSeries || scrape != m_chartedScrape) {
         m_chartedSeries = series;
         m_chartedScrape = scrape;
-        const auto metrics = m_buffer.metrics();
-        auto charts = ChartCatalog::build(metrics, m_liveDevices);
+        TimelineFrame::ChartSource source;
+        source.metrics = metrics;
+        source.devices = m_liveDevices;
         if (m_feedSession == 0 && m_liveSession != 0)
-            EngineAbsence::explain(charts, m_liveEngines, true, scrape);
-        m_timeline->setCharts(m_layout.apply(std::move(charts), metrics));
+            for (const auto& url : m_liveEngines)
+                source.engineUrls.push_back(url.toStdString());
+        source.live = true;
+        source.scrape = scrape;
+        m_timeline->setCharts(TimelineFrame::charts(source, m_layout));
     }
     // A recording's first seconds fill the plot instead of a sliver at its right edge: the
     // window grows in 10 s steps (one rescale per step, not per frame) up to the length set.
@@ -120,14 +125,26 @@ void MainWindow::refreshLive() {
         std::max<std::int64_t>(1, (held + 10 * kSecond - 1) / (10 * kSecond)) * 10 * kSecond;
     const std::int64_t t0 =
         t1 - (windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown);
-    const int columns = m_timeline->plotWidth();
-    SeriesMap data;
-    for (auto* chart : m_timeline->charts())
-        for (const auto& s : chart->spec().series)
-            data[s.metricId] = m_buffer.decimated(s.metricId, t0, t1, columns);
+    // The band and the tiles are classified at most once a second: a window is seconds long.
+    const bool band = m_bandAt == 0 || t1 - m_bandAt >= kSecond;
+    if (band) {
+        m_bandAt = t1;
+        requestLiveCeilings(t1);
+    }
+    auto request = TimelineFrame::Request::live(t0, t1, m_timeline->plotWidth(), band);
+    request.ceilings = m_liveCeilings;
+    const auto frame = TimelineFrame::build(
+        m_timeline->specs(), metrics,
+        [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+            return m_buffer.decimated(id, from, to, points);
+        },
+        request);
     m_timeline->setTimeRange(static_cast<double>(t0 - t1) / 1e9, 0, tr("seconds ago"));
-    m_timeline->setData(data, t1);
-    refreshLiveBand(t0, t1);
+    m_timeline->setData(frame.data, t1);
+    if (frame.bottlenecks) {
+        m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(*frame.bottlenecks, t1));
+        m_timeline->tiles()->setTiles(frame.tiles);
+    }
     emit liveRefreshed();
 }
 
@@ -148,30 +165,6 @@ EngineAbsence::Scrape MainWindow::engineScrape(std::int64_t nowNs) const {
         state = EngineAbsence::Scrape::Failing;
     }
     return state;
-}
-
-// Classified from the in-memory buffer, at most once a second: a window is seconds long.
-void MainWindow::refreshLiveBand(std::int64_t t0, std::int64_t t1) {
-    if (t1 - m_bandAt < kSecond && m_bandAt != 0)
-        return;
-    m_bandAt = t1;
-    requestLiveCeilings(t1);
-    const std::int64_t window = std::max<std::int64_t>(2 * kSecond, (t1 - t0) / 120);
-    // Windows on fixed boundaries, so the bands do not shift as the view scrolls.
-    const std::int64_t start = t0 / window * window;
-    const auto analysis = SessionAnalysis::analyzeSeries(
-        m_buffer.metrics(),
-        [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
-            return m_buffer.decimated(id, from, to, points);
-        },
-        start, t1, window, m_liveCeilings);
-    m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(analysis, t1));
-    m_timeline->tiles()->setTiles(StatTiles::compute(
-        m_buffer.metrics(), m_timeline->specs(),
-        [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
-            return m_buffer.decimated(id, from, to, points);
-        },
-        t0, t1, 60, &analysis));
 }
 
 // Asked again for new devices, a new session, or once a minute (history may have a new best).

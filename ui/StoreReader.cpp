@@ -3,11 +3,12 @@
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/WallClock.h"
-#include "ui/EngineAbsence.h"
+#include "core/view/EngineAbsence.h"
+#include "core/view/RequestCharts.h"
+#include "core/view/TimelineFrame.h"
 
 #include <QFileInfo>
 #include <algorithm>
-#include <map>
 #include <nlohmann/json.hpp>
 
 namespace tierscope {
@@ -45,22 +46,14 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
         view.info = *info;
         view.devices = store.devices(sessionId);
         view.metrics = store.metrics(sessionId);
-        view.charts = ChartCatalog::build(view.metrics, view.devices);
-        EngineAbsence::explain(view.charts, EngineAbsence::urlsOf(view.devices), false);
         view.t0Ns = info->startNs;
         // An open or interrupted session runs until now, or a day at most.
         view.t1Ns = info->endNs.value_or(
             std::min<std::int64_t>(WallClock().nowNs(), info->startNs + 86400LL * 1000000000LL));
         view.t1Ns = std::max<std::int64_t>(view.t1Ns, view.t0Ns + 1000000000LL);
-        // The store has no reader for events: read them here, on this thread.
-        auto events = store.db().prepare(
-            "SELECT t_ns, kind, text FROM event WHERE session_id = ? ORDER BY t_ns");
-        events.bind(1, static_cast<std::int64_t>(sessionId));
-        while (events.step())
-            if (const QString text = markerText(events.columnText(1), events.columnText(2));
-                !text.isEmpty())
-                view.markers.push_back(
-                    {events.columnInt(0), text, isRoutineEvent(events.columnText(1))});
+        for (const auto& event : store.events(sessionId))
+            if (const QString text = markerText(event.kind, event.text); !text.isEmpty())
+                view.markers.push_back({event.tNs, text, isRoutineEvent(event.kind)});
         std::vector<StoredRequest> requests;
         std::vector<std::pair<RunInfo, std::vector<StoredRequest>>> runs;
         for (const auto& run : store.runsOfSession(sessionId)) {
@@ -70,17 +63,27 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
             runs.emplace_back(run, std::move(r));
         }
         view.runs = RunRequestSummary::of(runs);
-        addRequestCharts(requests, view);
-        view.charts = layout.apply(std::move(view.charts), view.metrics);
-        for (const auto& chart : view.charts)
-            for (const auto& s : chart.series)
-                if (s.metricId > 0) // the request series' buckets came with their charts
-                    view.data[s.metricId] =
-                        store.readDecimated(s.metricId, view.t0Ns, view.t1Ns, 2 * columns);
-        // About two hundred windows across the session, none shorter than a second.
-        view.bottlenecks = SessionAnalysis::analyzeRange(
-            store, sessionId, view.t0Ns, view.t1Ns,
-            std::max<std::int64_t>(1000000000LL, (view.t1Ns - view.t0Ns) / 200));
+        auto requestCharts = RequestCharts::of(requests);
+        view.requestData = std::move(requestCharts.data);
+        view.charts = TimelineFrame::charts(
+            {view.metrics, view.devices, EngineAbsence::urlsOf(view.devices), false,
+             EngineAbsence::Scrape::Unknown, std::move(requestCharts.charts)},
+            layout);
+        auto request = TimelineFrame::Request::recorded(view.t0Ns, view.t1Ns, 2 * columns);
+        request.ceilings = SessionAnalysis::ceilings(store, sessionId);
+        // The request series were made whole from the requests: they are not in the store.
+        auto frame = TimelineFrame::build(
+            view.charts, view.metrics,
+            [&store, &view](std::int64_t id, std::int64_t t0, std::int64_t t1, int points) {
+                if (id < 0) {
+                    const auto it = view.requestData.find(id);
+                    return it == view.requestData.end() ? std::vector<Bucket>{} : it->second;
+                }
+                return store.readDecimated(id, t0, t1, points);
+            },
+            request);
+        view.data = std::move(frame.data);
+        view.bottlenecks = std::move(*frame.bottlenecks);
         emit sessionOpened(view);
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
@@ -112,61 +115,6 @@ TimelineSpan StoreReader::spanOf(const RunInfo& run) {
                 span.detail += "\n" + QString::fromStdString(check.value("detail", ""));
             }
     return span;
-}
-
-void StoreReader::addRequestCharts(const std::vector<StoredRequest>& requests, SessionView& view) {
-    constexpr std::int64_t kSecond = 1000000000LL;
-    std::vector<Bucket> actual, scheduled;
-    // A closed loop stamps its schedule with the send: a second series only under a rate,
-    // where some request left later than planned.
-    const bool paced = std::any_of(requests.begin(), requests.end(), [](const StoredRequest& r) {
-        return r.scheduledNs && *r.scheduledNs > 0 && r.sendNs - *r.scheduledNs > 1000000;
-    });
-    std::map<std::int64_t, double> tokens; // by second of completion
-    for (const auto& r : requests) {
-        if (r.ok && r.ttftS) {
-            actual.push_back({r.sendNs, 0, *r.ttftS, *r.ttftS, *r.ttftS, 1});
-            if (paced && r.scheduledNs && *r.scheduledNs > 0) {
-                const double s = r.ttftFromScheduleS().value_or(*r.ttftS);
-                scheduled.push_back({*r.scheduledNs, 0, s, s, s, 1});
-            }
-        }
-        if (r.ok && r.e2eS && r.outputTokens)
-            tokens[(r.sendNs + static_cast<std::int64_t>(*r.e2eS * 1e9)) / kSecond] +=
-                *r.outputTokens;
-    }
-    if (actual.empty() && tokens.empty())
-        return;
-    auto byTime = [](const Bucket& a, const Bucket& b) { return a.tNs < b.tNs; };
-    std::sort(actual.begin(), actual.end(), byTime);
-    std::sort(scheduled.begin(), scheduled.end(), byTime);
-    ChartCatalog::Chart ttft{"load-ttft",
-                             "Client TTFT per request",
-                             ChartCatalog::Unit::Seconds,
-                             {{kRequestTtft, "TTFT from the actual send", false, {}, true}},
-                             {}};
-    if (!scheduled.empty())
-        ttft.series.push_back(
-            {kRequestTtftScheduled, "TTFT from the scheduled send", false, {}, true});
-    std::vector<Bucket> rate;
-    if (!tokens.empty()) // every second from the first completion to the last: idle is 0 here
-        for (auto s = tokens.begin()->first; s <= tokens.rbegin()->first; ++s) {
-            const auto it = tokens.find(s);
-            const double v = it == tokens.end() ? 0.0 : it->second;
-            rate.push_back({s * kSecond, kSecond, v, v, v, 1});
-        }
-    ChartCatalog::Chart throughput{"load-throughput",
-                                   "Client output tokens/s",
-                                   ChartCatalog::Unit::TokensPerSecond,
-                                   {{kRequestTokens, "output tokens/s (completed)", false}},
-                                   {}};
-    view.requestData[kRequestTtft] = std::move(actual);
-    if (!scheduled.empty())
-        view.requestData[kRequestTtftScheduled] = std::move(scheduled);
-    view.requestData[kRequestTokens] = std::move(rate);
-    view.charts.insert(view.charts.begin(), {ttft, throughput});
-    for (const auto& [id, buckets] : view.requestData)
-        view.data[id] = buckets;
 }
 
 bool StoreReader::isRoutineEvent(const std::string& kind) {

@@ -54,14 +54,6 @@ class StoreReader : public QObject {
     static QString markerText(const std::string& kind, const std::string& text);
     // An event every run repeats, drawn as a tick rather than a labelled line.
     static bool isRoutineEvent(const std::string& kind);
-    // A load session's requests as charts: TTFT per request at its send (and at its scheduled
-    // send under a fixed rate), and output tokens/s per second of completion. Their series
-    // take negative ids, which no stored metric has.
-    static constexpr std::int64_t kRequestTtft = -1;
-    static constexpr std::int64_t kRequestTtftScheduled = -2;
-    static constexpr std::int64_t kRequestTokens = -3;
-    static void addRequestCharts(const std::vector<StoredRequest>& requests, SessionView& view);
-
     void listSessions(const QString& db);
     // Decimated to about `columns` buckets per series over the whole session, with the charts
     // that `layout` shows.

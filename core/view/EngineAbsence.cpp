@@ -1,6 +1,5 @@
-#include "ui/EngineAbsence.h"
+#include "core/view/EngineAbsence.h"
 
-#include <QCoreApplication>
 #include <nlohmann/json.hpp>
 
 namespace tierscope {
@@ -10,43 +9,43 @@ namespace {
 // The catalog's advice for an engine chart; matched by its start so new engine charts follow.
 constexpr const char* kNoEngine = "No inference engine is scraped";
 
-QString tr(const char* text) {
-    return QCoreApplication::translate("EngineAbsence", text);
+std::string joined(const std::vector<std::string>& urls) {
+    std::string out;
+    for (const auto& url : urls)
+        out += (out.empty() ? "" : ", ") + url;
+    return out;
 }
 
 } // namespace
 
-void EngineAbsence::explain(std::vector<ChartCatalog::Chart>& charts, const QStringList& urls,
-                            bool live, Scrape scrape) {
-    if (urls.isEmpty())
+void EngineAbsence::explain(std::vector<ChartCatalog::Chart>& charts,
+                            const std::vector<std::string>& urls, bool live, Scrape scrape) {
+    if (urls.empty())
         return;
-    const QString list = urls.join(", ");
-    QString reason;
+    const std::string list = joined(urls);
+    std::string reason;
     if (!live)
-        reason = tr("%1 was scraped, but it reported none of these metrics").arg(list);
+        reason = list + " was scraped, but it reported none of these metrics";
     else if (scrape == Scrape::Failing)
-        reason = tr("Cannot scrape %1: the last scrapes failed (is the engine up, and is this its "
-                    "/metrics URL?)")
-                     .arg(list);
+        reason = "Cannot scrape " + list +
+                 ": the last scrapes failed (is the engine up, and is this its /metrics URL?)";
     else if (scrape == Scrape::Answering)
-        reason = tr("%1 answers, but reports none of these metrics (a vLLM, SGLang or LMCache "
-                    "/metrics endpoint?)")
-                     .arg(list);
+        reason = list + " answers, but reports none of these metrics (a vLLM, SGLang or LMCache "
+                        "/metrics endpoint?)";
     else
-        reason = tr("Scraping %1: no engine metrics yet").arg(list);
+        reason = "Scraping " + list + ": no engine metrics yet";
     for (auto& c : charts)
         if (c.series.empty() && c.absentReason.starts_with(kNoEngine))
-            c.absentReason = reason.toStdString();
+            c.absentReason = reason;
 }
 
-QStringList EngineAbsence::urlsOf(const std::vector<DeviceRecord>& devices) {
-    QStringList out;
+std::vector<std::string> EngineAbsence::urlsOf(const std::vector<DeviceRecord>& devices) {
+    std::vector<std::string> out;
     for (const auto& d : devices) {
         if (d.kind != "engine-endpoint")
             continue;
         const auto attrs = nlohmann::json::parse(d.attrs, nullptr, false);
-        const std::string url = attrs.is_object() ? attrs.value("url", d.name) : d.name;
-        out << QString::fromStdString(url);
+        out.push_back(attrs.is_object() ? attrs.value("url", d.name) : d.name);
     }
     return out;
 }

@@ -1,8 +1,9 @@
 #pragma once
 
+#include "core/model/DeviceRecord.h"
 #include "core/view/ChartCatalog.h"
 
-#include <QStringList>
+#include <string>
 #include <vector>
 
 namespace tierscope {
@@ -14,10 +15,11 @@ class EngineAbsence {
     enum class Scrape { Unknown, Failing, Answering };
 
     // Live: `urls` are being scraped now. Recorded: they were scraped (`live` false).
-    static void explain(std::vector<ChartCatalog::Chart>& charts, const QStringList& urls,
-                        bool live, Scrape scrape = Scrape::Unknown);
+    static void explain(std::vector<ChartCatalog::Chart>& charts,
+                        const std::vector<std::string>& urls, bool live,
+                        Scrape scrape = Scrape::Unknown);
     // The endpoints a session's device list names (kind "engine-endpoint").
-    static QStringList urlsOf(const std::vector<DeviceRecord>& devices);
+    static std::vector<std::string> urlsOf(const std::vector<DeviceRecord>& devices);
 };
 
 } // namespace tierscope
