@@ -8,9 +8,11 @@
 #include "core/util/UnitFormat.h"
 #include "experiments/ColdRecoveryEvidence.h"
 #include "experiments/EvidenceSnapshot.h"
+#include "experiments/MeasuredLoad.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
 #include "workloads/BandwidthSampler.h"
+#include "workloads/DatasetRequest.h"
 #include "workloads/KvGeometry.h"
 #include "workloads/StorageDataset.h"
 #include "workloads/StorageManifest.h"
@@ -70,12 +72,13 @@ nlohmann::json errorsCheck(const std::vector<RequestRecord>& requests,
     return ValidityChecks::errors(failed, static_cast<long>(requests.size()), limit);
 }
 
+// KV bytes per token from the workload's kv_bytes_per_token or geometry preset; absent when it
+// names neither.
 std::optional<double> kvBytesPerToken(const Params& p) {
+    std::optional<double> explicitBytes;
     if (p.count("kv_bytes_per_token"))
-        return static_cast<double>(sizeParam(p, "kv_bytes_per_token", "1"));
-    if (!p.count("geometry"))
-        return std::nullopt;
-    return static_cast<double>(KvGeometry::preset(p.at("geometry")).bytesPerToken());
+        explicitBytes = static_cast<double>(sizeParam(p, "kv_bytes_per_token", "1"));
+    return MeasuredLoad::bytesPerToken(explicitBytes, param(p, "geometry", ""));
 }
 
 } // namespace
@@ -87,29 +90,24 @@ void ArmWorkload::prepareData(const ExperimentPlan::Workload& w, const Experimen
         return;
     // What the plan asks for, checked before anything is read or written: an unknown geometry
     // is an error, not a reason to reuse whatever the directory holds.
-    std::uint64_t size = 0;
-    int files = 0;
-    StorageDataset::KvLayout layout;
-    nlohmann::json wanted;
+    DatasetRequest dataset;
+    dataset.workload = w.kind;
     if (w.kind == "model-load") {
-        size = sizeParam(w.params, "size", "1GiB");
-        files = intParam(w.params, "files", 4);
-        wanted = StorageDataset::modelLoadDataset(size, files);
+        dataset.totalBytes = sizeParam(w.params, "size", "1GiB");
+        dataset.files = intParam(w.params, "files", 4);
     } else {
-        layout.geometry = KvGeometry::preset(param(w.params, "geometry", "Llama-3.1-8B"));
-        layout.tokens = intParam(w.params, "tokens", 2048);
-        layout.prefixes = intParam(w.params, "prefixes", 8);
-        layout.chunkTokens = intParam(w.params, "chunk_tokens", 256);
-        wanted = layout.toJson();
+        dataset.layout.geometry = KvGeometry::preset(param(w.params, "geometry", "Llama-3.1-8B"));
+        dataset.layout.tokens = intParam(w.params, "tokens", 2048);
+        dataset.layout.prefixes = intParam(w.params, "prefixes", 8);
+        dataset.layout.chunkTokens = intParam(w.params, "chunk_tokens", 256);
     }
     std::filesystem::create_directories(arm.path);
     auto manifest = StorageManifest::load(arm.path);
     // Reused only when it is this plan's data set and was completely written; another size,
     // another geometry or an interrupted preparation is prepared again.
-    if (StorageDataset::ready(manifest, w.kind, wanted))
+    if (dataset.readyIn(manifest))
         return;
-    IoJob job = w.kind == "model-load" ? StorageDataset::prepareModelLoad(manifest, size, files)
-                                       : StorageDataset::prepareKvRestore(manifest, layout);
+    IoJob job = dataset.prepare(manifest);
     say("preparing " + w.kind + " data in " + arm.path);
     if (!IoRunner(job).run(&cancel).cancelled)
         StorageDataset::markComplete(manifest, w.kind);
@@ -176,20 +174,22 @@ ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
     options.concurrency = concurrency > 0 ? concurrency : 8;
     options.requests = intParam(w.params, "requests", 100);
     options.warmup = intParam(w.params, "warmup_requests", 0);
-    const int input = intParam(w.params, "input_len", 512);
-    const int output = intParam(w.params, "output_len", 64);
+    MeasuredLoad load;
+    // shared-prefix: LMCache's multi-round pattern, so the engine restores cached KV
+    load.dataset =
+        param(w.params, "dataset", "synthetic") == "shared-prefix" ? "shared-prefix" : "synthetic";
+    load.count = options.requests + options.warmup;
+    load.inputMin = load.inputMax = intParam(w.params, "input_len", 512);
+    load.outputLen = intParam(w.params, "output_len", 64);
+    load.users = intParam(w.params, "users", 8);
+    load.systemTokens = intParam(w.params, "system_tokens", 1000);
+    load.rounds = intParam(w.params, "rounds", 4);
+    load.questionTokens = intParam(w.params, "question_tokens", 64);
     // Each repetition its own prompts, the same for every arm: a later run is not served from
     // the prefix cache an earlier one filled, and the arms of a repetition stay paired.
-    const auto seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
-                      static_cast<std::uint64_t>(repetition);
-    // shared-prefix: LMCache's multi-round pattern, so the engine restores cached KV
-    const auto conversations =
-        param(w.params, "dataset", "synthetic") == "shared-prefix"
-            ? Datasets::sharedPrefix(intParam(w.params, "users", 8),
-                                     intParam(w.params, "system_tokens", 1000),
-                                     intParam(w.params, "rounds", 4),
-                                     intParam(w.params, "question_tokens", 64), output, seed)
-            : Datasets::synthetic(options.requests + options.warmup, input, input, output, seed);
+    load.seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
+                static_cast<std::uint64_t>(repetition);
+    const auto conversations = load.prompts().measured;
     LoadGenerator generator(options, conversations, clock);
     Outcome o;
     o.workload = "load";
@@ -198,19 +198,17 @@ ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
     o.summary =
         LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
     o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
-                {"seed", seed},
+                {"seed", load.seed},
                 {"model", options.model},
                 {"concurrency", options.concurrency},
                 {"requests", options.requests},
-                {"input_len", input},
-                {"output_len", output}};
+                {"input_len", load.inputMin},
+                {"output_len", load.outputLen}};
     if (!o.cancelled)
         o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
     return o;
 }
 
-// KV bytes per token from the workload's kv_bytes_per_token or geometry preset; absent when it
-// names neither.
 // Long documents sent once (populate), the arm's reset steps, then questions over the same
 // documents (measured), so their KV must come back from the KV store.
 ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload& w,
@@ -223,17 +221,18 @@ ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload
         throw WorkloadError(WorkloadError::Kind::Refused,
                             "arm \"" + arm.label +
                                 "\" has no engine_url for a cold-recovery workload");
-    const int documents = intParam(w.params, "documents", 16);
-    const int documentTokens = intParam(w.params, "document_tokens", 8000);
-    const int questions = intParam(w.params, "questions", 4);
-    const int questionTokens = intParam(w.params, "question_tokens", 32);
-    const int output = intParam(w.params, "output_len", 16);
-    const auto bytesPerToken = kvBytesPerToken(w.params);
+    MeasuredLoad load;
+    load.dataset = "cold-recovery";
+    load.documents = intParam(w.params, "documents", 16);
+    load.documentTokens = intParam(w.params, "document_tokens", 8000);
+    load.questions = intParam(w.params, "questions", 4);
+    load.questionTokens = intParam(w.params, "question_tokens", 32);
+    load.outputLen = intParam(w.params, "output_len", 16);
+    load.kvBytesPerToken = kvBytesPerToken(w.params);
     // Each repetition its own documents, the same for every arm (see loadRun).
-    const auto seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
-                      static_cast<std::uint64_t>(repetition);
-    const auto data =
-        Datasets::coldRecovery(documents, documentTokens, questions, questionTokens, output, seed);
+    load.seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
+                static_cast<std::uint64_t>(repetition);
+    const auto data = load.prompts();
     LoadGenerator::Options options;
     options.url = arm.engineUrl;
     options.model = param(w.params, "model", "tierscope-sim");
@@ -245,24 +244,21 @@ ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload
     o.workload = "load";
     o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
                 {"dataset", "cold-recovery"},
-                {"seed", seed},
+                {"seed", load.seed},
                 {"model", options.model},
                 {"concurrency", options.concurrency},
                 {"rate", rate},
-                {"documents", documents},
-                {"document_tokens", documentTokens},
-                {"questions", questions},
-                {"question_tokens", questionTokens},
-                {"output_len", output}};
-    if (bytesPerToken)
-        o.params["kv_bytes_per_token"] = *bytesPerToken;
+                {"output_len", load.outputLen}};
+    o.params.update(load.coldParams());
+    if (load.kvBytesPerToken)
+        o.params["kv_bytes_per_token"] = *load.kvBytesPerToken;
 
     const auto atStart = EvidenceSnapshot::take(arm.path, {});
     Phase populate;
     populate.startNs = clock.nowNs();
     {
         auto p = options;
-        p.requests = documents;
+        p.requests = load.documents;
         LoadGenerator generator(p, data.populate, clock);
         populate.requests = generator.run({}, &cancel);
         populate.summary = LoadSummary::compute(populate.requests, generator.durationS(),
@@ -292,18 +288,11 @@ ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload
     summary["populate"] = o.populate->summary;
     o.summary = std::move(summary);
 
-    // Distinct prefixes: each document's KV has to come back at least once.
-    const std::optional<double> implied =
-        bytesPerToken ? std::optional<double>(*bytesPerToken * documents * documentTokens)
-                      : std::nullopt;
-    const ColdRecoveryEvidence evidence(atStart, before, after, implied);
+    const ColdRecoveryEvidence evidence(atStart, before, after, load.impliedKvBytes());
     o.summary["evidence"] = evidence.toJson();
     if (o.cancelled)
         return o;
-    o.validity.push_back(evidence.storageCheck());
-    o.validity.push_back(evidence.cacheCheck());
-    if (evidence.hasDevice())
-        o.validity.push_back(evidence.pageCacheCheck());
+    MeasuredLoad::addEvidenceChecks(o.validity, evidence, true, true);
     o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
     return o;
 }

@@ -13,9 +13,9 @@
 #include "experiments/CacheReset.h"
 #include "experiments/ColdRecoveryEvidence.h"
 #include "experiments/EvidenceSnapshot.h"
+#include "experiments/MeasuredLoad.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
-#include "workloads/KvGeometry.h"
 #include "workloads/WorkloadError.h"
 
 #include <atomic>
@@ -250,50 +250,21 @@ nlohmann::json validity(const LoadCommand::Options& o, const nlohmann::json& sum
     const long failed = summary.value("failed", 0L);
     checks.push_back(
         ValidityChecks::errors(failed, failed + summary.value("completed", 0L), o.maxFailureRate));
-    if (!evidence)
-        return checks;
-    if (evidence->hasCounters())
-        checks.push_back(evidence->cacheCheck());
-    if (!o.kvPath.empty()) {
-        checks.push_back(evidence->storageCheck());
-        if (evidence->hasDevice())
-            checks.push_back(evidence->pageCacheCheck());
-    }
+    if (evidence)
+        MeasuredLoad::addEvidenceChecks(checks, *evidence, !o.kvPath.empty(), false);
     return checks;
 }
 
-} // namespace
-
-int LoadCommand::run(const GlobalOptions& global, const Options& o) {
-    auto usage = [](const std::string& message) {
-        std::cerr << "tierscope load: " << message << "\n";
-        return kExitUsage;
-    };
-    // Only the engine is a target: never file://, gopher:// and the like. The URL is shown
-    // without its password wherever it is printed or stored.
-    if (!LoadGenerator::httpUrl(o.url))
-        return usage("--url must be an http:// or https:// URL, not " +
-                     LoadGenerator::redacted(o.url));
-    if (o.concurrency <= 0 && o.rate <= 0)
-        return usage("give --concurrency N (closed loop) or --rate R (open loop)");
-    const bool cold = o.dataset == "cold-recovery";
-    std::optional<double> bytesPerToken;
-    if (o.kvBytesPerToken > 0)
-        bytesPerToken = o.kvBytesPerToken;
-    if (!o.geometry.empty()) {
-        try {
-            bytesPerToken = static_cast<double>(KvGeometry::preset(o.geometry).bytesPerToken());
-        } catch (const WorkloadError& e) {
-            return usage(e.what());
-        }
-    }
-    if (o.requests <= 0 && o.duration.empty() && !cold)
-        return usage("give --requests K or --duration D");
-    if (o.warmup < 0)
-        return usage("--warmup must be 0 or more");
-    if (o.outputLen < 1)
-        return usage("--output-len must be 1 or more");
+// What the flags ask for, checked: the generator's options, the prompts and the goodput SLO.
+struct Setup {
     LoadGenerator::Options options;
+    MeasuredLoad load;
+    Datasets::ColdRecovery prompts;
+    std::optional<LoadSummary::Slo> slo;
+};
+
+std::optional<std::string> generatorOptions(const LoadCommand::Options& o, Setup& s) {
+    auto& options = s.options;
     options.url = o.url;
     options.model = o.model;
     options.api = o.api;
@@ -308,62 +279,80 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     if (!o.duration.empty()) {
         const auto d = DurationParser::parse(o.duration);
         if (!d || d->count() <= 0)
-            return usage("--duration must be a duration such as 30s or 5m");
+            return "--duration must be a duration such as 30s or 5m";
         options.duration = *d;
     }
     const auto timeout = DurationParser::parse(o.requestTimeout);
     if (!timeout || timeout->count() <= 0)
-        return usage("--request-timeout must be a duration such as 60s");
+        return "--request-timeout must be a duration such as 60s";
     options.requestTimeout = std::chrono::duration_cast<std::chrono::milliseconds>(*timeout);
-    std::optional<LoadSummary::Slo> slo;
-    if (!o.goodput.empty() && !(slo = LoadSummary::parseSlo(o.goodput)))
-        return usage("--goodput takes ttft:MS tpot:MS e2el:MS");
-    if (o.insecure)
-        std::cerr << "tierscope load: warning: TLS certificate verification is OFF\n";
+    if (!o.goodput.empty() && !(s.slo = LoadSummary::parseSlo(o.goodput)))
+        return "--goodput takes ttft:MS tpot:MS e2el:MS";
+    return std::nullopt;
+}
 
-    std::vector<Conversation> conversations;
-    std::vector<Conversation> populate; // cold-recovery's first phase
+std::optional<std::string> prompts(const LoadCommand::Options& o, Setup& s) {
+    auto& load = s.load;
+    load.datasetPath = o.datasetPath;
+    load.outputLen = o.outputLen;
+    load.users = o.users;
+    load.systemTokens = o.systemTokens;
+    load.rounds = o.rounds;
+    load.questionTokens = o.questionTokens;
+    load.documents = o.documents;
+    load.documentTokens = o.documentTokens;
+    load.questions = o.questions;
+    load.seed = o.seed;
     // Sizes are checked by Datasets before anything is allocated; its message names the limit.
     const long long needed = static_cast<long long>(o.requests > 0 ? o.requests : 1000) + o.warmup;
-    try {
-        if (o.dataset == "synthetic") {
-            int lo = 0, hi = 0;
-            if (!parseRange(o.inputLen, lo, hi))
-                return usage("--input-len takes N or MIN-MAX");
-            if (needed > std::numeric_limits<int>::max())
-                return usage("--requests plus --warmup must be at most " +
-                             std::to_string(std::numeric_limits<int>::max()));
-            conversations =
-                Datasets::synthetic(static_cast<int>(needed), lo, hi, o.outputLen, o.seed);
-        } else if (cold) {
-            auto data = Datasets::coldRecovery(o.documents, o.documentTokens, o.questions,
-                                               o.questionTokens, o.outputLen, o.seed);
-            populate = std::move(data.populate);
-            conversations = std::move(data.measured);
-            if (o.requests <= 0 && o.duration.empty())
-                options.requests = static_cast<int>(conversations.size());
-        } else if (o.dataset == "shared-prefix") {
-            conversations = Datasets::sharedPrefix(o.users, o.systemTokens, o.rounds,
-                                                   o.questionTokens, o.outputLen, o.seed);
-        } else {
-            if (o.datasetPath.empty())
-                return usage("--dataset jsonl needs --dataset-path FILE");
-            conversations = Datasets::jsonl(o.datasetPath, o.outputLen);
-        }
-    } catch (const std::exception& e) {
-        return usage(e.what());
+    if (load.dataset == "synthetic") {
+        if (!parseRange(o.inputLen, load.inputMin, load.inputMax))
+            return "--input-len takes N or MIN-MAX";
+        if (needed > std::numeric_limits<int>::max())
+            return "--requests plus --warmup must be at most " +
+                   std::to_string(std::numeric_limits<int>::max());
+        load.count = static_cast<int>(needed);
     }
+    if (load.dataset == "jsonl" && o.datasetPath.empty())
+        return "--dataset jsonl needs --dataset-path FILE";
+    try {
+        s.prompts = load.prompts();
+    } catch (const std::exception& e) {
+        return std::string(e.what());
+    }
+    if (load.coldRecovery() && o.requests <= 0 && o.duration.empty())
+        s.options.requests = static_cast<int>(s.prompts.measured.size());
+    return std::nullopt;
+}
 
-    const std::string dbPath = global.dbPath();
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(dbPath).parent_path(), ec);
-    Store store(dbPath, Store::Mode::ReadWrite);
-    WallClock clock;
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    const std::int64_t session =
-        store.createSession({0, o.label.empty() ? "load " + o.model : o.label, o.storageProfile,
-                             host, clock.nowNs(), std::nullopt, "", "load", kToolVersion});
+// The usage error, or nothing with `s` filled.
+std::optional<std::string> setUp(const LoadCommand::Options& o, Setup& s) {
+    // Only the engine is a target: never file://, gopher:// and the like. The URL is shown
+    // without its password wherever it is printed or stored.
+    if (!LoadGenerator::httpUrl(o.url))
+        return "--url must be an http:// or https:// URL, not " + LoadGenerator::redacted(o.url);
+    if (o.concurrency <= 0 && o.rate <= 0)
+        return "give --concurrency N (closed loop) or --rate R (open loop)";
+    s.load.dataset = o.dataset;
+    try {
+        s.load.kvBytesPerToken = MeasuredLoad::bytesPerToken(
+            o.kvBytesPerToken > 0 ? std::optional<double>(o.kvBytesPerToken) : std::nullopt,
+            o.geometry);
+    } catch (const WorkloadError& e) {
+        return std::string(e.what());
+    }
+    if (o.requests <= 0 && o.duration.empty() && !s.load.coldRecovery())
+        return "give --requests K or --duration D";
+    if (o.warmup < 0)
+        return "--warmup must be 0 or more";
+    if (o.outputLen < 1)
+        return "--output-len must be 1 or more";
+    if (auto error = generatorOptions(o, s))
+        return error;
+    return prompts(o, s);
+}
+
+nlohmann::json runParams(const LoadCommand::Options& o, const MeasuredLoad& load) {
     nlohmann::json params = {{"url", LoadGenerator::redacted(o.url)},
                              {"model", o.model},
                              {"api", o.api},
@@ -377,47 +366,40 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
                              {"input_len", o.inputLen},
                              {"output_len", o.outputLen},
                              {"seed", o.seed}};
-    nlohmann::json coldParams;
-    EvidenceSnapshot atStart;
-    if (cold) {
-        coldParams = {{"documents", o.documents},
-                      {"document_tokens", o.documentTokens},
-                      {"questions", o.questions},
-                      {"question_tokens", o.questionTokens}};
-        params.update(coldParams);
-        // Before the populate phase: its KV writes are what fills the page cache.
-        atStart = EvidenceSnapshot::take(o.kvPath, {});
-        if (!runPopulate(store, session, params, options, populate, clock, o))
-            return kExitFailure;
-    }
-    const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
+    if (load.coldRecovery())
+        params.update(load.coldParams());
+    return params;
+}
 
+// What the measured phase left beside the stored requests and the accumulator.
+struct Streamed {
+    long issued = 0;
+    std::string firstError;
+    double durationS = 0;
+    int maxConcurrent = 0;
+    std::string endpoint;
+};
+
+// The measured phase: requests go to the store as they finish and into bounded summary
+// statistics, so a soak of millions of requests holds only those in flight.
+Streamed stream(Setup& s, const WallClock& clock, LoadAccumulator& accumulator,
+                RequestWriter& writer) {
     // Every stream holds a socket; thousands of them exceed the usual soft limit of 1024.
     rlimit files{};
     if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
         files.rlim_cur = files.rlim_max;
         setrlimit(RLIMIT_NOFILE, &files);
     }
-    LoadGenerator generator(options, std::move(conversations), clock);
-    // Only cold recovery's checks need the device, the page cache and the engine's counters.
-    auto evidence = [&] {
-        return cold ? EvidenceSnapshot::take(o.kvPath, o.url) : EvidenceSnapshot{};
-    };
-    const auto before = evidence();
-    // Requests go to the store as they finish and into bounded summary statistics, so a soak
-    // of millions of requests holds only those in flight.
-    LoadAccumulator accumulator(slo.value_or(LoadSummary::Slo{}));
-    RequestWriter writer(dbPath, run);
-    std::string firstError;
-    long issued = 0;
+    LoadGenerator generator(s.options, std::move(s.prompts.measured), clock);
+    Streamed out;
     bool storeFailed = false;
     std::optional<CancelOnSignal> cancel(std::in_place, std::initializer_list<int>{SIGINT});
     const bool tty = isatty(STDERR_FILENO);
     generator.run(
         [&](RequestRecord&& r) {
             accumulator.add(r);
-            if (firstError.empty() && !r.ok())
-                firstError = r.error.empty() ? "HTTP " + std::to_string(r.httpStatus) : r.error;
+            if (out.firstError.empty() && !r.ok())
+                out.firstError = r.error.empty() ? "HTTP " + std::to_string(r.httpStatus) : r.error;
             writer.push(std::move(r));
             // A workspace that refused a batch (a full disk) refuses the rest: sending more
             // would measure requests that cannot be kept. Stop as a signal would.
@@ -427,7 +409,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
             }
         },
         [&](const LoadGenerator::Progress& p) {
-            issued = p.issued;
+            out.issued = p.issued;
             if (tty)
                 std::fprintf(stderr, "\r%ld issued, %ld done, %ld failed, %ld in flight   ",
                              p.issued, p.completed, p.failed, p.inFlight);
@@ -437,22 +419,63 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     if (tty)
         std::fputs("\n", stderr);
     writer.stop();
+    out.durationS = generator.durationS();
+    out.maxConcurrent = generator.maxConcurrent();
+    out.endpoint = generator.displayEndpoint();
+    return out;
+}
+
+} // namespace
+
+int LoadCommand::run(const GlobalOptions& global, const Options& o) {
+    Setup setup;
+    if (const auto error = setUp(o, setup)) {
+        std::cerr << "tierscope load: " << *error << "\n";
+        return kExitUsage;
+    }
+    if (o.insecure)
+        std::cerr << "tierscope load: warning: TLS certificate verification is OFF\n";
+    const bool cold = setup.load.coldRecovery();
+
+    const std::string dbPath = global.dbPath();
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(dbPath).parent_path(), ec);
+    Store store(dbPath, Store::Mode::ReadWrite);
+    WallClock clock;
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::int64_t session =
+        store.createSession({0, o.label.empty() ? "load " + o.model : o.label, o.storageProfile,
+                             host, clock.nowNs(), std::nullopt, "", "load", kToolVersion});
+    const nlohmann::json params = runParams(o, setup.load);
+    EvidenceSnapshot atStart;
+    if (cold) {
+        // Before the populate phase: its KV writes are what fills the page cache.
+        atStart = EvidenceSnapshot::take(o.kvPath, {});
+        if (!runPopulate(store, session, params, setup.options, setup.prompts.populate, clock, o))
+            return kExitFailure;
+    }
+    const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
+    // Only cold recovery's checks need the device, the page cache and the engine's counters.
+    auto evidence = [&] {
+        return cold ? EvidenceSnapshot::take(o.kvPath, o.url) : EvidenceSnapshot{};
+    };
+    const auto before = evidence();
+    LoadAccumulator accumulator(setup.slo.value_or(LoadSummary::Slo{}));
+    RequestWriter writer(dbPath, run);
+    const Streamed streamed = stream(setup, clock, accumulator, writer);
 
     const auto after = evidence();
-    auto summary = accumulator.summary(generator.durationS(), generator.maxConcurrent());
+    auto summary = accumulator.summary(streamed.durationS, streamed.maxConcurrent);
     std::optional<ColdRecoveryEvidence> kv;
     if (cold) {
-        // Distinct prefixes: each document's KV has to come back at least once.
-        const std::optional<double> implied =
-            bytesPerToken ? std::optional<double>(*bytesPerToken * o.documents * o.documentTokens)
-                          : std::nullopt;
-        kv.emplace(atStart, before, after, implied);
+        kv.emplace(atStart, before, after, setup.load.impliedKvBytes());
         summary["evidence"] = kv->toJson();
     }
     if (!CancelOnSignal::flag())
         summary["validity"] = validity(o, summary, kv);
     summary["tool_version"] = kToolVersion;
-    summary["endpoint"] = generator.displayEndpoint();
+    summary["endpoint"] = streamed.endpoint;
     // vLLM's result fields: the configured limit, beside the observed peak
     // (max_concurrent_requests, measured requests only).
     summary["max_concurrency"] = o.concurrency > 0 ? nlohmann::json(o.concurrency) : nullptr;
@@ -463,7 +486,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     summary["session_id"] = session;
     summary["run_id"] = run;
     // Not vLLM fields: the chain from sent to stored, so a lost request shows.
-    summary["issued_requests"] = std::max(0L, issued - o.warmup);
+    summary["issued_requests"] = std::max(0L, streamed.issued - o.warmup);
     summary["stored_requests"] = writer.committed();
     if (const auto error = writer.error()) {
         summary["store_error"] = *error;
@@ -498,7 +521,8 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     if (writer.error())
         return kExitCannotWrite;
     if (summary["completed"].get<long>() == 0) {
-        const std::string first = accumulator.requests() == 0 ? "no request was sent" : firstError;
+        const std::string first =
+            accumulator.requests() == 0 ? "no request was sent" : streamed.firstError;
         std::cerr << "tierscope load: no request succeeded; first error: " << first << "\n";
         return kExitFailure;
     }

@@ -13,6 +13,7 @@
 #include "core/util/WallClock.h"
 #include "experiments/RecordedStorageRun.h"
 #include "workloads/BandwidthSampler.h"
+#include "workloads/DatasetRequest.h"
 #include "workloads/KvGeometry.h"
 #include "workloads/StorageDataset.h"
 #include "workloads/StorageManifest.h"
@@ -162,23 +163,19 @@ KvGeometry geometryOf(const StorageCommand::Options& o) {
 
 int prepare(const StorageCommand::Options& o) {
     StorageManifest manifest = StorageManifest::load(o.path);
-    IoJob job;
-    std::string what;
+    DatasetRequest dataset;
+    dataset.workload = o.workload;
     if (o.workload == "model-load") {
-        const int files = o.files > 0 ? o.files : 4;
-        job = StorageDataset::prepareModelLoad(manifest, totalSizeOf(o), files);
-        what = "model-load data, " + std::to_string(files) + " shards";
+        dataset.files = o.files > 0 ? o.files : 4;
+        dataset.totalBytes = totalSizeOf(o);
     } else {
-        StorageDataset::KvLayout layout;
-        layout.geometry = geometryOf(o);
-        layout.chunkTokens = o.chunkTokens;
-        layout.tokens = o.tokens > 0 ? o.tokens : 4096;
-        layout.prefixes = o.prefixes;
-        job = StorageDataset::prepareKvRestore(manifest, layout);
-        what = "KV chunks, " + std::to_string(layout.prefixes) + " prefixes of " +
-               std::to_string(layout.tokens) + " tokens (" + layout.geometry.name + ", " +
-               UnitFormat::bytes(static_cast<double>(layout.chunkBytes())) + " per chunk)";
+        dataset.layout.geometry = geometryOf(o);
+        dataset.layout.chunkTokens = o.chunkTokens;
+        dataset.layout.tokens = o.tokens > 0 ? o.tokens : 4096;
+        dataset.layout.prefixes = o.prefixes;
     }
+    IoJob job = dataset.prepare(manifest);
+    const std::string what = dataset.describe();
     job.direct = !o.buffered;
     const auto result = execute(job, "preparing " + what, o.quiet);
     if (result.cancelled) {

@@ -19,8 +19,6 @@ class TstSourceSize : public QObject {
     // "path" or "path:Function" -> why it is longer. "debt" marks what is still to split.
     static QMap<QString, QString> allowed() {
         return {
-            {"app/commands/LoadCommand.cpp:LoadCommand::run",
-             "debt: the measured-run setup shared with ExperimentRunner"},
             {"app/commands/PullCommand.cpp:PullCommand::run",
              "debt: the copy, its checks and the merge in one pass"},
             {"agent/AgentServer.cpp:AgentServer::loop",

@@ -1,6 +1,7 @@
 #include "TestSupport.h"
 #include "workloads/CheckpointSaveWorkload.h"
 #include "workloads/DataFileName.h"
+#include "workloads/DatasetRequest.h"
 #include "workloads/IoRunner.h"
 #include "workloads/KvRestoreWorkload.h"
 #include "workloads/ModelLoadWorkload.h"
@@ -81,6 +82,33 @@ class TestStorageWorkloads : public QObject {
         m_tmp = std::make_unique<QTemporaryDir>(QDir::currentPath() + "/storage-XXXXXX");
         QVERIFY(m_tmp->isValid());
         m_dir = m_tmp->path().toStdString();
+    }
+
+    // `storage prepare` and a plan ask for a data set the same way: reused only when the
+    // manifest holds exactly that one, completely written.
+    void aDatasetRequestIsReadyOnlyWhenWrittenWhole() {
+        DatasetRequest small;
+        small.totalBytes = 1000000;
+        small.files = 2;
+        auto manifest = StorageManifest::load(m_dir);
+        QVERIFY(!small.readyIn(manifest));
+        QVERIFY(!IoRunner(small.prepare(manifest)).run().cancelled);
+        QVERIFY(!small.readyIn(StorageManifest::load(m_dir))); // written, not yet marked
+        StorageDataset::markComplete(manifest, "model-load");
+        QVERIFY(small.readyIn(StorageManifest::load(m_dir)));
+        DatasetRequest larger = small;
+        larger.totalBytes = 2000000;
+        QVERIFY(!larger.readyIn(StorageManifest::load(m_dir)));
+        QCOMPARE(small.describe(), std::string("model-load data, 2 shards"));
+
+        DatasetRequest kv;
+        kv.workload = "kv-restore";
+        kv.layout.geometry = KvGeometry::preset("Llama-3.1-8B");
+        kv.layout.tokens = 512;
+        kv.layout.prefixes = 2;
+        QVERIFY(!kv.readyIn(StorageManifest::load(m_dir))); // the model-load set is no KV set
+        QVERIFY2(kv.describe().starts_with("KV chunks, 2 prefixes of 512 tokens (Llama-3.1-8B, "),
+                 kv.describe().c_str());
     }
 
     void prepareWritesRandomNonSparseFilesAndModelLoadReadsEveryByte() {
