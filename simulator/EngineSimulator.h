@@ -15,10 +15,16 @@
 #include <vector>
 
 namespace httplib {
+class DataSink;
+struct Request;
+struct Response;
 class Server;
-}
+} // namespace httplib
 
 namespace tierscope {
+
+class SimulatedKvTiers;
+class SimulatedMetrics;
 
 // An OpenAI-compatible streaming server for tests and demos (not an inference engine). TTFT is
 // the sum of three real parts, so storage speed really changes it:
@@ -51,7 +57,7 @@ class EngineSimulator {
         double stallRate = 0;      // stream pauses for stallMs mid-stream
         int stallMs = 5000;
         std::uint64_t seed = 1;
-        int threads = 0;                   // 0: max concurrency + 32 (every stream holds a thread)
+        int threads = 0;                  // 0: max concurrency + 32 (every stream holds a thread)
         std::size_t recordLimit = 10'000; // /sim/requests keeps the most recent ones only
         // Close each connection after its response. cpp-httplib waits for a connection's next
         // request by polling every 10 ms on the connection's thread: thousands of idle
@@ -95,41 +101,33 @@ class EngineSimulator {
     // which models an external KV store (LMCache's disk tier) that this reset leaves alone: the
     // chunks stay and are read from storage again.
     void resetPrefixCache();
-    bool kvDirectIo() const { return m_kvDirectIo; }
+    bool kvDirectIo() const;
 
   private:
     struct Plan;
-    struct KvRetrieval {
-        double readS = 0;
-        std::int64_t bytes = 0;
-        int recomputedTokens = 0;
-    };
-    // The cached chunks' KV: from the CPU tier, else read from --kv-dir (or recomputed).
-    KvRetrieval retrieveKv(const std::vector<std::uint64_t>& chunks, int promptTokens);
-    void keepInCpuTier(const std::vector<std::uint64_t>& chunks); // with m_tierMutex held
-    void waitForKvWrites();
-    std::string lmcacheMetricsText(std::size_t diskChunks) const;
+    struct Completion;
     Plan admit(std::int64_t id, const std::string& prompt, int maxTokens);
     void release(const Plan& plan);
-    std::string kvPath(std::uint64_t chunkHash) const; // one file per KV chunk in --kv-dir
-    double readKv(const std::vector<std::uint64_t>& chunks, std::int64_t& bytes);
-    void storeKv(const std::vector<std::uint64_t>& chunks);
-    void kvWriterLoop();
     bool roll(double rate);
-    void observe(double ttft, int promptTokens, int cachedTokens);
-    // vLLM V1's request-phase histograms and LMCache's retrieve time; with m_mutex held.
-    struct PhaseHistograms;
-    void observeFirstToken(const Plan& plan, const RequestRecord& record);
-    void observeFinished(const Plan& plan);
-    std::string phaseMetricsText(const std::string& labels) const;
-    void paceKvRead(Clock::time_point started, std::int64_t bytes) const;
     void remember(RequestRecord record); // with m_mutex held
     void routes();
+    void handleResetPrefixCache(httplib::Response& res);
+    void handleMetrics(httplib::Response& res) const;
+    void handleModels(httplib::Response& res) const;
+    void handleRequests(httplib::Response& res) const;
+    void handleCompletion(const httplib::Request& req, httplib::Response& res, bool chat);
+    // Runs admission, KV reads and prefill; returns the plan with the TTFT recorded.
+    Plan prefill(const Completion& completion);
+    void cacheChunks(const std::vector<std::uint64_t>& chunks); // with m_mutex held
+    void replyWhole(const Completion& completion, httplib::Response& res);
+    bool streamReply(const Completion& completion, httplib::DataSink& sink);
 
     Options m_options;
     std::unique_ptr<httplib::Server> m_server;
     std::thread m_listener;
     std::atomic<std::int64_t> m_nextId{1};
+    int m_listenFd = -1;
+    std::unique_ptr<SimulatedKvTiers> m_kvTiers; // its own locks, taken after m_mutex
 
     mutable std::mutex m_mutex; // guards everything below
     std::condition_variable m_slotFree;
@@ -139,34 +137,8 @@ class EngineSimulator {
     std::list<std::uint64_t> m_lru; // prefix-cache chunk hashes, most recent first
     std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> m_cached;
     std::deque<RequestRecord> m_records; // the newest recordLimit
-
-    std::unique_ptr<PhaseHistograms> m_phases;
-    std::vector<double> m_ttftBuckets; // cumulative counts per bound in kTtftBounds
-    double m_ttftSum = 0;
-    std::int64_t m_ttftCount = 0;
-    double m_promptTokens = 0, m_generationTokens = 0, m_prefixQueries = 0, m_prefixHits = 0;
-    double m_prefixResets = 0;
+    std::unique_ptr<SimulatedMetrics> m_metrics;
     std::mt19937_64 m_random;
-
-    std::mutex m_kvMutex;
-    std::condition_variable m_kvWork;
-    std::deque<std::uint64_t> m_kvQueue;
-    bool m_kvStop = false;
-    std::thread m_kvWriter;
-    bool m_kvDirectIo = true;
-    bool m_kvWriting = false; // guarded by m_kvMutex
-    std::condition_variable m_kvIdle;
-
-    // The CPU tier and the LMCache-named counters. Taken after m_mutex (metricsText), never
-    // the other way round.
-    mutable std::mutex m_tierMutex;
-    std::list<std::uint64_t> m_cpuLru;
-    std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> m_cpuCached;
-    double m_readBytesPerS = 0; // the KV reads' speed so far; 0: none yet
-    double m_lmRetrieves = 0, m_lmRequestedTokens = 0, m_lmHitTokens = 0, m_lmReadBytes = 0,
-           m_lmReadRequests = 0, m_recomputedTokens = 0, m_cpuHitTokens = 0;
-    int m_listenFd = -1;
-    double m_processStart = 0; // process_start_time_seconds, as Prometheus clients compute it
 };
 
 } // namespace tierscope
