@@ -4,9 +4,9 @@
 #include "core/store/LiveBuffer.h"
 #include "core/view/ChartLayout.h"
 #include "core/view/EngineAbsence.h"
-#include "ui/PrometheusFeed.h"
 #include "ui/Settings.h"
-#include "ui/StoreReader.h"
+#include "ui/feeds/PrometheusFeed.h"
+#include "ui/sessions/StoreReader.h"
 
 #include <QMainWindow>
 #include <QThread>

@@ -1,10 +1,10 @@
 // MainWindow's experiments: a plan opened in the experiment dialog, kept apart from
 // MainWindow.cpp so the experiment wiring stays in one place.
 #include "ui/DevicesView.h"
-#include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
-#include "ui/StoreReader.h"
 #include "ui/compare/CompareDialog.h"
+#include "ui/experiment/ExperimentDialog.h"
+#include "ui/sessions/StoreReader.h"
 #include "ui/timeline/TimelineView.h"
 
 #include <QAction>

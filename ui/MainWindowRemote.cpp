@@ -2,7 +2,7 @@
 // MainWindow.cpp so the remote wiring stays in one place.
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
-#include "ui/RemoteFeed.h"
+#include "ui/feeds/RemoteFeed.h"
 #include "ui/timeline/TimelineView.h"
 
 #include <QInputDialog>

@@ -5,8 +5,8 @@
 #include "core/util/WallClock.h"
 #include "remote/RemoteMirror.h"
 #include "remote/SshSession.h"
-#include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
+#include "ui/experiment/ExperimentDialog.h"
 
 #include <QDeadlineTimer>
 #include <QDirIterator>

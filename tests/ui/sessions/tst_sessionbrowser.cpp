@@ -1,7 +1,7 @@
 #include "core/analysis/AnalysisText.h"
 #include "core/store/Store.h"
-#include "ui/SessionBrowser.h"
-#include "ui/SessionListModel.h"
+#include "ui/sessions/SessionBrowser.h"
+#include "ui/sessions/SessionListModel.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemModelTester>

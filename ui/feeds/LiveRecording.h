@@ -1,7 +1,7 @@
 #pragma once
 
 #include "collectors/Recorder.h"
-#include "ui/DeviceRecordMetaType.h"
+#include "ui/feeds/DeviceRecordMetaType.h"
 
 #include <QObject>
 #include <QString>

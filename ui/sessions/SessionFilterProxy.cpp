@@ -1,6 +1,6 @@
-#include "ui/SessionFilterProxy.h"
+#include "ui/sessions/SessionFilterProxy.h"
 
-#include "ui/SessionListModel.h"
+#include "ui/sessions/SessionListModel.h"
 
 namespace tierscope {
 

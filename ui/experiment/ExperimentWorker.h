@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ui/DeviceRecordMetaType.h"
+#include "ui/feeds/DeviceRecordMetaType.h"
 
 #include <QObject>
 #include <QString>

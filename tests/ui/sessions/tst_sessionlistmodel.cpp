@@ -1,4 +1,4 @@
-#include "ui/SessionListModel.h"
+#include "ui/sessions/SessionListModel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -1,9 +1,9 @@
-#include "ui/ExperimentDialog.h"
+#include "ui/experiment/ExperimentDialog.h"
 
 #include "experiments/ExperimentRunner.h"
 #include "remote/SshTarget.h"
-#include "ui/ExperimentWorker.h"
-#include "ui/RemoteRunLog.h"
+#include "ui/experiment/ExperimentWorker.h"
+#include "ui/experiment/RemoteRunLog.h"
 #include "ui/timeline/StatusColor.h"
 
 #include <QCloseEvent>

@@ -1,10 +1,10 @@
-#include "ui/SessionBrowser.h"
+#include "ui/sessions/SessionBrowser.h"
 
 #include "core/analysis/AnalysisText.h"
 #include "core/report/CsvExporter.h"
 #include "core/store/Store.h"
-#include "ui/SessionFilterProxy.h"
-#include "ui/SessionListModel.h"
+#include "ui/sessions/SessionFilterProxy.h"
+#include "ui/sessions/SessionListModel.h"
 
 #include <QAction>
 #include <QCheckBox>

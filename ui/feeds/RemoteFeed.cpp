@@ -1,8 +1,8 @@
-#include "ui/RemoteFeed.h"
+#include "ui/feeds/RemoteFeed.h"
 
+#include "core/store/LiveBuffer.h"
 #include "remote/RemoteMirror.h"
 #include "remote/SshSession.h"
-#include "core/store/LiveBuffer.h"
 
 #include <filesystem>
 

@@ -1,4 +1,4 @@
-#include "ui/ExperimentWorker.h"
+#include "ui/experiment/ExperimentWorker.h"
 
 #include "core/util/WallClock.h"
 #include "experiments/ExperimentRunner.h"

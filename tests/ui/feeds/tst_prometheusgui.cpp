@@ -2,7 +2,7 @@
 #include "collectors/prometheus/PrometheusApi.h"
 #include "core/store/Store.h"
 #include "ui/MainWindow.h"
-#include "ui/PrometheusDialog.h"
+#include "ui/feeds/PrometheusDialog.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 

@@ -1,9 +1,9 @@
 #include "TestSupport.h"
 #include "core/store/Store.h"
-#include "ui/ExperimentDialog.h"
 #include "ui/MainWindow.h"
-#include "ui/RemoteRunLog.h"
 #include "ui/compare/CompareDialog.h"
+#include "ui/experiment/ExperimentDialog.h"
+#include "ui/experiment/RemoteRunLog.h"
 #include "ui/timeline/TimelineView.h"
 
 #include <QApplication>

@@ -1,6 +1,6 @@
-#include "ui/PrometheusDialog.h"
+#include "ui/feeds/PrometheusDialog.h"
 
-#include "ui/PrometheusFeed.h"
+#include "ui/feeds/PrometheusFeed.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

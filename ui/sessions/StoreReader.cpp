@@ -1,4 +1,4 @@
-#include "ui/StoreReader.h"
+#include "ui/sessions/StoreReader.h"
 
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"

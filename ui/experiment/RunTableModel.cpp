@@ -1,4 +1,4 @@
-#include "ui/RunTableModel.h"
+#include "ui/experiment/RunTableModel.h"
 
 #include "core/compare/RunKpis.h"
 

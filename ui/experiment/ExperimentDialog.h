@@ -2,7 +2,7 @@
 
 #include "experiments/ExperimentPlan.h"
 #include "experiments/RunSchedule.h"
-#include "ui/DeviceRecordMetaType.h"
+#include "ui/feeds/DeviceRecordMetaType.h"
 
 #include <QDialog>
 #include <QProcessEnvironment>

@@ -1,4 +1,4 @@
-#include "ui/RemoteRunLog.h"
+#include "ui/experiment/RemoteRunLog.h"
 
 #include <QRegularExpression>
 

@@ -1,6 +1,6 @@
-#include "ui/RunsPanel.h"
+#include "ui/experiment/RunsPanel.h"
 
-#include "ui/RunTableModel.h"
+#include "ui/experiment/RunTableModel.h"
 
 #include <QChart>
 #include <QChartView>

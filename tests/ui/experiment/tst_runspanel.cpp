@@ -1,5 +1,5 @@
-#include "ui/RunTableModel.h"
-#include "ui/RunsPanel.h"
+#include "ui/experiment/RunTableModel.h"
+#include "ui/experiment/RunsPanel.h"
 
 #include <QAbstractItemModelTester>
 #include <QChart>

@@ -1,4 +1,4 @@
-#include "ui/PrometheusFeed.h"
+#include "ui/feeds/PrometheusFeed.h"
 
 #include "collectors/prometheus/PrometheusApi.h"
 #include "collectors/prometheus/PrometheusRecording.h"

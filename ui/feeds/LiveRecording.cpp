@@ -1,4 +1,4 @@
-#include "ui/LiveRecording.h"
+#include "ui/feeds/LiveRecording.h"
 
 #include "core/store/LiveBuffer.h"
 #include "core/store/Store.h"
