@@ -35,7 +35,6 @@ class TstSourceSize : public QObject {
              "debt: the menus and docks of every feature"},
             {"ui/compare/CompareDialog.cpp:CompareDialog::CompareDialog",
              "a form: every field, its tooltip and its connection"},
-            {"ui/timeline/TimelineChart.cpp", "debt: the axes and the hover to split out"},
         };
     }
 

@@ -1,6 +1,7 @@
 #include "ui/timeline/TimelineChart.h"
 
 #include "ui/timeline/AxisTicks.h"
+#include "ui/timeline/ChartAnnotations.h"
 #include "ui/timeline/ChartPoints.h"
 #include "ui/timeline/LinePlotItem.h"
 
@@ -62,9 +63,8 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     m_chart->setMargins(QMargins(kMargin, 2, kMargin, 2));
     // Before any other receiver: TimelineView aligns the charts on this signal.
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { m_laidOutInset = m_leftInset; });
-    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutMarkers);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutAnnotations);
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyTimeTicks);
-    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutSpans);
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutZeroNote);
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
@@ -104,6 +104,8 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
         series->setPointsVisible(s.dots && renderer != Renderer::Painter);
         m_series.push_back(series);
     }
+    if (!isAbsent())
+        m_annotations = std::make_unique<ChartAnnotations>(m_chart, m_x, m_series.front());
     if (renderer == Renderer::Painter) {
         m_plot = new LinePlotItem(m_series, m_x, m_y, m_chart);
         m_plot->setZValue(10); // over the grid, under the crosshair
@@ -260,8 +262,7 @@ void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle)
         applyTimeTicks();
         if (m_plot)
             m_plot->update();
-        layoutMarkers();
-        layoutSpans();
+        layoutAnnotations();
     }
     if (m_x->titleText() != axisTitle)
         m_x->setTitleText(axisTitle);
@@ -352,31 +353,8 @@ bool TimelineChart::seriesVisible(int index) const {
 }
 
 void TimelineChart::setMarkers(const std::vector<Marker>& markers) {
-    if (isAbsent())
-        return;
-    m_markers = markers;
-    const QColor color(230, 120, 0);
-    while (m_markerLines.size() < m_markers.size()) {
-        auto* line = new QGraphicsLineItem(m_chart);
-        line->setZValue(15); // over the data, under the crosshair
-        auto* text = new QGraphicsSimpleTextItem(m_chart);
-        text->setBrush(color);
-        QFont font = text->font();
-        font.setPointSizeF(font.pointSizeF() * 0.85);
-        text->setFont(font);
-        text->setZValue(16);
-        m_markerLines.push_back(line);
-        m_markerTexts.push_back(text);
-    }
-    for (std::size_t i = 0; i < m_markers.size(); ++i) {
-        const Marker& m = m_markers[i];
-        // A tick is drawn wider than a line, so that it can be found and hovered.
-        m_markerLines[i]->setPen(QPen(color, m.routine ? 2 : 1, Qt::SolidLine));
-        m_markerLines[i]->setToolTip(m.text);
-        if (m_markerTexts[i]->text() != m.text)
-            m_markerTexts[i]->setText(m.text);
-    }
-    layoutMarkers();
+    if (m_annotations)
+        m_annotations->setMarkers(markers);
 }
 
 void TimelineChart::layoutZeroNote() {
@@ -388,141 +366,34 @@ void TimelineChart::layoutZeroNote() {
     m_zeroNote->setPos(area.center().x() - text.width() / 2, area.bottom() - text.height() - 4);
 }
 
-void TimelineChart::layoutMarkers() {
-    if (m_markerLines.empty())
-        return;
-    const QRectF plot = m_chart->plotArea();
-    constexpr int kRows = 3;      // of notes, up from the foot of the plot
-    constexpr double kTick = 7.0; // a routine marker's height, down from the top
-    std::vector<QRectF> placed;
-    for (std::size_t i = 0; i < m_markerLines.size(); ++i) {
-        auto* line = m_markerLines[i];
-        auto* text = m_markerTexts[i];
-        const bool shown = i < m_markers.size() && m_markers[i].x >= m_x->min() &&
-                           m_markers[i].x <= m_x->max() && plot.width() > 10;
-        line->setVisible(shown);
-        text->setVisible(false);
-        if (!shown)
-            continue;
-        const double x = m_chart->mapToPosition(QPointF(m_markers[i].x, 0), m_series.front()).x();
-        if (m_markers[i].routine) {
-            line->setLine(x, plot.top(), x, plot.top() + kTick);
-            continue;
-        }
-        line->setLine(x, plot.top(), x, plot.bottom());
-        // The note beside its line, at the foot of the plot, flipped left at the right edge;
-        // stacked when notes crowd, and left out (the line stays, zoom in to read it) rather
-        // than printed over another.
-        const double w = text->boundingRect().width();
-        const double h = text->boundingRect().height();
-        const double left = x + 3 + w > plot.right() ? x - 3 - w : x + 3;
-        for (int row = 0; row < kRows; ++row) {
-            const QRectF at(left, plot.bottom() - (row + 1) * (h + 1) - 1, w, h);
-            if (at.top() < plot.top() ||
-                std::any_of(placed.begin(), placed.end(),
-                            [&](const QRectF& r) { return r.intersects(at); }))
-                continue;
-            placed.push_back(at);
-            text->setPos(at.topLeft());
-            text->setVisible(true);
-            break;
-        }
-    }
-}
-
 void TimelineChart::setSpans(const std::vector<Span>& spans) {
-    if (isAbsent())
-        return;
-    m_spans = spans;
-    while (m_spanRects.size() < m_spans.size()) {
-        auto* rect = new QGraphicsRectItem(m_chart);
-        rect->setZValue(5); // over the plot background, under the data
-        auto* text = new QGraphicsSimpleTextItem(m_chart);
-        QFont font = text->font();
-        font.setPointSizeF(font.pointSizeF() * 0.85);
-        text->setFont(font);
-        text->setZValue(6);
-        m_spanRects.push_back(rect);
-        m_spanTexts.push_back(text);
-    }
-    for (std::size_t i = 0; i < m_spans.size(); ++i) {
-        const Span& s = m_spans[i];
-        QColor fill = s.color;
-        fill.setAlpha(s.selected ? 70 : 38);
-        m_spanRects[i]->setBrush(fill);
-        m_spanRects[i]->setPen(s.selected ? QPen(s.color, 2) : QPen(Qt::NoPen));
-        m_spanRects[i]->setToolTip(s.tooltip);
-        m_spanTexts[i]->setText(s.label);
-        m_spanTexts[i]->setBrush(
-            s.color.darker(m_chart->theme() == QChart::ChartThemeDark ? 60 : 150));
-    }
-    layoutSpans();
+    if (m_annotations)
+        m_annotations->setSpans(spans);
 }
 
-void TimelineChart::layoutSpans() {
-    const QRectF plot = m_chart->plotArea();
-    for (std::size_t i = 0; i < m_spanRects.size(); ++i) {
-        auto* rect = m_spanRects[i];
-        auto* text = m_spanTexts[i];
-        const bool shown = i < m_spans.size() && m_spans[i].x1 >= m_x->min() &&
-                           m_spans[i].x0 <= m_x->max() && plot.width() > 10;
-        rect->setVisible(shown);
-        text->setVisible(false);
-        if (!shown)
-            continue;
-        auto xOf = [&](double x) {
-            return m_chart
-                ->mapToPosition(QPointF(std::clamp(x, m_x->min(), m_x->max()), 0), m_series.front())
-                .x();
-        };
-        const double left = xOf(m_spans[i].x0), right = std::max(left + 1, xOf(m_spans[i].x1));
-        rect->setRect(left, plot.top(), right - left, plot.height());
-        // The label only where it fits: a row of clipped names is noise.
-        if (text->boundingRect().width() + 4 <= right - left) {
-            text->setPos(left + 2, plot.top() + 1);
-            text->setVisible(true);
-        }
-    }
+void TimelineChart::layoutAnnotations() {
+    if (m_annotations)
+        m_annotations->layout();
 }
 
 std::vector<QRectF> TimelineChart::spanRects() const {
-    std::vector<QRectF> out;
-    for (auto* r : m_spanRects)
-        if (r->isVisible())
-            out.push_back(r->rect());
-    return out;
+    return m_annotations ? m_annotations->spanRects() : std::vector<QRectF>{};
 }
 
 QStringList TimelineChart::spanLabels() const {
-    QStringList out;
-    for (auto* t : m_spanTexts)
-        if (t->isVisible())
-            out << t->text();
-    return out;
+    return m_annotations ? m_annotations->spanLabels() : QStringList{};
 }
 
 std::vector<QLineF> TimelineChart::markerLines() const {
-    std::vector<QLineF> out;
-    for (auto* line : m_markerLines)
-        if (line->isVisible())
-            out.push_back(line->line());
-    return out;
+    return m_annotations ? m_annotations->markerLines() : std::vector<QLineF>{};
 }
 
 std::vector<QRectF> TimelineChart::markerLabelRects() const {
-    std::vector<QRectF> out;
-    for (auto* text : m_markerTexts)
-        if (text->isVisible())
-            out.push_back(text->sceneBoundingRect());
-    return out;
+    return m_annotations ? m_annotations->markerLabelRects() : std::vector<QRectF>{};
 }
 
 QStringList TimelineChart::markerLabels() const {
-    QStringList out;
-    for (auto* text : m_markerTexts)
-        if (text->isVisible())
-            out << text->text();
-    return out;
+    return m_annotations ? m_annotations->markerLabels() : QStringList{};
 }
 
 void TimelineChart::setCrosshair(double x) {
@@ -603,11 +474,8 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
         // A click, not the end of a drag: the run under it.
         if (e->button() == Qt::LeftButton && (e->position() - m_pressAt).manhattanLength() < 4) {
             const double x = xAt(e->position());
-            for (std::size_t i = 0; i < m_spans.size(); ++i)
-                if (x >= m_spans[i].x0 && x <= m_spans[i].x1) {
-                    emit spanClicked(static_cast<int>(i));
-                    break;
-                }
+            if (const auto span = m_annotations ? m_annotations->spanAt(x) : std::nullopt)
+                emit spanClicked(*span);
         }
         break;
     }

@@ -2,10 +2,12 @@
 
 #include "core/model/Bucket.h"
 #include "core/view/ChartCatalog.h"
+#include "ui/timeline/ChartAnnotations.h"
 #include "ui/timeline/UnitScale.h"
 
 #include <QLineF>
 #include <QWidget>
+#include <memory>
 #include <vector>
 
 class QChart;
@@ -63,26 +65,13 @@ class TimelineChart : public QWidget {
     int pointCount() const; // points now plotted, over all series
     QString absentText() const;
     QString crosshairText() const; // what the crosshair shows now; empty when hidden
-    // Stretches of time shaded behind the data (runs), x in seconds from the origin.
-    struct Span {
-        double x0 = 0;
-        double x1 = 0;
-        QString label;
-        QString tooltip;
-        QColor color;
-        bool selected = false;
-    };
+    // Runs shaded behind the data and events drawn over it (ChartAnnotations).
+    using Span = ChartAnnotations::Span;
+    using Marker = ChartAnnotations::Marker;
     void setSpans(const std::vector<Span>& spans);
     // The spans drawn now: their rectangles (chart coordinates) and the labels that fit.
     std::vector<QRectF> spanRects() const;
     QStringList spanLabels() const;
-    // At x (seconds from the origin, as the time range): a line and its note, or for a
-    // routine one a tick at the top of the plot with the note as its tooltip.
-    struct Marker {
-        double x = 0;
-        QString text;
-        bool routine = false;
-    };
     void setMarkers(const std::vector<Marker>& markers);
     // The markers drawn now (inside the time range): their lines (a tick's is short) and the
     // notes printed.
@@ -120,10 +109,9 @@ class TimelineChart : public QWidget {
   private:
     void toggle(QLineSeries* series);
     void showSeries(QLineSeries* series, bool shown);
-    void layoutMarkers();
+    void layoutAnnotations();
     void layoutZeroNote();
     void applyTimeTicks();
-    void layoutSpans();
 
     ChartCatalog::Chart m_spec;
     QStackedWidget* m_stack = nullptr;
@@ -140,14 +128,9 @@ class TimelineChart : public QWidget {
     UnitScale m_scale;
     QGraphicsLineItem* m_crossLine = nullptr;
     QGraphicsSimpleTextItem* m_crossText = nullptr;
-    QGraphicsSimpleTextItem* m_zeroNote = nullptr; // shown when every value in view is 0
-    std::vector<Span> m_spans;
-    std::vector<QGraphicsRectItem*> m_spanRects;
-    std::vector<QGraphicsSimpleTextItem*> m_spanTexts;
+    QGraphicsSimpleTextItem* m_zeroNote = nullptr;   // shown when every value in view is 0
+    std::unique_ptr<ChartAnnotations> m_annotations; // none on an absent chart
     QPointF m_pressAt;
-    std::vector<Marker> m_markers;
-    std::vector<QGraphicsLineItem*> m_markerLines;
-    std::vector<QGraphicsSimpleTextItem*> m_markerTexts;
     int m_leftInset = 0;
     int m_extraHeight = 0;  // the node picker's row
     int m_laidOutInset = 0; // the inset the current plot area was laid out with
