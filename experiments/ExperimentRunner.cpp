@@ -96,12 +96,41 @@ std::vector<EngineMetricsCollector::Options> engineEndpoints(const ExperimentPla
     return out;
 }
 
+// One execution of the plan: its recording, store and schedule, the engine running now and
+// the identities seen, shared by its steps.
+struct ExperimentRunner::Context {
+    std::vector<ScheduledRun> schedule;
+    Recorder& recorder;
+    Store& store;
+    const WallClock& clock;
+    Say say;
+    std::chrono::nanoseconds settle{0};
+    Result result;
+    // The running engine and the arm it belongs to.
+    std::unique_ptr<EngineProcess> engine;
+    std::size_t engineArm = 0;
+    std::uint64_t engineLogMark = 0;
+    // experiment -> (arm, engine identity) of every run so far
+    std::map<std::string, std::vector<std::pair<std::string, nlohmann::json>>> identities;
+
+    // The engine and its arm's runs are idle before and after a measured phase: scraped once
+    // more each side, every observation of the phase falls inside it (see run()).
+    void settleEngines() const { std::this_thread::sleep_for(settle); }
+    void stopEngine(const ExperimentPlan& plan) {
+        if (!engine)
+            return;
+        const int pid = engine->pid();
+        ArmEngine::stop(engine, plan.arms[engineArm], say);
+        store.addEvent(result.sessionId, clock.nowNs(), "engine-stop",
+                       plan.arms[engineArm].label + ": pid " + std::to_string(pid));
+    }
+};
+
 ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) {
-    auto say = [this](const std::string& text) {
+    Say say = [this](const std::string& text) {
         if (m_callbacks.message)
             m_callbacks.message(text);
     };
-    const auto schedule = RunSchedule::build(m_plan);
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(m_options.dbPath).parent_path(), ec);
     Recorder::Options ro;
@@ -112,229 +141,235 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
     ro.engines = engineEndpoints(m_plan);
     ro.engineInterval =
         std::max<std::chrono::nanoseconds>(m_options.interval, std::chrono::milliseconds(250));
-    // A run's engine figures are the increases scraped within its span. An idle engine scraped
-    // once more before a measured phase starts and after it ends puts every observation of the
-    // phase inside it, and none of the phase before (a populate phase's 1 s prefills made a
-    // real engine's mean TTFT 640 ms against the client's 222 ms).
-    const auto settle = ro.engines.empty() ? std::chrono::nanoseconds(0)
-                                           : ro.engineInterval + std::chrono::milliseconds(250);
-    auto settleEngines = [&] { std::this_thread::sleep_for(settle); };
     ro.observer = m_options.observer;
     Recorder recorder(ro);
     Store store(m_options.dbPath, Store::Mode::ReadWrite);
     recorder.start();
-    const WallClock& clock = recorder.clock();
-    Result result;
-    result.sessionId = recorder.sessionId();
+    Context c{
+        RunSchedule::build(m_plan), recorder, store, recorder.clock(), say, {}, {}, {}, 0, 0, {}};
+    // A run's engine figures are the increases scraped within its span. An idle engine scraped
+    // once more before a measured phase starts and after it ends puts every observation of the
+    // phase inside it, and none of the phase before (a populate phase's 1 s prefills made a
+    // real engine's mean TTFT 640 ms against the client's 222 ms).
+    if (!ro.engines.empty())
+        c.settle = ro.engineInterval + std::chrono::milliseconds(250);
+    c.result.sessionId = recorder.sessionId();
     if (m_callbacks.recording)
-        m_callbacks.recording(result.sessionId, recorder.devices());
-    result.runs = schedule.size();
+        m_callbacks.recording(c.result.sessionId, recorder.devices());
+    c.result.runs = c.schedule.size();
     if (!m_options.planText.empty())
-        store.addEvent(result.sessionId, clock.nowNs(), "experiment-plan",
+        store.addEvent(c.result.sessionId, c.clock.nowNs(), "experiment-plan",
                        Redaction::text(m_options.planText)); // the workspace travels (pull)
-    reportLeftovers(store, result.sessionId, clock.nowNs(), say);
-    // The running engine and the arm it belongs to.
-    std::unique_ptr<EngineProcess> engine;
-    std::size_t engineArm = 0;
-    std::uint64_t engineLogMark = 0;
-    auto stopArmEngine = [&] {
-        if (!engine)
-            return;
-        const int pid = engine->pid();
-        ArmEngine::stop(engine, m_plan.arms[engineArm], say);
-        store.addEvent(result.sessionId, clock.nowNs(), "engine-stop",
-                       m_plan.arms[engineArm].label + ": pid " + std::to_string(pid));
-    };
-    // experiment -> (arm, engine identity) of every run so far
-    std::map<std::string, std::vector<std::pair<std::string, nlohmann::json>>> identities;
-    for (std::size_t i = 0; i < schedule.size() && !result.incomplete; ++i) {
-        const auto& s = schedule[i];
-        const auto& arm = m_plan.arms[s.arm];
-        const auto& w = m_plan.workloads[s.variant.workload];
-        const Step step{i,        schedule.size(), arm.label, experimentName(m_plan, s.variant),
-                        s.warmup, s.repetition};
-        if (m_callbacks.started)
-            m_callbacks.started(step);
-        auto report = [&](const StepResult& r) {
-            if (m_callbacks.finished)
-                m_callbacks.finished(step, r);
-        };
-        auto env = arm.env;
-        env["TIERSCOPE_ARM"] = arm.label;
-        env["TIERSCOPE_PATH"] = arm.path;
-        env["TIERSCOPE"] = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-        env[LeftoverProcesses::kVariable] = LeftoverProcesses::ownerValue();
-        const std::int64_t start = clock.nowNs();
-        auto fail = [&](const std::string& status, const nlohmann::json& why) {
-            const auto run = store.createRun(result.sessionId, "storage/" + w.kind, "{}", start,
-                                             step.experiment, arm.label, s.repetition);
-            store.finishRun(run, clock.nowNs(), status, why.dump());
-            report({status, why.value("error", ""), run});
-            ++result.failed;
-            result.incomplete = result.incomplete || m_plan.stopOnFailure || status == "cancelled";
-        };
-        // Another arm's engine, or one that died since the last run, must not stay.
-        if (engine && (engineArm != s.arm || !engine->running()))
-            stopArmEngine();
-        if (cancel) {
-            fail("cancelled", {{"error", "cancelled before it started"}});
+    reportLeftovers(store, c.result.sessionId, c.clock.nowNs(), say);
+    for (std::size_t i = 0; i < c.schedule.size() && !c.result.incomplete; ++i)
+        if (!runStep(c, i, cancel))
             break;
-        }
-        auto teardown = [&] {
-            const bool last = i + 1 == schedule.size() || result.incomplete;
-            if (engine && (arm.engineRestart == ExperimentPlan::Arm::EngineRestart::Run || last ||
-                           schedule[i + 1].arm != s.arm))
-                stopArmEngine();
-            if (arm.teardown.empty())
-                return;
-            // Not cancelled by Ctrl-C: it undoes what the setup did. A second Ctrl-C ends
-            // tierscope, and the command's guard then kills its group.
-            const auto done = ShellCommand::run(arm.expand(arm.teardown), env, arm.timeout);
-            if (!done.ok())
-                say(arm.label + " teardown " + done.describe() + ": " + done.output);
-        };
-        if (!arm.setup.empty()) {
-            const auto setup = ShellCommand::run(arm.expand(arm.setup), env, arm.timeout, &cancel);
-            if (setup.cancelled) {
-                // What the setup did before it was stopped may need undoing.
-                fail("cancelled", {{"error", "setup cancelled"}, {"output", setup.output}});
-                teardown();
-                break;
-            }
-            if (!setup.ok()) {
-                fail("failed", {{"error", "setup " + setup.describe()}, {"output", setup.output}});
-                continue;
-            }
-        }
-        if (!arm.engineStart.empty() && !engine) {
-            if (auto why = ArmEngine::start(engine, arm, env, cancel, say)) {
-                fail(cancel ? "cancelled" : "failed", *why);
-                teardown();
-                continue;
-            }
-            engineArm = s.arm;
-            engineLogMark = 0;
-            store.addEvent(result.sessionId, clock.nowNs(), "engine-start",
-                           arm.label + ": pid " + std::to_string(engine->pid()) + ", " +
-                               engine->command());
-        }
-        try {
-            ArmWorkload::prepareData(w, arm, cancel, say);
-            // Asked before the workload: the process that is about to answer it.
-            std::optional<nlohmann::json> identity;
-            if (!arm.engineUrl.empty() && (w.kind == "load" || engine))
-                identity = EngineIdentity::probe(arm.engineUrl);
-            auto resets = [&] {
-                CacheReset::Steps steps;
-                steps.resetPrefixCache = arm.resetPrefixCache;
-                steps.engineUrl = arm.engineUrl;
-                steps.command = arm.expand(arm.reset);
-                steps.env = env;
-                steps.timeout = arm.timeout;
-                steps.dropCaches = arm.dropCaches;
-                steps.dropCachesPath = m_options.dropCachesPath;
-                auto done = CacheReset::run(steps);
-                for (const auto& o : done)
-                    if (!o.ok)
-                        say(arm.label + " reset: " + o.describe());
-                settleEngines(); // a measured phase follows
-                return done;
-            };
-            // Before the run; a cold-recovery run resets between its two phases instead.
-            std::vector<CacheReset::Outcome> resetBefore;
-            if (w.kind != "cold-recovery" && arm.hasReset()) {
-                resetBefore = resets();
-                if (const auto why = ArmWorkload::firstFailure(resetBefore); !why.empty()) {
-                    fail("failed", {{"error", why}, {"reset", ArmWorkload::toJson(resetBefore)}});
-                    teardown();
-                    continue;
-                }
-            }
-            const bool engineWork = w.kind == "load" || w.kind == "cold-recovery";
-            if (engineWork)
-                settleEngines();
-            const std::int64_t runStart = clock.nowNs();
-            ArmWorkload::Outcome out =
-                w.kind == "load" ? ArmWorkload::loadRun(w, arm, s.variant.concurrency, s.repetition,
-                                                        clock, cancel, m_plan.maxFailureRate)
-                : w.kind == "cold-recovery"
-                    ? ArmWorkload::coldRecoveryRun(w, arm, s.variant.concurrency, s.repetition,
-                                                   clock, cancel, resets, m_plan.maxFailureRate)
-                    : ArmWorkload::storageRun(w, arm, s.variant.concurrency, cancel, recorder);
-            if (engineWork && !out.cancelled)
-                settleEngines(); // the last requests' observations are scraped inside the run
-            if (!resetBefore.empty())
-                out.summary["reset"] = ArmWorkload::toJson(resetBefore);
-            if (out.populate) {
-                const auto populate = store.createRun(result.sessionId, out.workload,
-                                                      out.params.dump(), out.populate->startNs,
-                                                      step.experiment, arm.label, s.repetition);
-                store.addRequests(populate, out.populate->requests);
-                store.finishRun(populate, out.populate->endNs, "populate",
-                                out.populate->summary.dump());
-            }
-            const std::int64_t measuredStart = out.measuredStartNs.value_or(runStart);
-            const auto run =
-                store.createRun(result.sessionId, out.workload, out.params.dump(), measuredStart,
-                                step.experiment, arm.label, s.repetition);
-            if (!out.requests.empty())
-                store.addRequests(run, out.requests);
-            std::string status = out.cancelled ? "cancelled" : s.warmup ? "warmup" : "completed";
-            std::string detail =
-                UnitFormat::kpi(static_cast<double>(clock.nowNs() - runStart) / 1e9, "s");
-            if (!out.error.empty()) {
-                status = "failed";
-                detail = out.error;
-                out.summary["error"] = out.error;
-            } else if (out.populate) {
-                detail += ArmWorkload::phaseTtfts(*out.populate, out.summary);
-            }
-            if (engine) {
-                std::string log = engine->logSince(engineLogMark);
-                if (log.size() > ArmEngine::kLogKept)
-                    log = "[...]\n" + log.substr(log.size() - ArmEngine::kLogKept);
-                engineLogMark = engine->logSize();
-                out.summary["engine"] = {
-                    {"pid", engine->pid()}, {"command", engine->command()}, {"log", log}};
-                if (!engine->running()) {
-                    status = "failed";
-                    detail = "the engine exited (" + engine->describeExit() + ") during the run";
-                    out.summary["error"] = detail;
-                    say(arm.label + " " + detail + "; its output ends:\n" +
-                        engine->logTail(ArmEngine::kLogKept));
-                }
-            }
-            nlohmann::json validity = nlohmann::json::array();
-            if (identity) {
-                auto& seen = identities[step.experiment];
-                validity.push_back(ArmEngine::identityCheck(*identity, arm.label, seen));
-                seen.emplace_back(arm.label, *identity);
-                out.summary["engine_identity"] = *identity;
-            }
-            for (const auto& check : out.validity)
-                validity.push_back(check);
-            if (!validity.empty())
-                out.summary["validity"] = validity;
-            for (const auto& check : validity)
-                if (check["status"] == "fail")
-                    say("INVALID: " + step.experiment + ", " + arm.label + " repetition " +
-                        std::to_string(s.repetition) + ": " + check.value("detail", "") + " (" +
-                        check.value("check", "") + ")");
-            store.finishRun(run, clock.nowNs(), status, out.summary.dump());
-            report({status, detail, run});
-            result.failed += status == "failed";
-            result.incomplete =
-                result.incomplete || out.cancelled || (status == "failed" && m_plan.stopOnFailure);
-        } catch (const std::exception& e) {
-            fail(cancel ? "cancelled" : "failed", {{"error", e.what()}});
-        }
-        teardown();
-    }
-    stopArmEngine();
-    store.addEvent(result.sessionId, clock.nowNs(),
-                   result.incomplete ? "experiment-incomplete" : "experiment-end", m_plan.name);
+    c.stopEngine(m_plan);
+    store.addEvent(c.result.sessionId, c.clock.nowNs(),
+                   c.result.incomplete ? "experiment-incomplete" : "experiment-end", m_plan.name);
     recorder.stop();
-    return result;
+    return c.result;
+}
+
+// One scheduled run: the arm's setup, its engine, the workload and its teardown. False when
+// the experiment stops here (cancelled).
+bool ExperimentRunner::runStep(Context& c, std::size_t i, const std::atomic<bool>& cancel) {
+    const auto& s = c.schedule[i];
+    const auto& arm = m_plan.arms[s.arm];
+    const auto& w = m_plan.workloads[s.variant.workload];
+    const Step step{i,        c.schedule.size(), arm.label, experimentName(m_plan, s.variant),
+                    s.warmup, s.repetition};
+    if (m_callbacks.started)
+        m_callbacks.started(step);
+    std::error_code ec;
+    auto env = arm.env;
+    env["TIERSCOPE_ARM"] = arm.label;
+    env["TIERSCOPE_PATH"] = arm.path;
+    env["TIERSCOPE"] = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    env[LeftoverProcesses::kVariable] = LeftoverProcesses::ownerValue();
+    const std::int64_t start = c.clock.nowNs();
+    const Fail fail = [&](const std::string& status, const nlohmann::json& why) {
+        const auto run = c.store.createRun(c.result.sessionId, "storage/" + w.kind, "{}", start,
+                                           step.experiment, arm.label, s.repetition);
+        c.store.finishRun(run, c.clock.nowNs(), status, why.dump());
+        if (m_callbacks.finished)
+            m_callbacks.finished(step, {status, why.value("error", ""), run});
+        ++c.result.failed;
+        c.result.incomplete = c.result.incomplete || m_plan.stopOnFailure || status == "cancelled";
+    };
+    // Another arm's engine, or one that died since the last run, must not stay.
+    if (c.engine && (c.engineArm != s.arm || !c.engine->running()))
+        c.stopEngine(m_plan);
+    if (cancel) {
+        fail("cancelled", {{"error", "cancelled before it started"}});
+        return false;
+    }
+    auto teardown = [&] {
+        const bool last = i + 1 == c.schedule.size() || c.result.incomplete;
+        if (c.engine && (arm.engineRestart == ExperimentPlan::Arm::EngineRestart::Run || last ||
+                         c.schedule[i + 1].arm != s.arm))
+            c.stopEngine(m_plan);
+        if (arm.teardown.empty())
+            return;
+        // Not cancelled by Ctrl-C: it undoes what the setup did. A second Ctrl-C ends
+        // tierscope, and the command's guard then kills its group.
+        const auto done = ShellCommand::run(arm.expand(arm.teardown), env, arm.timeout);
+        if (!done.ok())
+            c.say(arm.label + " teardown " + done.describe() + ": " + done.output);
+    };
+    if (!arm.setup.empty()) {
+        const auto setup = ShellCommand::run(arm.expand(arm.setup), env, arm.timeout, &cancel);
+        if (setup.cancelled) {
+            // What the setup did before it was stopped may need undoing.
+            fail("cancelled", {{"error", "setup cancelled"}, {"output", setup.output}});
+            teardown();
+            return false;
+        }
+        if (!setup.ok()) {
+            fail("failed", {{"error", "setup " + setup.describe()}, {"output", setup.output}});
+            return true;
+        }
+    }
+    if (!arm.engineStart.empty() && !c.engine) {
+        if (auto why = ArmEngine::start(c.engine, arm, env, cancel, c.say)) {
+            fail(cancel ? "cancelled" : "failed", *why);
+            teardown();
+            return true;
+        }
+        c.engineArm = s.arm;
+        c.engineLogMark = 0;
+        c.store.addEvent(c.result.sessionId, c.clock.nowNs(), "engine-start",
+                         arm.label + ": pid " + std::to_string(c.engine->pid()) + ", " +
+                             c.engine->command());
+    }
+    try {
+        measure(c, step, s, env, cancel, fail);
+    } catch (const std::exception& e) {
+        fail(cancel ? "cancelled" : "failed", {{"error", e.what()}});
+    }
+    teardown();
+    return true;
+}
+
+// The step's workload on its arm, between the arm's cache resets, stored as its run.
+void ExperimentRunner::measure(Context& c, const Step& step, const ScheduledRun& s,
+                               const std::map<std::string, std::string>& env,
+                               const std::atomic<bool>& cancel, const Fail& fail) {
+    const auto& arm = m_plan.arms[s.arm];
+    const auto& w = m_plan.workloads[s.variant.workload];
+    ArmWorkload::prepareData(w, arm, cancel, c.say);
+    // Asked before the workload: the process that is about to answer it.
+    std::optional<nlohmann::json> identity;
+    if (!arm.engineUrl.empty() && (w.kind == "load" || c.engine))
+        identity = EngineIdentity::probe(arm.engineUrl);
+    auto resets = [&] {
+        CacheReset::Steps steps;
+        steps.resetPrefixCache = arm.resetPrefixCache;
+        steps.engineUrl = arm.engineUrl;
+        steps.command = arm.expand(arm.reset);
+        steps.env = env;
+        steps.timeout = arm.timeout;
+        steps.dropCaches = arm.dropCaches;
+        steps.dropCachesPath = m_options.dropCachesPath;
+        auto done = CacheReset::run(steps);
+        for (const auto& o : done)
+            if (!o.ok)
+                c.say(arm.label + " reset: " + o.describe());
+        c.settleEngines(); // a measured phase follows
+        return done;
+    };
+    // Before the run; a cold-recovery run resets between its two phases instead.
+    std::vector<CacheReset::Outcome> resetBefore;
+    if (w.kind != "cold-recovery" && arm.hasReset()) {
+        resetBefore = resets();
+        if (const auto why = ArmWorkload::firstFailure(resetBefore); !why.empty()) {
+            fail("failed", {{"error", why}, {"reset", ArmWorkload::toJson(resetBefore)}});
+            return;
+        }
+    }
+    const bool engineWork = w.kind == "load" || w.kind == "cold-recovery";
+    if (engineWork)
+        c.settleEngines();
+    const std::int64_t runStart = c.clock.nowNs();
+    ArmWorkload::Outcome out =
+        w.kind == "load" ? ArmWorkload::loadRun(w, arm, s.variant.concurrency, s.repetition,
+                                                c.clock, cancel, m_plan.maxFailureRate)
+        : w.kind == "cold-recovery"
+            ? ArmWorkload::coldRecoveryRun(w, arm, s.variant.concurrency, s.repetition, c.clock,
+                                           cancel, resets, m_plan.maxFailureRate)
+            : ArmWorkload::storageRun(w, arm, s.variant.concurrency, cancel, c.recorder);
+    if (engineWork && !out.cancelled)
+        c.settleEngines(); // the last requests' observations are scraped inside the run
+    if (!resetBefore.empty())
+        out.summary["reset"] = ArmWorkload::toJson(resetBefore);
+    storeRun(c, step, s, out, runStart, identity);
+}
+
+// The run (and a cold-recovery run's populate phase) into the store, with the engine's log,
+// its identity check and the workload's validity checks.
+void ExperimentRunner::storeRun(Context& c, const Step& step, const ScheduledRun& s,
+                                ArmWorkload::Outcome& out, std::int64_t runStart,
+                                const std::optional<nlohmann::json>& identity) {
+    const auto& arm = m_plan.arms[s.arm];
+    if (out.populate) {
+        const auto populate =
+            c.store.createRun(c.result.sessionId, out.workload, out.params.dump(),
+                              out.populate->startNs, step.experiment, arm.label, s.repetition);
+        c.store.addRequests(populate, out.populate->requests);
+        c.store.finishRun(populate, out.populate->endNs, "populate", out.populate->summary.dump());
+    }
+    const std::int64_t measuredStart = out.measuredStartNs.value_or(runStart);
+    const auto run = c.store.createRun(c.result.sessionId, out.workload, out.params.dump(),
+                                       measuredStart, step.experiment, arm.label, s.repetition);
+    if (!out.requests.empty())
+        c.store.addRequests(run, out.requests);
+    std::string status = out.cancelled ? "cancelled" : s.warmup ? "warmup" : "completed";
+    std::string detail =
+        UnitFormat::kpi(static_cast<double>(c.clock.nowNs() - runStart) / 1e9, "s");
+    if (!out.error.empty()) {
+        status = "failed";
+        detail = out.error;
+        out.summary["error"] = out.error;
+    } else if (out.populate) {
+        detail += ArmWorkload::phaseTtfts(*out.populate, out.summary);
+    }
+    if (c.engine) {
+        std::string log = c.engine->logSince(c.engineLogMark);
+        if (log.size() > ArmEngine::kLogKept)
+            log = "[...]\n" + log.substr(log.size() - ArmEngine::kLogKept);
+        c.engineLogMark = c.engine->logSize();
+        out.summary["engine"] = {
+            {"pid", c.engine->pid()}, {"command", c.engine->command()}, {"log", log}};
+        if (!c.engine->running()) {
+            status = "failed";
+            detail = "the engine exited (" + c.engine->describeExit() + ") during the run";
+            out.summary["error"] = detail;
+            c.say(arm.label + " " + detail + "; its output ends:\n" +
+                  c.engine->logTail(ArmEngine::kLogKept));
+        }
+    }
+    nlohmann::json validity = nlohmann::json::array();
+    if (identity) {
+        auto& seen = c.identities[step.experiment];
+        validity.push_back(ArmEngine::identityCheck(*identity, arm.label, seen));
+        seen.emplace_back(arm.label, *identity);
+        out.summary["engine_identity"] = *identity;
+    }
+    for (const auto& check : out.validity)
+        validity.push_back(check);
+    if (!validity.empty())
+        out.summary["validity"] = validity;
+    for (const auto& check : validity)
+        if (check["status"] == "fail")
+            c.say("INVALID: " + step.experiment + ", " + arm.label + " repetition " +
+                  std::to_string(s.repetition) + ": " + check.value("detail", "") + " (" +
+                  check.value("check", "") + ")");
+    c.store.finishRun(run, c.clock.nowNs(), status, out.summary.dump());
+    if (m_callbacks.finished)
+        m_callbacks.finished(step, {status, detail, run});
+    c.result.failed += status == "failed";
+    c.result.incomplete =
+        c.result.incomplete || out.cancelled || (status == "failed" && m_plan.stopOnFailure);
 }
 
 std::vector<ComparisonResult> ExperimentRunner::compare(Store& store, const ExperimentPlan& plan,

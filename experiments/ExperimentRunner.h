@@ -2,12 +2,16 @@
 
 #include "core/model/DeviceRecord.h"
 #include "core/report/ComparisonReport.h"
+#include "experiments/ArmWorkload.h"
 #include "experiments/ExperimentPlan.h"
+#include "experiments/RunSchedule.h"
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +74,15 @@ class ExperimentRunner {
                                                  bool charts, std::int64_t session);
 
   private:
+    struct Context;
+    using Fail = std::function<void(const std::string& status, const nlohmann::json& why)>;
+    bool runStep(Context& c, std::size_t index, const std::atomic<bool>& cancel);
+    void measure(Context& c, const Step& step, const ScheduledRun& s,
+                 const std::map<std::string, std::string>& env, const std::atomic<bool>& cancel,
+                 const Fail& fail);
+    void storeRun(Context& c, const Step& step, const ScheduledRun& s, ArmWorkload::Outcome& out,
+                  std::int64_t runStart, const std::optional<nlohmann::json>& identity);
+
     ExperimentPlan m_plan;
     Options m_options;
     Callbacks m_callbacks;

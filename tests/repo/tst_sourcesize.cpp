@@ -25,8 +25,6 @@ class TstSourceSize : public QObject {
              "the poll loop of a bounded HTTP server: every limit is a branch of one loop"},
             {"core/analysis/SessionAnalysis.cpp:SessionAnalysis::analyzeSeries",
              "debt: one pass over the series for every class's evidence"},
-            {"experiments/ExperimentRunner.cpp:ExperimentRunner::run",
-             "debt: one arm's step (setup, engine, resets, run, checks) to split out"},
             {"loadgen/LoadGenerator.cpp:LoadGenerator::run",
              "debt: the request loop's phases share its state"},
             {"remote/RemoteStreamReader.cpp:RemoteStreamReader::line",
