@@ -8,6 +8,7 @@
 #include "core/store/WorkspaceMerge.h"
 #include "core/util/FileDescriptor.h"
 #include "remote/RemoteStreamReader.h"
+#include "remote/SshProcess.h"
 
 #include <cerrno>
 #include <cstring>
@@ -28,6 +29,47 @@ constexpr std::size_t kMaxHeader = 64 * 1024;
 int interrupted() {
     std::cerr << "tierscope pull: interrupted, nothing pulled\n";
     return 128 + CancelOnSignal::signalNumber();
+}
+
+// The snapshot's two header lines, and the bytes of its body that came with them.
+std::pair<std::string, std::string> readHeader(SshProcess& p) {
+    std::string header;
+    std::string body;
+    std::size_t newlines = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (newlines < 2 && !p.eof() && std::chrono::steady_clock::now() < deadline &&
+           header.size() < kMaxHeader && !CancelOnSignal::flag()) {
+        const auto bytes = p.read(std::chrono::milliseconds(500));
+        for (std::size_t i = 0; i < bytes.size(); ++i) {
+            if (newlines == 2) {
+                body.append(bytes, i);
+                break;
+            }
+            header += bytes[i];
+            newlines += bytes[i] == '\n';
+        }
+    }
+    return {std::move(header), std::move(body)};
+}
+
+void printMerged(const std::vector<WorkspaceMerge::Merged>& merged, const std::string& host,
+                 const std::string& db) {
+    std::size_t added = 0;
+    for (const auto& m : merged) {
+        if (m.to > 0) {
+            ++added;
+            std::cout << "session " << m.from << " on " << host << " -> session " << m.to
+                      << (m.label.empty()
+                              ? ""
+                              : " (" + TerminalOutput::shown(STDOUT_FILENO, m.label) + ")")
+                      << "\n";
+        }
+    }
+    std::cout << "pulled " << added << " session" << (added == 1 ? "" : "s") << " from " << host
+              << " into " << db;
+    if (merged.size() > added)
+        std::cout << "; " << merged.size() - added << " already here";
+    std::cout << "\n";
 }
 
 } // namespace
@@ -59,22 +101,7 @@ int PullCommand::run(const GlobalOptions& global, const Options& o) {
     auto p = session->start(args, false);
 
     // Two lines, then exactly the announced bytes into a private temporary file.
-    std::string header;
-    std::string body;
-    std::size_t newlines = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-    while (newlines < 2 && !p->eof() && std::chrono::steady_clock::now() < deadline &&
-           header.size() < kMaxHeader && !CancelOnSignal::flag()) {
-        const auto bytes = p->read(std::chrono::milliseconds(500));
-        for (std::size_t i = 0; i < bytes.size(); ++i) {
-            if (newlines == 2) {
-                body.append(bytes, i);
-                break;
-            }
-            header += bytes[i];
-            newlines += bytes[i] == '\n';
-        }
-    }
+    auto [header, body] = readHeader(*p);
     if (CancelOnSignal::flag())
         return interrupted();
     std::string host;
@@ -161,22 +188,7 @@ int PullCommand::run(const GlobalOptions& global, const Options& o) {
         throw;
     }
     std::filesystem::remove(temp, ec);
-    std::size_t added = 0;
-    for (const auto& m : merged) {
-        if (m.to > 0) {
-            ++added;
-            std::cout << "session " << m.from << " on " << host << " -> session " << m.to
-                      << (m.label.empty()
-                              ? ""
-                              : " (" + TerminalOutput::shown(STDOUT_FILENO, m.label) + ")")
-                      << "\n";
-        }
-    }
-    std::cout << "pulled " << added << " session" << (added == 1 ? "" : "s") << " from " << host
-              << " into " << db;
-    if (merged.size() > added)
-        std::cout << "; " << merged.size() - added << " already here";
-    std::cout << "\n";
+    printMerged(merged, host, db);
     return kExitOk;
 }
 

@@ -19,8 +19,6 @@ class TstSourceSize : public QObject {
     // "path" or "path:Function" -> why it is longer. "debt" marks what is still to split.
     static QMap<QString, QString> allowed() {
         return {
-            {"app/commands/PullCommand.cpp:PullCommand::run",
-             "debt: the copy, its checks and the merge in one pass"},
             {"agent/AgentServer.cpp:AgentServer::loop",
              "the poll loop of a bounded HTTP server: every limit is a branch of one loop"},
             {"core/analysis/SessionAnalysis.cpp:SessionAnalysis::analyzeSeries",
