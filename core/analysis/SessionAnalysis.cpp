@@ -226,23 +226,33 @@ SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t s
     return out;
 }
 
-SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricInfo>& metrics,
-                                                       const Reader& read, std::int64_t t0,
-                                                       std::int64_t end, std::int64_t windowNs,
-                                                       const Ceilings& ceilings,
-                                                       const BottleneckClassifier::Thresholds& t) {
-    Result result;
-    result.windowNs = windowNs;
-    result.ceilings = ceilings;
-    if (windowNs <= 0 || end <= t0)
-        return result;
-    const auto n =
-        static_cast<std::size_t>(std::max<std::int64_t>(1, (end - t0 + windowNs - 1) / windowNs));
-    const std::int64_t t1 = t0 + static_cast<std::int64_t>(n) * windowNs;
+namespace {
+
+// Every series the classifier reads, folded into the analysis windows: per storage device, per
+// GPU, the engine's p50s, its histograms' per-window sums, counts and bucket increases.
+struct Windowed {
+    std::size_t n = 0;
     std::map<std::string, Series> series;
     std::set<std::string> devices, gpus;
+    // "<part>" -> (bound, series key) of its histogram buckets, "ttft" -> {(0.5, ...), ...}
+    std::map<std::string, std::vector<std::pair<double, std::string>>> bounds;
+
+    std::optional<double> value(const std::string& key, std::size_t w) const {
+        const auto it = series.find(key);
+        if (it == series.end() || !it->second.values[w])
+            return std::nullopt;
+        const auto& s = it->second;
+        return s.how == Fold::Mean ? *s.values[w] / s.counts[w] : *s.values[w];
+    }
+};
+
+Windowed windowed(const std::vector<MetricInfo>& metrics, const SessionAnalysis::Reader& read,
+                  std::int64_t t0, std::int64_t windowNs, std::size_t n) {
+    Windowed out;
+    out.n = n;
+    const std::int64_t t1 = t0 + static_cast<std::int64_t>(n) * windowNs;
     auto add = [&](const std::string& key, std::int64_t metric, Fold how) {
-        auto& s = series[key];
+        auto& s = out.series[key];
         s.how = how;
         s.values.resize(n);
         s.counts.resize(n);
@@ -268,7 +278,6 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         {"/lmcache_retrieve_", "retrieve"}};
     // And their buckets' per-interval increases, "<tail>bucket{le=0.5}": summed over a window
     // they are the window's own histogram, for each part's p50 and p99.
-    std::map<std::string, std::vector<std::pair<double, std::string>>> bounds;
     auto phase = [&](const std::string& p, std::int64_t id) {
         for (const auto& [tail, key] : kPhases) {
             for (const char* what : {"sum_s", "count"})
@@ -287,7 +296,7 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
                 return true; // not a bound this build wrote: ignored
             const std::string seriesKey = std::string(key) + kSep + "le" + kSep + le;
             add(seriesKey, id, Fold::Total);
-            auto& known = bounds[key];
+            auto& known = out.bounds[key];
             if (std::none_of(known.begin(), known.end(),
                              [&](const auto& b) { return b.second == seriesKey; }))
                 known.emplace_back(bound, seriesKey);
@@ -297,13 +306,13 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
     };
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
-        if (const auto s = storageOf(m)) {
-            devices.insert(s->first);
+        if (const auto s = SessionAnalysis::storageOf(m)) {
+            out.devices.insert(s->first);
             const bool sum = s->second == "bytes" || s->second == "iops";
             add(s->second + kSep + s->first, m.id, sum ? Fold::Sum : Fold::Max);
         } else if (startsWith(p, "gpu/") && endsWith(p, "/busy_pct")) {
             const std::string id = p.substr(4, p.size() - 4 - 9);
-            gpus.insert(id);
+            out.gpus.insert(id);
             add(std::string("gpu") + kSep + id, m.id, Fold::Mean);
         } else if (engine(p, "/ttft_p50_s"))
             add("ttft", m.id, Fold::Mean);
@@ -324,63 +333,88 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         else if (engine(p, "/preemptions_per_s"))
             add("preemptions", m.id, Fold::Sum);
     }
-    auto value = [&](const std::string& key, std::size_t w) -> std::optional<double> {
-        const auto it = series.find(key);
-        if (it == series.end() || !it->second.values[w])
-            return std::nullopt;
-        const auto& s = it->second;
-        return s.how == Fold::Mean ? *s.values[w] / s.counts[w] : *s.values[w];
-    };
-    for (std::size_t w = 0; w < n; ++w) {
-        BottleneckClassifier::Window in;
-        for (const auto& device : devices) {
-            BottleneckClassifier::Storage s;
-            s.name = device;
-            s.bytesPerS = value(std::string("bytes") + kSep + device, w);
-            s.iops = value(std::string("iops") + kSep + device, w);
-            s.awaitS = value(std::string("await") + kSep + device, w);
-            s.queueDepth = value(std::string("queue_depth") + kSep + device, w);
-            s.utilPct = value(std::string("util") + kSep + device, w);
-            if (!s.bytesPerS && !s.iops && !s.awaitS && !s.queueDepth && !s.utilPct)
-                continue; // the device reported nothing in this window
-            if (const auto c = ceilings.find(device); c != ceilings.end()) {
-                s.bandwidthCeiling = c->second.bytesPerS;
-                s.iopsCeiling = c->second.iops;
-                s.unloadedAwaitS = c->second.unloadedAwaitS;
-                s.probed = c->second.probed;
-            }
-            in.storage.push_back(std::move(s));
+    return out;
+}
+
+// The classifier's measurements of window w.
+BottleneckClassifier::Window windowInput(const Windowed& data, std::size_t w,
+                                         const SessionAnalysis::Ceilings& ceilings) {
+    BottleneckClassifier::Window in;
+    for (const auto& device : data.devices) {
+        BottleneckClassifier::Storage s;
+        s.name = device;
+        s.bytesPerS = data.value(std::string("bytes") + kSep + device, w);
+        s.iops = data.value(std::string("iops") + kSep + device, w);
+        s.awaitS = data.value(std::string("await") + kSep + device, w);
+        s.queueDepth = data.value(std::string("queue_depth") + kSep + device, w);
+        s.utilPct = data.value(std::string("util") + kSep + device, w);
+        if (!s.bytesPerS && !s.iops && !s.awaitS && !s.queueDepth && !s.utilPct)
+            continue; // the device reported nothing in this window
+        if (const auto c = ceilings.find(device); c != ceilings.end()) {
+            s.bandwidthCeiling = c->second.bytesPerS;
+            s.iopsCeiling = c->second.iops;
+            s.unloadedAwaitS = c->second.unloadedAwaitS;
+            s.probed = c->second.probed;
         }
-        for (const auto& gpu : gpus)
-            if (const auto busy = value(std::string("gpu") + kSep + gpu, w))
-                in.gpuBusy[gpu] = *busy;
-        in.ttftS = value("ttft", w);
-        in.queueS = value("queue", w);
-        in.prefillS = value("prefill", w);
-        in.retrieveS = value("retrieve", w);
-        in.kvUsage = value("kv", w);
-        in.requestsRunning = value("running", w);
-        in.requestsWaiting = value("waiting", w);
-        in.preemptionsPerS = value("preemptions", w);
-        TtftBreakdown ttft;
-        for (auto [part, key] : {std::pair{&ttft.ttft, "ttft"},
-                                 {&ttft.queue, "queue"},
-                                 {&ttft.prefill, "prefill"},
-                                 {&ttft.retrieve, "retrieve"}}) {
-            const auto sum = value(std::string(key) + kSep + "sum_s", w);
-            const auto count = value(std::string(key) + kSep + "count", w);
-            if (!sum || !count)
-                continue;
-            *part = TtftBreakdown::Observed{*sum, *count};
-            HistogramQuantile::Buckets buckets;
-            for (const auto& [bound, seriesKey] : bounds[key])
-                if (const auto v = value(seriesKey, w))
+        in.storage.push_back(std::move(s));
+    }
+    for (const auto& gpu : data.gpus)
+        if (const auto busy = data.value(std::string("gpu") + kSep + gpu, w))
+            in.gpuBusy[gpu] = *busy;
+    in.ttftS = data.value("ttft", w);
+    in.queueS = data.value("queue", w);
+    in.prefillS = data.value("prefill", w);
+    in.retrieveS = data.value("retrieve", w);
+    in.kvUsage = data.value("kv", w);
+    in.requestsRunning = data.value("running", w);
+    in.requestsWaiting = data.value("waiting", w);
+    in.preemptionsPerS = data.value("preemptions", w);
+    return in;
+}
+
+// Window w's requests from the engine histograms' sums, counts and buckets.
+TtftBreakdown windowTtft(const Windowed& data, std::size_t w) {
+    TtftBreakdown ttft;
+    for (auto [part, key] : {std::pair{&ttft.ttft, "ttft"},
+                             {&ttft.queue, "queue"},
+                             {&ttft.prefill, "prefill"},
+                             {&ttft.retrieve, "retrieve"}}) {
+        const auto sum = data.value(std::string(key) + kSep + "sum_s", w);
+        const auto count = data.value(std::string(key) + kSep + "count", w);
+        if (!sum || !count)
+            continue;
+        *part = TtftBreakdown::Observed{*sum, *count};
+        HistogramQuantile::Buckets buckets;
+        if (const auto known = data.bounds.find(key); known != data.bounds.end())
+            for (const auto& [bound, seriesKey] : known->second)
+                if (const auto v = data.value(seriesKey, w))
                     buckets.emplace_back(bound, *v);
-            if (!buckets.empty()) {
-                std::sort(buckets.begin(), buckets.end());
-                (*part)->buckets = std::move(buckets);
-            }
+        if (!buckets.empty()) {
+            std::sort(buckets.begin(), buckets.end());
+            (*part)->buckets = std::move(buckets);
         }
+    }
+    return ttft;
+}
+
+} // namespace
+
+SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricInfo>& metrics,
+                                                       const Reader& read, std::int64_t t0,
+                                                       std::int64_t end, std::int64_t windowNs,
+                                                       const Ceilings& ceilings,
+                                                       const BottleneckClassifier::Thresholds& t) {
+    Result result;
+    result.windowNs = windowNs;
+    result.ceilings = ceilings;
+    if (windowNs <= 0 || end <= t0)
+        return result;
+    const auto n =
+        static_cast<std::size_t>(std::max<std::int64_t>(1, (end - t0 + windowNs - 1) / windowNs));
+    const Windowed data = windowed(metrics, read, t0, windowNs, n);
+    for (std::size_t w = 0; w < n; ++w) {
+        BottleneckClassifier::Window in = windowInput(data, w, ceilings);
+        const TtftBreakdown ttft = windowTtft(data, w);
         // The window's own p50 where its buckets were stored, over the mean of the scrape
         // intervals' p50s (which is no latency quantile of anything).
         for (auto [part, p50] : {std::pair{&ttft.ttft, &in.ttftS},
