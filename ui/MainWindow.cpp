@@ -137,107 +137,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     }
     applySettings();
 
-    connect(m_reader, &StoreReader::sessionsListed, this,
-            [this](const std::vector<SessionInfo>& sessions) {
-                m_listing = false;
-                const qint64 selected = m_browser->currentSession();
-                if (m_sessions->setSessions(sessions) && selected != 0)
-                    m_browser->select(selected);
-                // The first item added to an empty combo box becomes its text: keep what the
-                // user typed (or nothing), or live sessions get filed under a past profile.
-                const QString typed = m_profile->currentText();
-                for (const auto& s : sessions)
-                    if (!s.storageProfile.empty() &&
-                        m_profile->findText(QString::fromStdString(s.storageProfile)) < 0)
-                        m_profile->addItem(QString::fromStdString(s.storageProfile));
-                if (m_profile->currentText() != typed) {
-                    m_profile->setCurrentIndex(m_profile->findText(typed));
-                    m_profile->setEditText(typed);
-                }
-                emit sessionsRefreshed();
-            });
-    connect(m_reader, &StoreReader::sessionOpened, this, &MainWindow::onSessionOpened);
-    connect(m_reader, &StoreReader::rangeLoaded, this,
-            [this](quint64 request, const SeriesMap& data) {
-                if (request != m_rangeRequest || isLive())
-                    return;
-                m_rangeAnswered = request;
-                SeriesMap all = data;
-                all.insert(m_requestData.begin(), m_requestData.end());
-                m_timeline->setData(all, m_shownOrigin);
-            });
-    connect(m_reader, &StoreReader::ceilingsRead, this,
-            [this](qint64 sessionId, const SessionAnalysis::Ceilings& ceilings) {
-                if (sessionId != m_ceilingSession)
-                    return; // asked for a session that is no longer live
-                m_liveCeilings = ceilings;
-                m_bandAt = 0; // judge the band again with them
-            });
-    connect(m_reader, &StoreReader::failed, this, [this](const QString& message) {
-        m_listing = false;
-        statusBar()->showMessage(message, 10000);
-    });
-    connect(m_live, &LiveRecording::started, this,
-            [this](qint64 id, const std::vector<DeviceRecord>& devices) {
-                m_liveSession = id;
-                m_liveDevices = devices;
-                m_chartedSeries = 0;   // absent-source reasons come from the devices
-                m_liveMarkers.clear(); // a new session: the old one's notes stay with it
-                if (isLive())
-                    m_timeline->setMarkers(m_liveMarkers);
-                if (isLive())
-                    m_devices->setDevices(devices);
-                m_record->setChecked(true);
-                m_record->setEnabled(true);
-                m_record->setText(tr("Stop"));
-                m_record->setIcon(mediaIcon(Media::Stop, QApplication::palette()));
-                if (std::exchange(m_restarting, false))
-                    statusBar()->showMessage(
-                        tr("Recording restarted with the new settings as session %1").arg(id),
-                        10000);
-                setStatus();
-                refreshSessions();
-                emit recordingStarted(id);
-            });
-    connect(m_feed, &PrometheusFeed::started, this, [this](qint64 id) {
-        m_feedSession = id;
-        m_disconnect->setEnabled(true);
-        statusBar()->showMessage(
-            tr("Live from Prometheus %1, recorded as session %2").arg(m_feedUrl).arg(id));
-        refreshSessions();
-        emit prometheusConnected(id);
-    });
-    connect(m_feed, &PrometheusFeed::failed, this, [this](const QString& message) {
-        statusBar()->showMessage(tr("Prometheus: %1 (partial data kept; retrying)").arg(message),
-                                 15000);
-    });
-    connect(m_live, &LiveRecording::stopped, this, [this](qint64 id, const QString& error) {
-        m_liveSession = 0;
-        m_record->setChecked(false);
-        m_record->setEnabled(m_experimentSession == 0); // an experiment records the machine
-        m_record->setText(tr("Record"));
-        m_record->setIcon(mediaIcon(Media::Record, QApplication::palette()));
-        if (!error.isEmpty())
-            statusBar()->showMessage(
-                tr("Recording stopped: %1. Everything recorded before it is kept in session %2.")
-                    .arg(error)
-                    .arg(id));
-        setStatus();
-        refreshSessions();
-        emit recordingStopped(id);
-    });
-    connect(m_live, &LiveRecording::failed, this, [this](const QString& message) {
-        m_restarting = false;
-        m_record->setChecked(false);
-        m_record->setEnabled(true);
-        statusBar()->showMessage(tr("Cannot record: %1").arg(message));
-    });
-    connect(m_live, &LiveRecording::markerAdded, this, [this](qint64 tNs, const QString& text) {
-        m_liveMarkers.push_back({tNs, text});
-        if (isLive())
-            m_timeline->setMarkers(m_liveMarkers);
-        statusBar()->showMessage(tr("Marker added: %1").arg(text), 5000);
-    });
+    connectReader();
+    connectLiveSources();
 
     m_liveTimer = new QTimer(this);
     m_liveTimer->setInterval(kLiveRepaintMs);
@@ -287,6 +188,13 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         connectServer(m_options.target);
     else if (m_options.record)
         startRecording();
+}
+
+// The Record button as the recording is: checked, "Stop" and its icon while recording.
+void MainWindow::showRecording(bool recording) {
+    m_record->setChecked(recording);
+    m_record->setText(recording ? tr("Stop") : tr("Record"));
+    m_record->setIcon(mediaIcon(recording ? Media::Stop : Media::Record, QApplication::palette()));
 }
 
 MainWindow::~MainWindow() {
@@ -377,9 +285,9 @@ void MainWindow::buildToolbar() {
         if (dialog.exec() == QDialog::Accepted)
             connectPrometheus(dialog.url(), dialog.nodes(), dialog.stepS());
     });
-    connect(bar->addAction(style()->standardIcon(QStyle::SP_ComputerIcon),
-                           tr("Connect to server...")),
-            &QAction::triggered, this, &MainWindow::askServer);
+    connect(
+        bar->addAction(style()->standardIcon(QStyle::SP_ComputerIcon), tr("Connect to server...")),
+        &QAction::triggered, this, &MainWindow::askServer);
     m_disconnect = bar->addAction(style()->standardIcon(QStyle::SP_BrowserStop), tr("Disconnect"));
     m_disconnect->setToolTip(tr("Stop watching the Prometheus server; its session is kept"));
     m_disconnect->setEnabled(false);

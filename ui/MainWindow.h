@@ -137,7 +137,7 @@ class MainWindow : public QMainWindow {
   private:
     static constexpr std::int64_t kSecond = 1'000'000'000;
     void buildToolbar();
-    void wireRemoteFeed(); // MainWindowRemote.cpp
+    void wireRemoteFeed();                         // MainWindowRemote.cpp
     void wireExperiment(ExperimentDialog* dialog); // MainWindowExperiment.cpp
     qint64 liveSourceSession() const; // the session whose samples the live buffer receives
     void askServer();
@@ -146,6 +146,9 @@ class MainWindow : public QMainWindow {
     void buildDocks();
     void buildLayoutMenu(QMenu* view); // MainWindowLayouts.cpp
     void fillLayoutsMenu(QMenu* menu);
+    void connectReader();
+    void connectLiveSources();
+    void showRecording(bool recording);
     void refreshLive();
     void applySettings();
     void requestRange(double x0, double x1);

@@ -52,6 +52,67 @@
 
 namespace tierscope {
 
+// The live sources' answers: this machine's recording and a Prometheus feed.
+void MainWindow::connectLiveSources() {
+    connect(m_live, &LiveRecording::started, this,
+            [this](qint64 id, const std::vector<DeviceRecord>& devices) {
+                m_liveSession = id;
+                m_liveDevices = devices;
+                m_chartedSeries = 0;   // absent-source reasons come from the devices
+                m_liveMarkers.clear(); // a new session: the old one's notes stay with it
+                if (isLive())
+                    m_timeline->setMarkers(m_liveMarkers);
+                if (isLive())
+                    m_devices->setDevices(devices);
+                showRecording(true);
+                m_record->setEnabled(true);
+                if (std::exchange(m_restarting, false))
+                    statusBar()->showMessage(
+                        tr("Recording restarted with the new settings as session %1").arg(id),
+                        10000);
+                setStatus();
+                refreshSessions();
+                emit recordingStarted(id);
+            });
+    connect(m_feed, &PrometheusFeed::started, this, [this](qint64 id) {
+        m_feedSession = id;
+        m_disconnect->setEnabled(true);
+        statusBar()->showMessage(
+            tr("Live from Prometheus %1, recorded as session %2").arg(m_feedUrl).arg(id));
+        refreshSessions();
+        emit prometheusConnected(id);
+    });
+    connect(m_feed, &PrometheusFeed::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Prometheus: %1 (partial data kept; retrying)").arg(message),
+                                 15000);
+    });
+    connect(m_live, &LiveRecording::stopped, this, [this](qint64 id, const QString& error) {
+        m_liveSession = 0;
+        showRecording(false);
+        m_record->setEnabled(m_experimentSession == 0); // an experiment records the machine
+        if (!error.isEmpty())
+            statusBar()->showMessage(
+                tr("Recording stopped: %1. Everything recorded before it is kept in session %2.")
+                    .arg(error)
+                    .arg(id));
+        setStatus();
+        refreshSessions();
+        emit recordingStopped(id);
+    });
+    connect(m_live, &LiveRecording::failed, this, [this](const QString& message) {
+        m_restarting = false;
+        m_record->setChecked(false);
+        m_record->setEnabled(true);
+        statusBar()->showMessage(tr("Cannot record: %1").arg(message));
+    });
+    connect(m_live, &LiveRecording::markerAdded, this, [this](qint64 tNs, const QString& text) {
+        m_liveMarkers.push_back({tNs, text});
+        if (isLive())
+            m_timeline->setMarkers(m_liveMarkers);
+        statusBar()->showMessage(tr("Marker added: %1").arg(text), 5000);
+    });
+}
+
 void MainWindow::startRecording() {
     if (m_experimentSession != 0) {
         statusBar()->showMessage(tr("The running experiment records this machine"), 5000);

@@ -52,6 +52,50 @@
 
 namespace tierscope {
 
+// The store reader's answers, which arrive on the GUI thread through queued signals.
+void MainWindow::connectReader() {
+    connect(m_reader, &StoreReader::sessionsListed, this,
+            [this](const std::vector<SessionInfo>& sessions) {
+                m_listing = false;
+                const qint64 selected = m_browser->currentSession();
+                if (m_sessions->setSessions(sessions) && selected != 0)
+                    m_browser->select(selected);
+                // The first item added to an empty combo box becomes its text: keep what the
+                // user typed (or nothing), or live sessions get filed under a past profile.
+                const QString typed = m_profile->currentText();
+                for (const auto& s : sessions)
+                    if (!s.storageProfile.empty() &&
+                        m_profile->findText(QString::fromStdString(s.storageProfile)) < 0)
+                        m_profile->addItem(QString::fromStdString(s.storageProfile));
+                if (m_profile->currentText() != typed) {
+                    m_profile->setCurrentIndex(m_profile->findText(typed));
+                    m_profile->setEditText(typed);
+                }
+                emit sessionsRefreshed();
+            });
+    connect(m_reader, &StoreReader::sessionOpened, this, &MainWindow::onSessionOpened);
+    connect(m_reader, &StoreReader::rangeLoaded, this,
+            [this](quint64 request, const SeriesMap& data) {
+                if (request != m_rangeRequest || isLive())
+                    return;
+                m_rangeAnswered = request;
+                SeriesMap all = data;
+                all.insert(m_requestData.begin(), m_requestData.end());
+                m_timeline->setData(all, m_shownOrigin);
+            });
+    connect(m_reader, &StoreReader::ceilingsRead, this,
+            [this](qint64 sessionId, const SessionAnalysis::Ceilings& ceilings) {
+                if (sessionId != m_ceilingSession)
+                    return; // asked for a session that is no longer live
+                m_liveCeilings = ceilings;
+                m_bandAt = 0; // judge the band again with them
+            });
+    connect(m_reader, &StoreReader::failed, this, [this](const QString& message) {
+        m_listing = false;
+        statusBar()->showMessage(message, 10000);
+    });
+}
+
 void MainWindow::openSession(qint64 sessionId) {
     m_shownSession = sessionId;
     m_sessionDrawn = false;

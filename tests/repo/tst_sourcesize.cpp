@@ -25,8 +25,6 @@ class TstSourceSize : public QObject {
              "debt: the request loop's phases share its state"},
             {"remote/RemoteStreamReader.cpp:RemoteStreamReader::line",
              "one branch per record kind of the versioned stream"},
-            {"ui/MainWindow.cpp:MainWindow::MainWindow",
-             "debt: the menus and docks of every feature"},
             {"ui/compare/CompareDialog.cpp:CompareDialog::CompareDialog",
              "a form: every field, its tooltip and its connection"},
         };
