@@ -59,7 +59,7 @@ double frameCost(TimelineView& view, const LiveBuffer& buffer, std::int64_t t1, 
         const int columns = decimate ? view.plotWidth() : 3000;
         // The live view's frame between two band updates: the series only.
         const auto frame = TimelineFrame::build(
-            view.specs(), buffer.metrics(),
+            view.specs(), {},
             [&buffer](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
                 return buffer.decimated(id, from, to, points);
             },

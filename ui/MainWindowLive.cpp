@@ -162,11 +162,15 @@ void MainWindow::refreshLive() {
         return;
     m_drawnVersion = version;
     const std::int64_t t1 = WallClock().nowNs();
-    const auto metrics = m_buffer.metrics();
     // The catalog parses every series' labels: build it when a series appears, not per frame.
     const auto scrape = engineScrape(t1);
-    if (const auto series = m_buffer.seriesCount();
-        series != m_chartedSeries || scrape != m_chartedScrape) {
+    const auto series = m_buffer.seriesCount();
+    const bool newCharts = series != m_chartedSeries || scrape != m_chartedScrape;
+    // The band and the tiles are classified at most once a second: a window is seconds long.
+    const bool band = m_bandAt == 0 || t1 - m_bandAt >= kSecond;
+    // Only a new chart set and the band read the metric list: not copied for every frame.
+    const auto metrics = newCharts || band ? m_buffer.metrics() : std::vector<MetricInfo>{};
+    if (newCharts) {
         m_chartedSeries = series;
         m_chartedScrape = scrape;
         TimelineFrame::ChartSource source;
@@ -186,14 +190,12 @@ void MainWindow::refreshLive() {
         std::max<std::int64_t>(1, (held + 10 * kSecond - 1) / (10 * kSecond)) * 10 * kSecond;
     const std::int64_t t0 =
         t1 - (windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown);
-    // The band and the tiles are classified at most once a second: a window is seconds long.
-    const bool band = m_bandAt == 0 || t1 - m_bandAt >= kSecond;
+    auto request = TimelineFrame::Request::live(t0, t1, m_timeline->plotWidth(), band);
     if (band) {
         m_bandAt = t1;
         requestLiveCeilings(t1);
+        request.ceilings = m_liveCeilings;
     }
-    auto request = TimelineFrame::Request::live(t0, t1, m_timeline->plotWidth(), band);
-    request.ceilings = m_liveCeilings;
     const auto frame = TimelineFrame::build(
         m_timeline->specs(), metrics,
         [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {

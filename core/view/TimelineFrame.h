@@ -61,6 +61,7 @@ struct TimelineFrame {
     std::optional<SessionAnalysis::Result> bottlenecks; // when the request asked for the band
     std::vector<StatTiles::Tile> tiles;                 // when it asked for tiles
 
+    // `metrics` are read only for the band and the tiles: a frame without them may pass none.
     static TimelineFrame build(const std::vector<ChartCatalog::Chart>& charts,
                                const std::vector<MetricInfo>& metrics, const Reader& read,
                                const Request& request);
