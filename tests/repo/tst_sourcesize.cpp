@@ -21,8 +21,6 @@ class TstSourceSize : public QObject {
         return {
             {"agent/AgentServer.cpp:AgentServer::loop",
              "the poll loop of a bounded HTTP server: every limit is a branch of one loop"},
-            {"loadgen/LoadGenerator.cpp:LoadGenerator::run",
-             "debt: the request loop's phases share its state"},
             {"remote/RemoteStreamReader.cpp:RemoteStreamReader::line",
              "one branch per record kind of the versioned stream"},
             {"ui/compare/CompareDialog.cpp:CompareDialog::CompareDialog",

@@ -1,0 +1,299 @@
+#include "loadgen/LoadRun.h"
+
+#include "collectors/base/BearerToken.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+namespace tierscope {
+
+namespace {
+
+// At most this many new requests per turn of the loop: a request's clock starts when it is
+// handed to libcurl, so it must go out at once, not after thousands of others are set up
+// (DESIGN.md: ramp connections up).
+constexpr int kAddsPerTurn = 32;
+// Chunks are timed by the kernel's receive timestamp of the data queued on their socket, else
+// by when epoll reported the socket ready: then a small batch bounds how long data that
+// arrives while a batch is worked off waits for the next stamp.
+constexpr int kEventsPerTurn = 16;
+
+int millisecondsUntil(StreamTransfer::Clock::time_point t, StreamTransfer::Clock::time_point now) {
+    return static_cast<int>(
+        std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count()));
+}
+
+} // namespace
+
+LoadRun::LoadRun(const LoadGenerator::Options& options,
+                 const std::vector<Conversation>& conversations, const WallClock& clock,
+                 std::string url, const LoadGenerator::RecordSink& sink, OnProgress onProgress,
+                 const std::atomic<bool>* cancel)
+    : m_options(options), m_conversations(conversations), m_clock(clock), m_url(std::move(url)),
+      m_authorization(BearerToken::authorizationHeader(options.tokenEnvVar, "load")), m_sink(sink),
+      m_onProgress(std::move(onProgress)), m_cancel(cancel), m_epoll(epoll_create1(EPOLL_CLOEXEC)),
+      m_multi(curl_multi_init()), m_random(options.seed),
+      m_gaps(options.burstiness,
+             options.rate > 0 ? 1.0 / (options.rate * options.burstiness) : 1.0) {
+    if (m_epoll < 0 || !m_multi) {
+        if (m_epoll >= 0)
+            close(m_epoll);
+        if (m_multi)
+            curl_multi_cleanup(m_multi);
+        throw std::runtime_error("the load generator could not set up its event loop");
+    }
+    curl_multi_setopt(m_multi, CURLMOPT_SOCKETFUNCTION, onSocket);
+    curl_multi_setopt(m_multi, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(m_multi, CURLMOPT_TIMERFUNCTION, onTimer);
+    curl_multi_setopt(m_multi, CURLMOPT_TIMERDATA, this);
+    // Streams are long-lived: never queue one behind another on a shared connection.
+    curl_multi_setopt(m_multi, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
+    if (m_options.requests > 0)
+        m_limit = m_options.requests + m_options.warmup;
+}
+
+LoadRun::~LoadRun() {
+    // A handle still in the multi interface is taken out before its transfer frees it.
+    for (auto& [easy, transfer] : m_active)
+        curl_multi_remove_handle(m_multi, easy);
+    m_active.clear();
+    if (m_multi)
+        curl_multi_cleanup(m_multi);
+    if (m_epoll >= 0)
+        close(m_epoll);
+}
+
+double LoadRun::durationS() const {
+    return m_firstMeasuredSend && m_lastMeasuredCompletion > *m_firstMeasuredSend
+               ? std::chrono::duration<double>(m_lastMeasuredCompletion - *m_firstMeasuredSend)
+                     .count()
+               : 0.0;
+}
+
+int LoadRun::onSocket(CURL*, curl_socket_t fd, int what, void* user, void* assigned) {
+    auto* run = static_cast<LoadRun*>(user);
+    if (what == CURL_POLL_REMOVE) {
+        epoll_ctl(run->m_epoll, EPOLL_CTL_DEL, fd, nullptr);
+        return 0;
+    }
+    epoll_event ev{};
+    ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+    ev.data.fd = fd;
+    if (!assigned) {
+        epoll_ctl(run->m_epoll, EPOLL_CTL_ADD, fd, &ev);
+        curl_multi_assign(run->m_multi, fd, run);
+    } else {
+        epoll_ctl(run->m_epoll, EPOLL_CTL_MOD, fd, &ev);
+    }
+    return 0;
+}
+
+int LoadRun::onTimer(CURLM*, long timeoutMs, void* user) {
+    auto* run = static_cast<LoadRun*>(user);
+    if (timeoutMs < 0)
+        run->m_timer.reset();
+    else
+        run->m_timer = Clock::now() + std::chrono::milliseconds(timeoutMs);
+    return 0;
+}
+
+bool LoadRun::mayIssue(Clock::time_point now) const {
+    if (m_cancel && m_cancel->load())
+        return false;
+    if (m_limit >= 0 && m_progress.issued >= m_limit)
+        return false;
+    return m_options.duration.count() <= 0 || now - m_started < m_options.duration;
+}
+
+bool LoadRun::timerDue() const {
+    return m_timer && Clock::now() >= *m_timer;
+}
+
+void LoadRun::driveTimeout() {
+    if (!timerDue())
+        return;
+    m_timer.reset();
+    m_readyAt = Clock::now();
+    curl_multi_socket_action(m_multi, CURL_SOCKET_TIMEOUT, 0, &m_running);
+}
+
+std::string LoadRun::requestBody(const Cursor& cursor) const {
+    const Conversation& c = m_conversations[cursor.conversation];
+    nlohmann::json body = {{"model", m_options.model},
+                           {"max_tokens", c.maxTokens[cursor.round]},
+                           {"temperature", 0},
+                           {"stream", true},
+                           {"stream_options", {{"include_usage", true}}}};
+    if (m_options.api == "chat") {
+        nlohmann::json messages = nlohmann::json::array();
+        if (!c.system.empty())
+            messages.push_back({{"role", "system"}, {"content", c.system}});
+        for (const auto& [q, a] : cursor.history) {
+            messages.push_back({{"role", "user"}, {"content", q}});
+            messages.push_back({{"role", "assistant"}, {"content", a}});
+        }
+        messages.push_back({{"role", "user"}, {"content", c.questions[cursor.round]}});
+        body["messages"] = messages;
+    } else {
+        std::string prompt = c.system;
+        for (const auto& [q, a] : cursor.history)
+            prompt += (prompt.empty() ? "" : " ") + q + " " + a;
+        prompt += (prompt.empty() ? "" : " ") + c.questions[cursor.round];
+        body["prompt"] = prompt;
+    }
+    return body.dump();
+}
+
+void LoadRun::start(Cursor cursor) {
+    const int maxTokens = m_conversations[cursor.conversation].maxTokens[cursor.round];
+    std::string body = requestBody(cursor);
+    auto t = std::make_unique<StreamTransfer>(std::move(cursor), maxTokens, m_options.api == "chat",
+                                              m_options.maxLineBytes, &m_readyAt);
+    t->open(m_url, std::move(body), m_authorization,
+            static_cast<long>(m_options.requestTimeout.count()), m_options.insecureTls);
+    t->warmup = m_progress.issued < m_options.warmup;
+    t->record.index = m_progress.issued - (t->warmup ? 0 : m_options.warmup);
+    t->send = Clock::now();
+    if (!t->warmup && !m_firstMeasuredSend)
+        m_firstMeasuredSend = t->send;
+    t->record.scheduledNs = m_clock.toWallNs(t->cursor.scheduled);
+    t->record.sendNs = m_clock.toWallNs(t->send);
+    curl_multi_add_handle(m_multi, t->easy);
+    // On the wire now: its clock has started, and setting up the next adds would delay it.
+    driveTimeout();
+    const bool warmup = t->warmup;
+    m_active.emplace(t->easy, std::move(t));
+    ++m_progress.issued;
+    ++m_progress.inFlight;
+    if (!warmup)
+        m_maxConcurrent = std::max(m_maxConcurrent, static_cast<int>(++m_measuredInFlight));
+}
+
+void LoadRun::newConversation(Clock::time_point scheduled) {
+    Cursor c;
+    c.conversation = m_nextConversation++ % m_conversations.size();
+    c.scheduled = scheduled;
+    start(std::move(c));
+}
+
+int LoadRun::issueDue(Clock::time_point now) {
+    int adds = 0;
+    auto followUp = [&] {
+        start(std::move(m_followUps.front()));
+        m_followUps.pop_front();
+    };
+    if (m_options.concurrency > 0) {
+        while (m_progress.inFlight < m_options.concurrency && mayIssue(now) &&
+               adds++ < kAddsPerTurn) {
+            if (!m_followUps.empty())
+                followUp();
+            else
+                newConversation(now);
+        }
+        return adds;
+    }
+    while (!m_followUps.empty() && mayIssue(now) && adds++ < kAddsPerTurn)
+        followUp();
+    while (now >= m_nextArrival && mayIssue(now) && adds++ < kAddsPerTurn) {
+        newConversation(m_nextArrival);
+        m_nextArrival += std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(m_gaps(m_random)));
+    }
+    return adds;
+}
+
+int LoadRun::waitMs(Clock::time_point now, int adds) const {
+    int wait = adds > kAddsPerTurn ? 0 : 100; // more to issue: just drive the transfers
+    if (m_timer)
+        wait = std::min(wait, millisecondsUntil(*m_timer, now));
+    if (m_options.rate > 0 && mayIssue(now))
+        wait = std::min(wait, millisecondsUntil(m_nextArrival, now));
+    return wait;
+}
+
+void LoadRun::finish(CURL* easy, CURLcode result) {
+    auto it = m_active.find(easy);
+    if (it == m_active.end())
+        return;
+    StreamTransfer& t = *it->second;
+    const auto ended = t.end(result, m_readyAt);
+    // Without a usage chunk the token count stays unknown: chunks are not tokens (a server
+    // may send several tokens in one chunk).
+    if (t.record.ok()) {
+        ++m_progress.completed;
+        const Conversation& c = m_conversations[t.cursor.conversation];
+        if (t.cursor.round + 1 < c.questions.size()) {
+            Cursor next = t.cursor;
+            next.history.emplace_back(c.questions[t.cursor.round], t.record.outputText);
+            ++next.round;
+            next.scheduled = ended;
+            m_followUps.push_back(std::move(next));
+        }
+    } else {
+        ++m_progress.failed;
+    }
+    t.record.outputText.clear(); // history only; keeps memory flat over long runs
+    if (!t.warmup) {
+        m_lastMeasuredCompletion = std::max(m_lastMeasuredCompletion, ended);
+        --m_measuredInFlight;
+        m_sink(std::move(t.record));
+    }
+    curl_multi_remove_handle(m_multi, easy);
+    m_active.erase(it);
+    --m_progress.inFlight;
+}
+
+// Transfers that ended are finished right after the action that ended them, so their end is
+// stamped with their own receive time, and a follow-up round is scheduled at once.
+void LoadRun::finishDone() {
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(m_multi, &queued))
+        if (msg->msg == CURLMSG_DONE)
+            finish(msg->easy_handle, msg->data.result);
+}
+
+int LoadRun::serveReady(int waitMs) {
+    epoll_event events[kEventsPerTurn];
+    const int n = epoll_wait(m_epoll, events, kEventsPerTurn, waitMs);
+    const auto polledAt = Clock::now();
+    for (int i = 0; i < n; ++i) {
+        m_readyAt = events[i].events & EPOLLIN
+                        ? m_received.newestQueued(events[i].data.fd).value_or(polledAt)
+                        : polledAt;
+        const int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                         (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                         (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+        curl_multi_socket_action(m_multi, events[i].data.fd, mask, &m_running);
+        finishDone();
+    }
+    return n;
+}
+
+void LoadRun::run() {
+    m_started = Clock::now();
+    m_nextArrival = m_started;
+    auto lastProgress = m_started;
+    for (;;) {
+        const auto now = Clock::now();
+        const int adds = issueDue(now);
+        if (m_progress.inFlight == 0 && !mayIssue(now))
+            break;
+        int n = serveReady(waitMs(now, adds));
+        // Sockets that became ready while this turn worked (a slow sink stalls it) are served
+        // with their own stamps before the timer action could read them unstamped.
+        for (int round = 0; n > 0 && round < 8 && timerDue(); ++round)
+            n = serveReady(0);
+        driveTimeout();
+        finishDone();
+        if (m_onProgress && Clock::now() - lastProgress >= std::chrono::seconds(1)) {
+            lastProgress = Clock::now();
+            m_onProgress(m_progress);
+        }
+    }
+    if (m_onProgress)
+        m_onProgress(m_progress);
+}
+
+} // namespace tierscope
