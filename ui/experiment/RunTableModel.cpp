@@ -1,6 +1,7 @@
 #include "ui/experiment/RunTableModel.h"
 
 #include "core/compare/RunKpis.h"
+#include "core/util/UnitFormat.h"
 
 #include <cmath>
 
@@ -25,9 +26,10 @@ const char* kpiOf(int column) {
     }
 }
 
-// A warm TTFT is milliseconds, a cold one seconds: "28.4 ms", "9.30 s".
-QString duration(double s) {
-    return s < 1 ? QString("%1 ms").arg(s * 1e3, 0, 'f', 1) : QString("%1 s").arg(s, 0, 'f', 2);
+// The compare table's definition of the column's figure: its name, unit and rounding.
+const RunKpis::Definition* definitionOf(int column) {
+    const char* kpi = kpiOf(column);
+    return kpi ? RunKpis::find(kpi) : nullptr;
 }
 
 } // namespace
@@ -72,22 +74,11 @@ QString RunTableModel::text(const RunRequestSummary::Row& row, int column) const
     const QVariant v = value(row, column);
     if (!v.isValid())
         return {}; // absent: an empty cell, never 0
-    const double x = v.toDouble();
-    switch (column) {
-    case TtftP50:
-    case TtftP99:
-        return duration(x);
-    case FailureRate:
-        return QString("%1 %").arg(x, 0, 'f', 1);
-    case OutputThroughput:
-        return QString("%1 tok/s").arg(x, 0, 'f', 1);
-    case RequestThroughput:
-        return QString("%1 req/s").arg(x, 0, 'f', 2);
-    case Requests:
-        return QString::number(std::llround(x));
-    default:
-        return v.toString();
-    }
+    if (column == Requests)
+        return QString::number(std::llround(v.toDouble()));
+    if (const auto* kpi = definitionOf(column))
+        return QString::fromStdString(UnitFormat::kpi(v.toDouble(), kpi->unit));
+    return v.toString();
 }
 
 QVariant RunTableModel::data(const QModelIndex& index, int role) const {
@@ -132,19 +123,12 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Status");
     case Requests:
         return tr("Requests");
-    case FailureRate:
-        return tr("Failed");
-    case TtftP50:
-        return tr("TTFT p50");
-    case TtftP99:
-        return tr("TTFT p99");
-    case OutputThroughput:
-        return tr("Output");
-    case RequestThroughput:
-        return tr("Requests/s");
     default:
-        return {};
+        break;
     }
+    // A figure's column is named as compare, the gates and the reports name it.
+    const auto* kpi = definitionOf(section);
+    return kpi ? QVariant(QString::fromStdString(kpi->displayName)) : QVariant();
 }
 
 } // namespace tierscope

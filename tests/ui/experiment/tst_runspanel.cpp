@@ -1,3 +1,5 @@
+#include "core/compare/RunKpis.h"
+#include "core/util/UnitFormat.h"
 #include "ui/experiment/RunTableModel.h"
 #include "ui/experiment/RunsPanel.h"
 
@@ -68,10 +70,11 @@ class TestRunsPanel : public QObject {
         QCOMPARE(model.index(0, RunTableModel::Group).data().toString(), QString("A"));
         QCOMPARE(model.index(2, RunTableModel::Run).data().toLongLong(), 12LL);
         QCOMPARE(model.index(2, RunTableModel::Requests).data().toString(), QString("4"));
-        QCOMPARE(model.index(2, RunTableModel::FailureRate).data().toString(), QString("25.0 %"));
+        QCOMPARE(model.index(2, RunTableModel::FailureRate).data().toString(), QString("25 %"));
         // p50 of 1, 2, 3 s (the failed request left out), interpolated as compare does.
         QCOMPARE(model.index(2, RunTableModel::TtftP50).data(Qt::UserRole).toDouble(), 2.0);
         QVERIFY(!model.index(2, RunTableModel::TtftP50).data().toString().isEmpty());
+        QCOMPARE(model.index(2, RunTableModel::TtftP50).data().toString(), QString("2.000 s"));
         QCOMPARE(
             model.headerData(RunTableModel::TtftP99, Qt::Horizontal, Qt::DisplayRole).toString(),
             QString("TTFT p99"));
@@ -82,6 +85,36 @@ class TestRunsPanel : public QObject {
         model.setRows(RunRequestSummary::of(runs));
         QVERIFY(model.index(0, RunTableModel::TtftP50).data().toString().isEmpty());
         QVERIFY(!model.index(0, RunTableModel::TtftP50).data(Qt::UserRole).isValid());
+    }
+
+    // A figure of the run table is the compare table's: named by the KPI's display name and
+    // written with its unit and rounding (it was "Failed", "28.4 ms" beside compare's
+    // "failure rate", "28.43 ms").
+    void everyFigureColumnIsNamedAndWrittenAsCompareWritesIt() {
+        RunTableModel model;
+        model.setRows(RunRequestSummary::of(twoArms()));
+        const std::vector<std::pair<int, std::string>> columns = {
+            {RunTableModel::FailureRate, "failure_rate"},
+            {RunTableModel::TtftP50, "ttft_p50"},
+            {RunTableModel::TtftP99, "ttft_p99"},
+            {RunTableModel::OutputThroughput, "output_throughput"},
+            {RunTableModel::RequestThroughput, "request_throughput"}};
+        int compared = 0;
+        for (const auto& [column, name] : columns) {
+            const auto* kpi = RunKpis::find(name);
+            QVERIFY2(kpi, name.c_str());
+            QCOMPARE(model.headerData(column, Qt::Horizontal, Qt::DisplayRole).toString(),
+                     QString::fromStdString(kpi->displayName));
+            for (int row = 0; row < model.rowCount(); ++row) {
+                const QVariant value = model.index(row, column).data(Qt::UserRole);
+                if (!value.isValid())
+                    continue;
+                QCOMPARE(model.index(row, column).data().toString(),
+                         QString::fromStdString(UnitFormat::kpi(value.toDouble(), kpi->unit)));
+                ++compared;
+            }
+        }
+        QVERIFY(compared >= 12); // four runs, most figures present
     }
 
     // One CDF line and one dot series per run, coloured by arm, with one legend entry per arm;
