@@ -1,0 +1,150 @@
+#include "core/store/Store.h"
+#include "ui/compare/CompareDialog.h"
+
+#include <QPushButton>
+#include <QScreen>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using namespace tierscope;
+
+// The compare view on its own, offscreen, against workspaces written here with known runs.
+class TestCompareDialog : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // the remembered compare pair
+        QVERIFY(m_dir.isValid());
+    }
+
+    // A run whose engine-identity check failed: the compare view says INVALID before any
+    // number, and judges no gate.
+    void anInvalidComparisonSaysSoFirst() {
+        const QString db = m_dir.filePath("invalid.db");
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = 1;
+            const auto session = store.createSession(s);
+            for (int i = 0; i < 4; ++i) {
+                const auto id = store.createRun(session, "storage/model-load", "{}", 1, "x",
+                                                i < 2 ? "A" : "B", i % 2 + 1);
+                const std::string status = i == 3 ? "fail" : i == 2 ? "warn" : "pass";
+                const std::string reset =
+                    i == 0 ? R"(, "reset": [{"step": "drop_caches", "ok": true, "detail": )"
+                             R"("page cache 2.1 GiB -> 0.3 GiB"}])"
+                           : "";
+                store.finishRun(id, 2, "completed",
+                                R"({"seconds": )" + std::to_string(10 - i) +
+                                    R"(, "validity": [{"check": "engine_identity", "status": ")" +
+                                    status + R"(", "detail": "same engine as arm A"}])" + reset +
+                                    "}");
+            }
+        }
+        auto* compare = new CompareDialog(db);
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        compare->setSides("arm:x/A", "arm:x/B");
+        compare->setGates("model_load_time <= 0.5x");
+        compare->compare();
+        QVERIFY(shown.wait(30000));
+        QVERIFY2(compare->statusText().startsWith("INVALID, gates not judged: B: run 4: "
+                                                  "engine_identity fail: same engine as arm A"),
+                 qPrintable(compare->statusText()));
+        QCOMPARE(compare->result().gates.at(0).second.verdict, Gate::Verdict::Inconclusive);
+        QVERIFY2(compare->verdictText().startsWith("INVALID, gates not judged: B: run 4"),
+                 qPrintable(compare->verdictText()));
+        // Every check is listed with its result and numbers, not only the failed one.
+        QTableWidget* checks = compare->checkTable();
+        QVERIFY(checks);
+        QTabWidget* tabs = compare->chartTabs();
+        QCOMPARE(tabs->widget(tabs->count() - 1), checks);
+        QCOMPARE(tabs->tabText(tabs->count() - 1), QString("Checks (1 fail, 1 warn, 3 pass)"));
+        QCOMPARE(checks->rowCount(), 5);
+        QStringList rows;
+        for (int r = 0; r < checks->rowCount(); ++r) {
+            QStringList cells;
+            for (int c = 0; c < checks->columnCount(); ++c)
+                cells << checks->item(r, c)->text();
+            rows << cells.join(" | ");
+        }
+        QCOMPARE(rows,
+                 QStringList({"A | 1 | engine_identity | pass | same engine as arm A",
+                              "A | 1 | reset drop_caches | ok | page cache 2.1 GiB -> 0.3 GiB",
+                              "A | 2 | engine_identity | pass | same engine as arm A",
+                              "B | 3 | engine_identity | warn | same engine as arm A",
+                              "B | 4 | engine_identity | fail | same engine as arm A"}));
+        QCOMPARE(checks->item(4, 3)->background().color(), QColor("#c62828"));
+        QCOMPARE(checks->item(0, 3)->background().color(), QColor("#2e7d32"));
+        QPushButton* exportChart = nullptr;
+        for (auto* button : compare->findChildren<QPushButton*>())
+            if (button->text() == "Export chart…")
+                exportChart = button;
+        QVERIFY(exportChart);
+        tabs->setCurrentIndex(0);
+        QVERIFY(exportChart->isEnabled());
+        tabs->setCurrentWidget(checks); // no chart to export from the checks tab
+        QVERIFY(!exportChart->isEnabled());
+        // Everything, buttons included, fits a 1280x720 screen at scale factor 2 (640x360
+        // logical pixels): the tables scroll in their pane instead.
+        compare->show();
+        const QSize least = compare->minimumSizeHint();
+        QVERIFY2(least.width() <= 640 && least.height() <= 360,
+                 qPrintable(QString("%1x%2").arg(least.width()).arg(least.height())));
+        QVERIFY(compare->screen()->availableGeometry().contains(compare->frameGeometry()));
+        delete compare;
+    }
+
+    // The dialog's headline, KPI row, gate row and chart bar state one interval: the issue's
+    // A = 200, 210, 190 s against B = 10, 12, 11 s once read "-94 % [-107 %, -82 %]" beside a
+    // gate's [-95.4 %, -93.4 %].
+    void theDialogShowsOneIntervalPerKpi() {
+        const QString db = m_dir.filePath("one-interval.db");
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = 1;
+            const auto session = store.createSession(s);
+            const double seconds[] = {200, 210, 190, 10, 12, 11};
+            for (int i = 0; i < 6; ++i) {
+                const auto id = store.createRun(session, "storage/model-load", "{}", 1, "x",
+                                                i < 3 ? "A" : "B", i % 3 + 1);
+                store.finishRun(id, 2, "completed", nlohmann::json{{"seconds", seconds[i]}}.dump());
+            }
+        }
+        auto* compare = new CompareDialog(db);
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        compare->setSides("arm:x/A", "arm:x/B");
+        compare->setGates("model_load_time <= -90%");
+        compare->compare();
+        QVERIFY(shown.wait(30000));
+        const QString interval = "[-95.4 %, -93.4 %]";
+        QVERIFY2(compare->verdictText().startsWith("B is better: model load time -94.5 % " +
+                                                   interval + "; G1 PASS"),
+                 qPrintable(compare->verdictText()));
+        QTableWidget* kpis = compare->kpiTable();
+        int row = -1;
+        for (int r = 0; r < kpis->rowCount(); ++r)
+            if (kpis->item(r, 0)->text() == "model_load_time")
+                row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(kpis->item(row, 4)->text(), QString("-94.5 %"));
+        QCOMPARE(kpis->item(row, 6)->text(), interval);
+        QCOMPARE(kpis->item(row, 4)->toolTip(), QString("better: B"));
+        QVERIFY2(compare->gateTable()->item(0, 2)->text().contains(interval),
+                 qPrintable(compare->gateTable()->item(0, 2)->text()));
+        const auto& k = compare->result().kpis.at(static_cast<std::size_t>(row));
+        QVERIFY(k.relativeInterval() && k.relativeInterval()->lo > -1);
+        delete compare;
+    }
+};
+
+QTEST_MAIN(TestCompareDialog)
+#include "tst_comparedialog.moc"
