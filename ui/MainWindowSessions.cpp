@@ -1,54 +1,18 @@
 // MainWindow's opened sessions: reading one on the worker and fetching again for the width.
 #include "core/util/UnitFormat.h"
-#include "core/util/Version.h"
-#include "core/util/WallClock.h"
-#include "core/view/ChartCatalog.h"
-#include "core/view/EngineAbsence.h"
-#include "core/view/StatTiles.h"
-#include "ui/AppPalette.h"
 #include "ui/DevicesView.h"
 #include "ui/MainWindow.h"
-#include "ui/SavedLayouts.h"
-#include "ui/SettingsDialog.h"
-#include "ui/compare/CompareDialog.h"
 #include "ui/experiment/RunsPanel.h"
-#include "ui/feeds/LiveRecording.h"
-#include "ui/feeds/PrometheusDialog.h"
-#include "ui/feeds/PrometheusFeed.h"
-#include "ui/feeds/RemoteFeed.h"
 #include "ui/sessions/SessionBrowser.h"
 #include "ui/sessions/SessionListModel.h"
 #include "ui/timeline/BottleneckBand.h"
-#include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/StatTileRow.h"
-#include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
-#include <QAction>
-#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFileDialog>
-#include <QHeaderView>
-#include <QInputDialog>
-#include <QLabel>
-#include <QLineEdit>
-#include <QMenu>
-#include <QMenuBar>
-#include <QMessageBox>
-#include <QPainter>
-#include <QPixmap>
-#include <QPointer>
-#include <QScreen>
-#include <QSettings>
 #include <QStatusBar>
-#include <QStyle>
-#include <QThreadPool>
 #include <QTimer>
-#include <QToolBar>
-#include <QTreeView>
-#include <limits>
-#include <utility>
 
 namespace tierscope {
 
