@@ -3,10 +3,11 @@
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "collectors/Recorder.h"
-#include "remote/RemoteStreamWriter.h"
-#include "core/util/DurationParser.h"
 #include "core/store/Store.h"
+#include "core/util/DurationParser.h"
+#include "core/util/FileDescriptor.h"
 #include "core/util/WallClock.h"
+#include "remote/RemoteStreamWriter.h"
 
 #include <cerrno>
 #include <csignal>
@@ -18,19 +19,6 @@
 namespace tierscope {
 
 namespace {
-
-bool writeAll(const std::string& bytes) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::write(STDOUT_FILENO, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += static_cast<std::size_t>(n);
-    }
-    return true;
-}
 
 // True once stdin reached its end: the workstation closed it, or its connection is gone.
 bool inputEnded(int waitMs) {
@@ -77,7 +65,8 @@ int StreamCommand::run(const GlobalOptions& global, const Options& o) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(db).parent_path(), ec);
 
-    RemoteStreamWriter writer(writeAll);
+    RemoteStreamWriter writer(
+        [](const std::string& bytes) { return FileDescriptor::writeAll(STDOUT_FILENO, bytes); });
     Recorder::Options r;
     r.dbPath = db;
     r.label = o.label.empty() ? "streamed over ssh" : o.label;
