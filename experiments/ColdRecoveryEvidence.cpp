@@ -43,8 +43,8 @@ nlohmann::json ColdRecoveryEvidence::cacheCheck() const {
 
 nlohmann::json ColdRecoveryEvidence::pageCacheCheck() const {
     std::optional<double> storeRead;
-    if (m_counters && m_counters->count("lmcache:num_remote_read_bytes"))
-        storeRead = m_counters->at("lmcache:num_remote_read_bytes");
+    if (m_counters && m_counters->count("lmcache_remote_read_bytes"))
+        storeRead = m_counters->at("lmcache_remote_read_bytes");
     return ValidityChecks::pageCache(m_pageGrowth, m_deviceRead, m_implied, storeRead);
 }
 

@@ -5,36 +5,33 @@
 #include "collectors/host/MeminfoParser.h"
 #include "collectors/storage/BlockDeviceNames.h"
 #include "collectors/storage/DiskstatsParser.h"
+#include "core/engine/EngineMetricCatalog.h"
 #include "experiments/EngineIdentity.h"
 #include "experiments/HttpProbe.h"
 
-#include <array>
+#include <cmath>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 namespace tierscope {
 
-namespace {
-
-constexpr std::array<const char*, 9> kCounters = {
-    "vllm:prefix_cache_queries",        "vllm:prefix_cache_hits",
-    "lmcache:num_retrieve_requests",    "lmcache:num_requested_tokens",
-    "lmcache:num_hit_tokens",           "lmcache:num_remote_read_bytes",
-    "lmcache:num_remote_read_requests", "tierscope_sim:kv_recomputed_tokens",
-    "tierscope_sim:kv_cpu_hit_tokens"};
-
-} // namespace
-
+// Every counter role of the engine metric catalog, each from the first family the engine
+// serves, summed over its label sets.
 std::map<std::string, double> EvidenceSnapshot::counters(std::string_view metricsText) {
+    const auto& catalog = EngineMetricCatalog::active();
+    std::map<std::size_t, double> byFamily;
+    for (const auto& s : PrometheusTextParser::parse(metricsText).samples)
+        if (std::isfinite(s.value))
+            for (const auto& [role, family] : catalog.entries(s.name, s.labels))
+                if (role->type == "counter")
+                    byFamily[family->id] += s.value;
     std::map<std::string, double> out;
-    for (const auto& s : PrometheusTextParser::parse(metricsText).samples) {
-        std::string name = s.name;
-        if (name.size() > 6 && name.ends_with("_total"))
-            name.resize(name.size() - 6);
-        for (const char* wanted : kCounters)
-            if (name == wanted)
-                out[name] += s.value;
-    }
+    for (const auto& role : catalog.roles())
+        for (const auto& family : role.families)
+            if (const auto it = byFamily.find(family.id); it != byFamily.end()) {
+                out[role.name] = it->second;
+                break;
+            }
     return out;
 }
 

@@ -22,7 +22,7 @@ struct EvidenceSnapshot {
     // accounting on the head shows the head as all zeros and counts only its paths.
     std::optional<std::uint64_t> pathsReadBytes;
     std::optional<std::uint64_t> pageCacheBytes;
-    std::map<std::string, double> engineCounters; // name without _total -> sum over label sets
+    std::map<std::string, double> engineCounters; // catalog role -> sum over label sets
 
     static EvidenceSnapshot take(const std::string& path, const std::string& engineUrl,
                                  const SystemPaths& paths = {});

@@ -4,43 +4,17 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <unordered_set>
 
 namespace tierscope {
 
 namespace {
 
-// Families the engines use for the same quantity, newest names first.
-const std::vector<std::string> kTtft = {"vllm:time_to_first_token_seconds",
-                                        "sglang:time_to_first_token_seconds"};
-const std::vector<std::string> kItl = {
-    "vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds",
-    "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds"};
-const std::vector<std::string> kLmcacheRetrieve = {"lmcache:time_to_retrieve"};
-const std::vector<std::string> kLmcacheSpeed = {"lmcache:retrieve_speed"};
-
-// Latency histograms that become <prefix>_p50_s, _p90_s and _p99_s. The request phases (vLLM
-// V1 and late V0) split TTFT into queueing and prefill, and the rest into decode.
-struct LatencyFamily {
-    const char* prefix;
-    std::vector<std::string> families;
-};
-const std::vector<LatencyFamily> kLatencies = {
-    {"ttft", kTtft},
-    {"itl", kItl},
-    {"queue_time", {"vllm:request_queue_time_seconds", "sglang:queue_time_seconds"}},
-    {"prefill_time", {"vllm:request_prefill_time_seconds"}},
-    {"decode_time", {"vllm:request_decode_time_seconds"}},
-    {"inference_time", {"vllm:request_inference_time_seconds"}},
-    {"e2e_latency", {"vllm:e2e_request_latency_seconds", "sglang:e2e_request_latency_seconds"}},
-    {"lmcache_retrieve", kLmcacheRetrieve},
-};
-
-const std::vector<std::string> kCounters = {
-    "vllm:prompt_tokens",        "vllm:generation_tokens",       "vllm:num_preemptions",
-    "sglang:prompt_tokens",      "sglang:generation_tokens",     "vllm:prefix_cache_hits",
-    "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_hits",   "vllm:gpu_prefix_cache_queries",
-    "lmcache:num_hit_tokens",    "lmcache:num_requested_tokens", "lmcache:num_remote_read_bytes"};
+// The request phases whose bucket increases are kept too (they split TTFT), and the one
+// latency that is per token, not per request (no mean adds into TTFT).
+const std::set<std::string> kTtftParts = {"ttft", "queue_time", "prefill_time", "lmcache_retrieve"};
+constexpr const char* kPerToken = "itl";
 
 // A series' identity within its family: its labels other than le, in a fixed order.
 std::string seriesKey(const PromSample& s) {
@@ -55,45 +29,6 @@ std::string seriesKey(const PromSample& s) {
     return key;
 }
 
-// "foo_total" and "foo" name the same counter (0.0.4 vs OpenMetrics conventions).
-std::string counterBase(const std::string& name) {
-    const std::string suffix = "_total";
-    if (name.size() > suffix.size() &&
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-        return name.substr(0, name.size() - suffix.size());
-    return name;
-}
-
-std::optional<double> sumOf(const PrometheusTextParser::Result& scrape,
-                            const std::vector<std::string>& names) {
-    for (const auto& name : names) {
-        double total = 0;
-        bool found = false;
-        for (const auto& s : scrape.samples) {
-            if (s.name == name && std::isfinite(s.value)) {
-                total += s.value;
-                found = true;
-            }
-        }
-        if (found)
-            return total;
-    }
-    return std::nullopt;
-}
-
-std::optional<double> maxOf(const PrometheusTextParser::Result& scrape,
-                            const std::vector<std::string>& names) {
-    for (const auto& name : names) {
-        std::optional<double> best;
-        for (const auto& s : scrape.samples)
-            if (s.name == name && std::isfinite(s.value) && (!best || s.value > *best))
-                best = s.value;
-        if (best)
-            return best;
-    }
-    return std::nullopt;
-}
-
 std::string sanitize(const std::string& text) {
     std::string out;
     for (const char c : text)
@@ -105,8 +40,10 @@ std::string sanitize(const std::string& text) {
 
 } // namespace
 
-EngineMetricsMapper::EngineMetricsMapper(std::string endpointId, bool recordRaw)
-    : m_prefix("engine/" + std::move(endpointId) + "/"), m_recordRaw(recordRaw) {}
+EngineMetricsMapper::EngineMetricsMapper(std::string endpointId, bool recordRaw,
+                                         const EngineMetricCatalog& catalog)
+    : m_prefix("engine/" + std::move(endpointId) + "/"), m_recordRaw(recordRaw),
+      m_catalog(catalog) {}
 
 std::string EngineMetricsMapper::endpointIdFromUrl(const std::string& url) {
     std::string rest = url;
@@ -130,6 +67,56 @@ std::string EngineMetricsMapper::endpointIdFromUrl(const std::string& url) {
     return sanitize(path.empty() ? host : host + "_" + path);
 }
 
+EngineMetricsMapper::Snapshot
+EngineMetricsMapper::snapshot(const PrometheusTextParser::Result& scrape, std::int64_t tNs) const {
+    Snapshot now;
+    now.tNs = tNs;
+    for (const auto& s : scrape.samples) {
+        const std::string family = scrape.familyOf(s.name);
+        if (scrape.typeOf(s.name) == "histogram") {
+            const bool bucket = s.name == family + "_bucket";
+            const bool sum = s.name == family + "_sum", count = s.name == family + "_count";
+            double le = 0;
+            const std::string* bound = bucket ? s.label("le") : nullptr;
+            if ((bucket && (!bound || !PrometheusTextParser::parseValue(*bound, le))) ||
+                (!bucket && !std::isfinite(s.value)))
+                continue;
+            for (const auto& [role, f] : m_catalog.entries(family, s.labels)) {
+                if (role->type != "histogram")
+                    continue;
+                now.served.insert(f->id);
+                if (sum)
+                    now.sums[f->id][seriesKey(s)] = s.value;
+                else if (count)
+                    now.counts[f->id][seriesKey(s)] = s.value;
+                if (!bucket)
+                    continue;
+                auto& buckets = now.histograms[f->id][seriesKey(s)];
+                auto it = std::find_if(buckets.begin(), buckets.end(),
+                                       [&](auto& b) { return b.first == le; });
+                if (it == buckets.end())
+                    buckets.emplace_back(le, s.value);
+                else
+                    it->second = s.value; // a repeated line: the last one stands
+            }
+            continue;
+        }
+        if (!std::isfinite(s.value))
+            continue;
+        for (const auto& [role, f] : m_catalog.entries(s.name, s.labels)) {
+            if (role->type == "histogram")
+                continue;
+            const std::string* split = role->split.empty() ? nullptr : s.label(role->split);
+            if (!role->split.empty() && !split)
+                continue; // a series without the label cannot be put apart
+            auto& values = role->type == "counter" ? now.counters : now.gauges;
+            values[f->id][seriesKey(s)] = {s.value, split ? *split : std::string()};
+            now.served.insert(f->id);
+        }
+    }
+    return now;
+}
+
 void EngineMetricsMapper::put(std::vector<Reading>& out, const std::string& what, const char* unit,
                               std::optional<double> value) const {
     if (value && std::isfinite(*value))
@@ -138,89 +125,37 @@ void EngineMetricsMapper::put(std::vector<Reading>& out, const std::string& what
 
 std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Result& scrape,
                                                  std::int64_t tNs) {
-    Snapshot now;
-    now.tNs = tNs;
-    for (const auto& s : scrape.samples) {
-        const std::string family = scrape.familyOf(s.name);
-        if (s.name == family + "_bucket" && scrape.typeOf(s.name) == "histogram") {
-            double le = 0;
-            const std::string* bound = s.label("le");
-            if (!bound || !PrometheusTextParser::parseValue(*bound, le))
-                continue;
-            auto& buckets = now.histograms[family][seriesKey(s)];
-            auto it = std::find_if(buckets.begin(), buckets.end(),
-                                   [&](auto& b) { return b.first == le; });
-            if (it == buckets.end())
-                buckets.emplace_back(le, s.value);
-            else
-                it->second = s.value; // a repeated line: the last one stands
-            continue;
-        }
-        if (scrape.typeOf(s.name) == "histogram" && std::isfinite(s.value)) {
-            if (s.name == family + "_sum") {
-                now.sums[family][seriesKey(s)] = s.value;
-                continue;
-            }
-            if (s.name == family + "_count") {
-                now.counts[family][seriesKey(s)] = s.value;
-                continue;
-            }
-        }
-        const std::string base = counterBase(s.name);
-        if (std::find(kCounters.begin(), kCounters.end(), base) != kCounters.end() &&
-            std::isfinite(s.value))
-            now.counters[base][seriesKey(s)] = s.value;
-    }
-
+    Snapshot now = snapshot(scrape, tNs);
+    m_coverage = m_catalog.coverage(now.served);
     std::vector<Reading> out;
-    put(out, "requests_running", "1",
-        sumOf(scrape, {"vllm:num_requests_running", "sglang:num_running_reqs"}));
-    put(out, "requests_waiting", "1",
-        sumOf(scrape, {"vllm:num_requests_waiting", "sglang:num_queue_reqs"}));
-    put(out, "kv_cache_usage_ratio", "ratio",
-        maxOf(scrape,
-              {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}));
-    // V0 only: V1 neither swaps nor keeps a CPU KV cache.
-    put(out, "requests_swapped", "1", sumOf(scrape, {"vllm:num_requests_swapped"}));
-    put(out, "cpu_kv_cache_usage_ratio", "ratio", maxOf(scrape, {"vllm:cpu_cache_usage_perc"}));
-    put(out, "lmcache_local_cache_usage_bytes", "bytes",
-        sumOf(scrape, {"lmcache:local_cache_usage"}));
-    put(out, "lmcache_remote_cache_usage_bytes", "bytes",
-        sumOf(scrape, {"lmcache:remote_cache_usage"}));
+    gauges(out, now);
 
     // Prefix-cache hit rate: V1 token counters over the interval, else the V0 / SGLang gauge
     // (-1 there means prefix caching is off: absent).
-    auto prefixHit = ratio(now, {"vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits"},
-                           {"vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries"});
-    if (!prefixHit && !now.counters.count("vllm:prefix_cache_queries") &&
-        !now.counters.count("vllm:gpu_prefix_cache_queries")) {
-        prefixHit = maxOf(scrape, {"vllm:gpu_prefix_cache_hit_rate", "sglang:cache_hit_rate"});
+    auto prefixHit = ratio(now, "prefix_cache_hits", "prefix_cache_queries");
+    const Role* queries = role("prefix_cache_queries");
+    const bool queryCounters =
+        queries && std::any_of(queries->families.begin(), queries->families.end(),
+                               [&](const auto& f) { return now.counters.count(f.id) > 0; });
+    if (!prefixHit && !queryCounters) {
+        prefixHit = gauge(now, "prefix_cache_hit_rate");
         if (prefixHit && *prefixHit < 0)
             prefixHit.reset();
     }
     put(out, "prefix_cache_hit_rate", "ratio", prefixHit);
 
-    auto lmcacheHit = ratio(now, {"lmcache:num_hit_tokens"}, {"lmcache:num_requested_tokens"});
+    auto lmcacheHit = ratio(now, "lmcache_hit_tokens", "lmcache_requested_tokens");
     // LMCache's own gauge covers the first scrape, or exporters without the token counters.
-    if (!lmcacheHit && (!m_previous || !now.counters.count("lmcache:num_requested_tokens")))
-        lmcacheHit = maxOf(scrape, {"lmcache:retrieve_hit_rate"});
+    const Role* requested = role("lmcache_requested_tokens");
+    const bool requestedCounters =
+        requested && std::any_of(requested->families.begin(), requested->families.end(),
+                                 [&](const auto& f) { return now.counters.count(f.id) > 0; });
+    if (!lmcacheHit && (!m_previous || !requestedCounters))
+        lmcacheHit = gauge(now, "lmcache_hit_rate");
     put(out, "lmcache_hit_rate", "ratio", lmcacheHit);
 
-    if (m_previous && tNs > m_previous->tNs) {
-        for (const auto& latency : kLatencies)
-            quantiles(out, now, latency.prefix, latency.families);
-        means(out, now);
-        put(out, "prompt_tokens_per_s", "1/s",
-            rate(now, {"vllm:prompt_tokens", "sglang:prompt_tokens"}));
-        put(out, "generation_tokens_per_s", "1/s",
-            rate(now, {"vllm:generation_tokens", "sglang:generation_tokens"}));
-        put(out, "preemptions_per_s", "1/s", rate(now, {"vllm:num_preemptions"}));
-        put(out, "lmcache_remote_read_bytes_per_s", "bytes/s",
-            rate(now, {"lmcache:num_remote_read_bytes"}));
-        if (const auto speed = intervalBuckets(now, kLmcacheSpeed))
-            put(out, "lmcache_retrieve_speed_p50_tokens_per_s", "1/s",
-                HistogramQuantile::compute(0.5, *speed));
-    }
+    if (m_previous && tNs > m_previous->tNs)
+        intervalFigures(out, now);
     if (m_recordRaw) {
         raw(out, scrape);
         // Said beside the series, so a capped recording cannot pass for a complete one.
@@ -231,12 +166,73 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
     return out;
 }
 
+void EngineMetricsMapper::gauges(std::vector<Reading>& out, const Snapshot& now) const {
+    put(out, "requests_running", "1", gauge(now, "requests_running"));
+    put(out, "requests_waiting", "1", gauge(now, "requests_waiting"));
+    put(out, "kv_cache_usage_ratio", "ratio", gauge(now, "kv_cache_usage"));
+    put(out, "requests_swapped", "1", gauge(now, "requests_swapped"));
+    put(out, "cpu_kv_cache_usage_ratio", "ratio", gauge(now, "cpu_kv_cache_usage"));
+    put(out, "lmcache_local_cache_usage_bytes", "bytes", gauge(now, "lmcache_local_cache_usage"));
+    put(out, "lmcache_remote_cache_usage_bytes", "bytes", gauge(now, "lmcache_remote_cache_usage"));
+    // Why requests wait: "deferred" ones wait for their KV from a connector (a tier, storage).
+    if (const auto byReason = gauge(now, role("requests_waiting_by_reason")))
+        for (const auto& [reason, n] : *byReason)
+            put(out, "requests_waiting{reason=" + sanitize(reason) + "}", "1", n);
+}
+
+void EngineMetricsMapper::intervalFigures(std::vector<Reading>& out, const Snapshot& now) {
+    for (const auto& r : m_catalog.roles())
+        if (r.type == "histogram" && r.unit == "s")
+            quantiles(out, now, r);
+    means(out, now);
+    put(out, "prompt_tokens_per_s", "1/s", rate(now, "prompt_tokens"));
+    put(out, "generation_tokens_per_s", "1/s", rate(now, "generation_tokens"));
+    put(out, "preemptions_per_s", "1/s", rate(now, "preemptions"));
+    put(out, "lmcache_remote_read_bytes_per_s", "bytes/s", rate(now, "lmcache_remote_read_bytes"));
+    if (const auto speed = intervalBuckets(now, role("lmcache_retrieve_speed")))
+        put(out, "lmcache_retrieve_speed_p50_tokens_per_s", "1/s",
+            HistogramQuantile::compute(0.5, *speed));
+    tierFigures(out, now);
+}
+
+// Where the interval's prompt tokens came from, and what the KV offload tiers moved. Bytes
+// are divided by this interval between scrapes (wall clock), never by the engine's own
+// per-operation time counters.
+void EngineMetricsMapper::tierFigures(std::vector<Reading>& out, const Snapshot& now) const {
+    const double seconds = static_cast<double>(now.tNs - m_previous->tNs) / 1e9;
+    if (const auto bySource = increases(now, role("prompt_tokens_by_source"))) {
+        double total = 0;
+        for (const auto& [source, n] : *bySource)
+            total += n;
+        for (const auto& [source, n] : *bySource) {
+            put(out, "prompt_tokens_per_s{source=" + sanitize(source) + "}", "1/s", n / seconds);
+            if (total > 0) // no prompt token in the interval: no shares, not zero shares
+                put(out, "prompt_tokens_share{source=" + sanitize(source) + "}", "ratio",
+                    n / total);
+        }
+    }
+    put(out, "kv_offload_load_bytes_per_s", "bytes/s", rate(now, "kv_offload_load_bytes"));
+    put(out, "kv_offload_store_bytes_per_s", "bytes/s", rate(now, "kv_offload_store_bytes"));
+    const std::pair<const char*, const char*> perTier[] = {
+        {"kv_tier_read_bytes", "kv_tier_read_bytes_per_s"},
+        {"kv_tier_write_bytes", "kv_tier_write_bytes_per_s"}};
+    for (const auto& [name, series] : perTier)
+        if (const auto byTier = increases(now, role(name)))
+            for (const auto& [tier, bytes] : *byTier)
+                put(out, std::string(series) + "{tier=" + sanitize(tier) + "}", "bytes/s",
+                    bytes / seconds);
+    if (const auto failures = increases(now, role("kv_tier_failures")))
+        for (const auto& [tier, n] : *failures)
+            put(out, "kv_tier_failures{tier=" + sanitize(tier) + "}", "1", n);
+}
+
 std::optional<HistogramQuantile::Buckets>
-EngineMetricsMapper::intervalBuckets(const Snapshot& now,
-                                     const std::vector<std::string>& families) const {
-    for (const auto& family : families) {
-        const auto before = m_previous->histograms.find(family);
-        const auto after = now.histograms.find(family);
+EngineMetricsMapper::intervalBuckets(const Snapshot& now, const Role* role) const {
+    if (!role)
+        return std::nullopt;
+    for (const auto& family : role->families) {
+        const auto before = m_previous->histograms.find(family.id);
+        const auto after = now.histograms.find(family.id);
         if (before != m_previous->histograms.end() && after != now.histograms.end())
             return HistogramQuantile::summedDelta(before->second, after->second);
     }
@@ -247,10 +243,9 @@ EngineMetricsMapper::intervalBuckets(const Snapshot& now,
 // intervals that ended in the last kQuantileSpanNs, not over one interval, whose handful of
 // requests would put p99 at a bucket edge. No request in the span: absent, never zero.
 void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& now,
-                                    const std::string& prefix,
-                                    const std::vector<std::string>& families) {
-    const auto delta = intervalBuckets(now, families);
-    auto& recent = m_recent[prefix];
+                                    const Role& role) {
+    const auto delta = intervalBuckets(now, &role);
+    auto& recent = m_recent[role.name];
     while (!recent.empty() && recent.front().first <= now.tNs - kQuantileSpanNs)
         recent.pop_front();
     if (!delta)
@@ -261,31 +256,29 @@ void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& n
         for (const auto& [le, count] : buckets)
             byBound[le] += count;
     const HistogramQuantile::Buckets span(byBound.begin(), byBound.end());
-    put(out, prefix + "_p50_s", "s", HistogramQuantile::compute(0.50, span));
-    put(out, prefix + "_p90_s", "s", HistogramQuantile::compute(0.90, span));
-    put(out, prefix + "_p99_s", "s", HistogramQuantile::compute(0.99, span));
+    put(out, role.name + "_p50_s", "s", HistogramQuantile::compute(0.50, span));
+    put(out, role.name + "_p90_s", "s", HistogramQuantile::compute(0.90, span));
+    put(out, role.name + "_p99_s", "s", HistogramQuantile::compute(0.99, span));
     // The TTFT parts' increases themselves too: summed over any span, they give that span's own
     // quantiles.
-    static const std::vector<std::string> kParts = {"ttft", "queue_time", "prefill_time",
-                                                    "lmcache_retrieve"};
-    if (std::find(kParts.begin(), kParts.end(), prefix) == kParts.end())
+    if (!kTtftParts.count(role.name))
         return;
     for (const auto& [le, count] : *delta) {
         char bound[40] = "+Inf";
         if (!std::isinf(le))
             std::snprintf(bound, sizeof bound, "%.15g", le);
-        put(out, prefix + "_bucket{le=" + bound + "}", "1", count);
+        put(out, role.name + "_bucket{le=" + bound + "}", "1", count);
     }
 }
 
 // Each series' increase of _sum and _count over the interval, summed as sum(increase(...)):
 // a series whose count or sum went down was reset and counts from zero; one in only one of the
 // scrapes counts nothing. The first family the engine exposes wins; absent when none is in both.
-std::optional<EngineMetricsMapper::Observed>
-EngineMetricsMapper::observed(const Snapshot& now, const std::vector<std::string>& families) const {
-    for (const auto& family : families) {
-        const auto c0 = m_previous->counts.find(family), c1 = now.counts.find(family);
-        const auto s0 = m_previous->sums.find(family), s1 = now.sums.find(family);
+std::optional<EngineMetricsMapper::Observed> EngineMetricsMapper::observed(const Snapshot& now,
+                                                                           const Role& role) const {
+    for (const auto& family : role.families) {
+        const auto c0 = m_previous->counts.find(family.id), c1 = now.counts.find(family.id);
+        const auto s0 = m_previous->sums.find(family.id), s1 = now.sums.find(family.id);
         if (c0 == m_previous->counts.end() || c1 == now.counts.end() ||
             s0 == m_previous->sums.end() || s1 == now.sums.end())
             continue;
@@ -311,20 +304,19 @@ EngineMetricsMapper::observed(const Snapshot& now, const std::vector<std::string
 // the mean TTFT spent reading KV.
 void EngineMetricsMapper::means(std::vector<Reading>& out, const Snapshot& now) const {
     std::optional<Observed> ttft, retrieve;
-    for (const auto& latency : kLatencies) {
-        if (std::string(latency.prefix) == "itl")
-            continue; // per token, not per request
-        const auto o = observed(now, latency.families);
+    for (const auto& r : m_catalog.roles()) {
+        if (r.type != "histogram" || r.unit != "s" || r.name == kPerToken)
+            continue;
+        const auto o = observed(now, r);
         if (!o)
             continue;
-        const std::string prefix = latency.prefix;
-        put(out, prefix + "_sum_s", "s", o->sumS);
-        put(out, prefix + "_count", "1", o->count);
+        put(out, r.name + "_sum_s", "s", o->sumS);
+        put(out, r.name + "_count", "1", o->count);
         if (o->count > 0)
-            put(out, prefix + "_mean_s", "s", o->sumS / o->count);
-        if (prefix == "ttft")
+            put(out, r.name + "_mean_s", "s", o->sumS / o->count);
+        if (r.name == "ttft")
             ttft = o;
-        else if (prefix == "lmcache_retrieve")
+        else if (r.name == "lmcache_retrieve")
             retrieve = o;
     }
     if (ttft && retrieve && ttft->count > 0)
@@ -334,38 +326,57 @@ void EngineMetricsMapper::means(std::vector<Reading>& out, const Snapshot& now) 
 // The counter's increase over the interval, summed over its series, as Prometheus'
 // sum(rate(...)): a series that went down was reset and counts from zero; one in only one of
 // the scrapes counts nothing. Absent when no series is in both.
-std::optional<double> EngineMetricsMapper::increase(const Snapshot& now,
-                                                    const std::string& name) const {
-    const auto before = m_previous->counters.find(name);
-    const auto after = now.counters.find(name);
-    if (before == m_previous->counters.end() || after == now.counters.end())
+std::optional<std::map<std::string, double>>
+EngineMetricsMapper::increases(const Snapshot& now, const Role* role) const {
+    if (!role)
         return std::nullopt;
-    std::optional<double> total;
-    for (const auto& [key, value] : after->second) {
-        const auto it = before->second.find(key);
-        if (it != before->second.end())
-            total = total.value_or(0) + (value < it->second ? value : value - it->second);
+    for (const auto& family : role->families) {
+        const auto before = m_previous->counters.find(family.id);
+        const auto after = now.counters.find(family.id);
+        if (before == m_previous->counters.end() || after == now.counters.end())
+            continue;
+        std::map<std::string, double> total;
+        for (const auto& [key, v] : after->second) {
+            const auto it = before->second.find(key);
+            if (it != before->second.end())
+                total[v.split] += v.value < it->second.value ? v.value : v.value - it->second.value;
+        }
+        if (!total.empty())
+            return total;
     }
-    return total;
-}
-
-std::optional<double> EngineMetricsMapper::rate(const Snapshot& now,
-                                                const std::vector<std::string>& names) const {
-    const double seconds = static_cast<double>(now.tNs - m_previous->tNs) / 1e9;
-    for (const auto& name : names)
-        if (const auto d = increase(now, name))
-            return *d / seconds;
     return std::nullopt;
 }
 
-std::optional<double> EngineMetricsMapper::ratio(const Snapshot& now,
-                                                 const std::vector<std::string>& hits,
-                                                 const std::vector<std::string>& queries) const {
-    if (!m_previous)
+std::optional<double> EngineMetricsMapper::increase(const Snapshot& now, const Role* role) const {
+    const auto bySplit = increases(now, role);
+    if (!bySplit)
         return std::nullopt;
-    for (std::size_t i = 0; i < hits.size() && i < queries.size(); ++i) {
-        const auto dh = increase(now, hits[i]);
-        const auto dq = increase(now, queries[i]);
+    double total = 0;
+    for (const auto& [split, d] : *bySplit)
+        total += d;
+    return total;
+}
+
+std::optional<double> EngineMetricsMapper::rate(const Snapshot& now, const char* name) const {
+    const double seconds = static_cast<double>(now.tNs - m_previous->tNs) / 1e9;
+    const auto d = increase(now, role(name));
+    return d ? std::optional<double>(*d / seconds) : std::nullopt;
+}
+
+// Hits over queries of the same engine: the i-th family of one role with the i-th of the
+// other, so a V0 hit counter is never divided by a V1 query counter.
+std::optional<double> EngineMetricsMapper::ratio(const Snapshot& now, const char* hitsRole,
+                                                 const char* queriesRole) const {
+    const Role* hits = role(hitsRole);
+    const Role* queries = role(queriesRole);
+    if (!m_previous || !hits || !queries)
+        return std::nullopt;
+    for (std::size_t i = 0; i < hits->families.size() && i < queries->families.size(); ++i) {
+        Role h = *hits, q = *queries;
+        h.families = {hits->families[i]};
+        q.families = {queries->families[i]};
+        const auto dh = increase(now, &h);
+        const auto dq = increase(now, &q);
         if (!dh || !dq)
             continue;
         if (*dq <= 0)
@@ -373,6 +384,37 @@ std::optional<double> EngineMetricsMapper::ratio(const Snapshot& now,
         return *dh / *dq;
     }
     return std::nullopt;
+}
+
+std::optional<std::map<std::string, double>> EngineMetricsMapper::gauge(const Snapshot& now,
+                                                                        const Role* role) const {
+    if (!role)
+        return std::nullopt;
+    for (const auto& family : role->families) {
+        const auto it = now.gauges.find(family.id);
+        if (it == now.gauges.end())
+            continue;
+        std::map<std::string, double> out;
+        for (const auto& [key, v] : it->second) {
+            const auto [slot, fresh] = out.emplace(v.split, v.value);
+            if (!fresh)
+                slot->second =
+                    role->gaugeMax ? std::max(slot->second, v.value) : slot->second + v.value;
+        }
+        return out; // the first family the engine serves wins
+    }
+    return std::nullopt;
+}
+
+std::optional<double> EngineMetricsMapper::gauge(const Snapshot& now, const char* name) const {
+    const auto bySplit = gauge(now, role(name));
+    if (!bySplit || bySplit->empty())
+        return std::nullopt;
+    const Role* r = role(name);
+    double total = r->gaugeMax ? -std::numeric_limits<double>::infinity() : 0;
+    for (const auto& [split, v] : *bySplit)
+        total = r->gaugeMax ? std::max(total, v) : total + v;
+    return total;
 }
 
 void EngineMetricsMapper::raw(std::vector<Reading>& out,

@@ -1,5 +1,6 @@
 #include "core/compare/ValidityChecks.h"
 
+#include "core/engine/EngineMetricCatalog.h"
 #include "core/util/UnitFormat.h"
 
 #include <cstdio>
@@ -25,6 +26,12 @@ std::string percent(double share) {
 double value(const std::map<std::string, double>& m, const char* name) {
     const auto it = m.find(name);
     return it == m.end() ? 0 : it->second;
+}
+
+// A role as messages name it ("LMCache hit tokens"), from the engine metric catalog.
+std::string title(const char* role) {
+    const auto* r = EngineMetricCatalog::active().role(role);
+    return r ? r->title : role;
 }
 
 } // namespace
@@ -67,22 +74,22 @@ ValidityChecks::cacheEvidence(const std::optional<std::map<std::string, double>>
     if (!counters)
         return check("cache_evidence", "warn", "not checked: the engine's /metrics did not answer");
     const auto& d = *counters;
-    const bool lmcache = d.count("lmcache:num_hit_tokens") > 0;
-    const bool vllm = d.count("vllm:prefix_cache_hits") > 0;
+    // LMCache's own hit tokens where it runs, else the engine's prefix cache (catalog roles).
+    const bool lmcache = d.count("lmcache_hit_tokens") > 0;
+    const bool vllm = d.count("prefix_cache_hits") > 0;
     if (!lmcache && !vllm)
         return check("cache_evidence", "warn",
-                     "not checked: the engine reports neither lmcache:num_hit_tokens nor "
-                     "vllm:prefix_cache_hits");
-    const double hits =
-        lmcache ? value(d, "lmcache:num_hit_tokens") : value(d, "vllm:prefix_cache_hits");
+                     "not checked: the engine reports neither " + title("lmcache_hit_tokens") +
+                         " nor " + title("prefix_cache_hits"));
+    const char* hitRole = lmcache ? "lmcache_hit_tokens" : "prefix_cache_hits";
+    const double hits = value(d, hitRole);
     const double requested =
-        lmcache ? value(d, "lmcache:num_requested_tokens") : value(d, "vllm:prefix_cache_queries");
-    const double retrieves = value(d, "lmcache:num_retrieve_requests");
-    const double recomputed = value(d, "tierscope_sim:kv_recomputed_tokens");
-    const double remoteBytes = value(d, "lmcache:num_remote_read_bytes");
-    const std::string source = lmcache ? "lmcache:num_hit_tokens" : "vllm:prefix_cache_hits";
-    std::string numbers = UnitFormat::count(static_cast<std::int64_t>(hits)) + " hit tokens (" +
-                          source + ") of " +
+        value(d, lmcache ? "lmcache_requested_tokens" : "prefix_cache_queries");
+    const double retrieves = value(d, "lmcache_retrieve_requests");
+    const double recomputed = value(d, "kv_recomputed_tokens");
+    const double remoteBytes = value(d, "lmcache_remote_read_bytes");
+    std::string numbers = UnitFormat::count(static_cast<std::int64_t>(hits)) + " " +
+                          title(hitRole) + " of " +
                           UnitFormat::count(static_cast<std::int64_t>(requested)) + " requested";
     if (lmcache)
         numbers += ", " + UnitFormat::count(static_cast<std::int64_t>(retrieves)) + " retrieves, " +

@@ -68,9 +68,17 @@ class TestEvidenceSnapshot : public QObject {
                                                   "lmcache:num_hit_tokens_total{worker=\"1\"} 50\n"
                                                   "vllm:prefix_cache_hits_total{engine=\"0\"} 7\n"
                                                   "vllm:num_requests_running 3\n");
-        QCOMPARE(c.at("lmcache:num_hit_tokens"), 150.0);
-        QCOMPARE(c.at("vllm:prefix_cache_hits"), 7.0);
-        QVERIFY(!c.count("vllm:num_requests_running"));
+        // By the catalog's roles: one vocabulary for the mapper, the snapshot and the checks.
+        QCOMPARE(c.at("lmcache_hit_tokens"), 150.0);
+        QCOMPARE(c.at("prefix_cache_hits"), 7.0);
+        QVERIFY(!c.count("requests_running")); // a gauge, not a counter
+        // A renamed family served under both names is read once, by its new name.
+        const auto renamed = EvidenceSnapshot::counters(
+            "vllm:kv_offload_load_bytes_total 2048\n"
+            "vllm:kv_offload_total_bytes_total{transfer_type=\"CPU_to_GPU\"} 2048\n"
+            "vllm:kv_offload_total_bytes_total{transfer_type=\"GPU_to_CPU\"} 1024\n");
+        QCOMPARE(renamed.at("kv_offload_load_bytes"), 2048.0);
+        QCOMPARE(renamed.at("kv_offload_store_bytes"), 1024.0);
         const auto d = EvidenceSnapshot::delta({{"a", 10}, {"b", 5}, {"gone", 1}},
                                                {{"a", 25}, {"b", 2}, {"new", 4}});
         QCOMPARE(d.size(), std::size_t(1)); // b went backwards: restarted, unknown

@@ -27,7 +27,7 @@ EvidenceSnapshot snapshot(bool counters, bool device) {
         s.pageCacheBytes = 0;
     }
     if (counters)
-        s.engineCounters["lmcache:num_hit_tokens"] = 0;
+        s.engineCounters["lmcache_hit_tokens"] = 0;
     return s;
 }
 

@@ -34,28 +34,28 @@ class TestValidityChecks : public QObject {
 
     void cacheEvidenceFlagsRecomputeAndMissingHits() {
         using Counters = std::map<std::string, double>;
-        const Counters good = {{"lmcache:num_hit_tokens", 4096},
-                               {"lmcache:num_requested_tokens", 4200},
-                               {"lmcache:num_retrieve_requests", 8},
-                               {"lmcache:num_remote_read_bytes", 256 * kMiB}};
+        const Counters good = {{"lmcache_hit_tokens", 4096},
+                               {"lmcache_requested_tokens", 4200},
+                               {"lmcache_retrieve_requests", 8},
+                               {"lmcache_remote_read_bytes", 256 * kMiB}};
         QCOMPARE(status(ValidityChecks::cacheEvidence(good, 256 * kMiB, 128 * kMiB)),
                  std::string("pass"));
         auto recompute = good;
-        recompute["tierscope_sim:kv_recomputed_tokens"] = 3072;
+        recompute["kv_recomputed_tokens"] = 3072;
         const auto r = ValidityChecks::cacheEvidence(recompute, 256 * kMiB, 128 * kMiB);
         QCOMPARE(status(r), std::string("fail"));
         QCOMPARE(r["recompute_fallback"].get<bool>(), true);
         QCOMPARE(r["recomputed_tokens"].get<double>(), 3072.0);
         auto none = good;
-        none["lmcache:num_hit_tokens"] = 0;
+        none["lmcache_hit_tokens"] = 0;
         QCOMPARE(status(ValidityChecks::cacheEvidence(none, 256 * kMiB, 128 * kMiB)),
                  std::string("fail"));
         // Hits, but neither the device nor LMCache read anything: from memory, or recomputed.
         auto memory = good;
-        memory["lmcache:num_remote_read_bytes"] = 0;
+        memory["lmcache_remote_read_bytes"] = 0;
         QCOMPARE(status(ValidityChecks::cacheEvidence(memory, 0, 128 * kMiB)), std::string("warn"));
         // vLLM's own prefix-cache counters when there is no LMCache.
-        const Counters vllm = {{"vllm:prefix_cache_hits", 512}, {"vllm:prefix_cache_queries", 600}};
+        const Counters vllm = {{"prefix_cache_hits", 512}, {"prefix_cache_queries", 600}};
         QCOMPARE(ValidityChecks::cacheEvidence(vllm, std::nullopt, std::nullopt)["hit_tokens"]
                      .get<double>(),
                  512.0);

@@ -1,0 +1,126 @@
+#include "TestSupport.h"
+#include "collectors/engine/EngineMetricsMapper.h"
+
+#include <QtTest>
+#include <algorithm>
+#include <map>
+#include <regex>
+
+using namespace tierscope;
+
+namespace {
+
+constexpr std::int64_t kTenSeconds = 10'000'000'000LL;
+
+std::string tiers(const std::string& name) {
+    return test::fixture(QString::fromStdString("engine-tiers/" + name));
+}
+
+// Two scrapes 10 s apart through the shipped catalog: engine/e/<what> -> value.
+std::map<std::string, double> interval(const std::string& t0, const std::string& t1,
+                                       EngineMetricsMapper* keep = nullptr) {
+    EngineMetricsMapper own("e", false, EngineMetricCatalog::shipped());
+    EngineMetricsMapper& mapper = keep ? *keep : own;
+    mapper.update(PrometheusTextParser::parse(t0), kTenSeconds);
+    std::map<std::string, double> out;
+    for (const auto& r : mapper.update(PrometheusTextParser::parse(t1), 2 * kTenSeconds))
+        out[r.metric.path.substr(std::string("engine/e/").size())] = r.value;
+    return out;
+}
+
+std::string without(const std::string& text, const std::string& family) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const auto end = std::min(text.find('\n', at), text.size());
+        const std::string line = text.substr(at, end - at);
+        if (line.find(family) == std::string::npos)
+            out += line + "\n";
+        at = end + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+// vLLM's KV offload tiers and prompt-token sources, read through the engine metric catalog from
+// expositions in vLLM's own format (tests/fixtures/engine-tiers/README.md: the values injected
+// between the two scrapes).
+class TestEngineTierMetrics : public QObject {
+    Q_OBJECT
+  private slots:
+    void promptTokensBySourceAreSharesOfTheInterval() {
+        const auto r = interval(tiers("vllm-main-0078e9d-tiering-t0.txt"),
+                                tiers("vllm-main-0078e9d-tiering-t1.txt"));
+        const double total = 8192 + 4096 + 16384;
+        QCOMPARE(r.at("prompt_tokens_share{source=local_compute}"), 8192 / total);
+        QCOMPARE(r.at("prompt_tokens_share{source=local_cache_hit}"), 4096 / total);
+        QCOMPARE(r.at("prompt_tokens_share{source=external_kv_transfer}"), 16384 / total);
+        QCOMPARE(r.at("prompt_tokens_per_s{source=external_kv_transfer}"), 1638.4);
+        QCOMPARE(r.at("prompt_tokens_per_s"), total / 10);
+        QCOMPARE(r.at("requests_waiting{reason=deferred}"), 3.0);
+        QCOMPARE(r.at("requests_waiting{reason=capacity}"), 1.0);
+        QCOMPARE(r.at("requests_waiting"), 4.0);
+        QCOMPARE(r.at("ttft_count"), 8.0);
+        QCOMPARE(r.at("ttft_mean_s"), 0.5);
+    }
+
+    // Bytes over tierscope's own interval (wall clock), per tier; the renamed pair once.
+    void tierBytesPerSecondAndTheRenamedFamilyReadOnce() {
+        const std::string t0 = tiers("vllm-main-0078e9d-tiering-t0.txt");
+        const std::string t1 = tiers("vllm-main-0078e9d-tiering-t1.txt");
+        const auto r = interval(t0, t1);
+        // 2 GiB moved, served under the new name and the deprecated one: 2 GiB, not 4.
+        QCOMPARE(r.at("kv_offload_load_bytes_per_s"), 2147483648.0 / 10);
+        QCOMPARE(r.at("kv_offload_store_bytes_per_s"), 1073741824.0 / 10);
+        QCOMPARE(r.at("kv_tier_read_bytes_per_s{tier=1:fs}"), 1.5e9 / 10);
+        QCOMPARE(r.at("kv_tier_write_bytes_per_s{tier=1:fs}"), 5e8 / 10);
+        QCOMPARE(r.at("kv_tier_failures{tier=1:fs}"), 1.0);
+        QCOMPARE(r.at("kv_lookup_wait_count"), 20.0);
+        QCOMPARE(r.at("kv_lookup_wait_mean_s"), 0.05);
+        // An engine that serves only the deprecated family: the same bytes through its label.
+        const std::string newName = "kv_offload_load_bytes";
+        const auto old = interval(without(without(t0, newName), "kv_offload_store_bytes"),
+                                  without(without(t1, newName), "kv_offload_store_bytes"));
+        QCOMPARE(old.at("kv_offload_load_bytes_per_s"), 2147483648.0 / 10);
+        QCOMPARE(old.at("kv_offload_store_bytes_per_s"), 1073741824.0 / 10);
+    }
+
+    // The schema canary: what this vLLM served of the catalog's vLLM roles, and what it did not.
+    void coverageSaysWhichRolesAnEndpointServed() {
+        EngineMetricsMapper mapper("e", false, EngineMetricCatalog::shipped());
+        interval(tiers("vllm-main-0078e9d-tiering-t0.txt"),
+                 tiers("vllm-main-0078e9d-tiering-t1.txt"), &mapper);
+        const auto& coverage = mapper.coverage();
+        QCOMPARE(coverage.size(), std::size_t(1));
+        QCOMPARE(coverage[0].engine, std::string("vllm"));
+        auto has = [](const std::vector<std::string>& v, const char* role) {
+            return std::find(v.begin(), v.end(), role) != v.end();
+        };
+        for (const char* served : {"ttft", "prompt_tokens_by_source", "requests_waiting_by_reason",
+                                   "kv_tier_read_bytes", "kv_offload_load_bytes"})
+            QVERIFY2(has(coverage[0].served, served), served);
+        for (const char* missing : {"requests_swapped", "cpu_kv_cache_usage"})
+            QVERIFY2(has(coverage[0].missing, missing), missing);
+        // An LMCache server beside it is spoken only when one of its families is there.
+        QVERIFY(std::none_of(coverage.begin(), coverage.end(),
+                             [](const auto& c) { return c.engine == "lmcache"; }));
+    }
+
+    // SGLang served with ':' and, through its router or a Prometheus that escapes names, with
+    // '_': the same figures.
+    void sglangColonAndUnderscoreReadTheSame() {
+        const std::string colon0 = tiers("sglang-main-00ae9c1-colon-t0.txt");
+        const auto colon = interval(colon0, tiers("sglang-main-00ae9c1-colon-t1.txt"));
+        const auto underscore =
+            interval(std::regex_replace(colon0, std::regex("sglang:"), "sglang_"),
+                     tiers("sglang-router-underscore-t1.txt"));
+        QVERIFY(colon.count("ttft_mean_s"));
+        QVERIFY(colon.count("requests_running"));
+        QVERIFY(colon.count("prompt_tokens_per_s"));
+        QCOMPARE(underscore, colon);
+    }
+};
+
+QTEST_MAIN(TestEngineTierMetrics)
+#include "tst_enginetiermetrics.moc"
