@@ -1,14 +1,15 @@
 #include "app/CommandLine.h"
 
 #include "app/BuildInfo.h"
-#include "app/common/CancelOnSignal.h"
-#include "app/common/TargetOption.h"
-#include "app/common/ExitCode.h"
 #include "app/ManPage.h"
 #include "app/ShellCompletion.h"
 #include "app/commands/SimEngineCommand.h"
-#include "core/util/Logging.h"
+#include "app/common/CancelOnSignal.h"
+#include "app/common/ExitCode.h"
+#include "app/common/TargetOption.h"
+#include "core/engine/EngineMetricCatalog.h"
 #include "core/store/StoreError.h"
+#include "core/util/Logging.h"
 #include "core/util/Version.h"
 
 #include <fstream>
@@ -132,6 +133,13 @@ int CommandLine::run(int argc, char** argv, CancelOnSignal* stop) {
     if (stop && !stopsOnSignal())
         stop->passOn(); // quick commands end by the signal, as before
 
+    try {
+        // A user's engine catalog that does not read stops here, not in a collector later.
+        EngineMetricCatalog::active();
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "tierscope: the engine metric catalog does not read: " << e.what() << "\n";
+        return kExitUsage;
+    }
     try {
         return dispatch(argv[0]);
     } catch (const StoreError& e) {

@@ -1,5 +1,6 @@
 #include "core/engine/EngineMetricCatalog.h"
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <fstream>
@@ -166,6 +167,29 @@ class TestEngineMetricCatalog : public QObject {
                 QVERIFY2(std::string(e.what()).starts_with("mine.toml"), e.what());
             }
         }
+    }
+
+    // The command line reads a user's catalog before anything else: one that does not read
+    // stops it with the file and line, as a usage error, before any engine is scraped.
+    void theCommandLineRefusesACatalogThatDoesNotRead() {
+        const QString broken = m_dir.filePath("broken.toml");
+        std::ofstream(broken.toStdString()) << "[[role]]\nname = \"x\"\n";
+        QProcess p;
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("TIERSCOPE_ENGINE_CATALOG", broken);
+        p.setProcessEnvironment(env);
+        p.start(TIERSCOPE_BINARY, {"--db", m_dir.filePath("w.db"), "sessions"});
+        QVERIFY(p.waitForFinished(60000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(err.contains(broken + ":1: no type"), qPrintable(err));
+        env.insert("TIERSCOPE_ENGINE_CATALOG", m_dir.filePath("mine.toml"));
+        p.setProcessEnvironment(env);
+        p.start(TIERSCOPE_BINARY, {"--db", m_dir.filePath("w.db"), "sessions"});
+        QVERIFY(p.waitForFinished(60000));
+        // Past the catalog: the command itself answers (no such workspace yet).
+        QCOMPARE(p.exitCode(), 6);
+        QVERIFY(!QString::fromUtf8(p.readAllStandardError()).contains("does not read"));
     }
 };
 
