@@ -2,13 +2,16 @@
 
 #include "app/common/ExitCode.h"
 #include "core/analysis/AnalysisText.h"
+#include "core/analysis/EngineRoles.h"
 #include "core/analysis/SessionAnalysis.h"
+#include "core/engine/EngineMetricCatalog.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/DurationParser.h"
 
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace tierscope {
@@ -78,6 +81,38 @@ nlohmann::json breakdown(const TtftBreakdown& b) {
             {"quantile_text", b.quantileText()}};
 }
 
+// The schema canary per engine endpoint: the catalog roles it served and those whose family
+// it never served, by their titles. A role it did not serve is absent from every figure
+// above, never a zero.
+nlohmann::json engineRoles(const EngineRoles::ByEndpoint& roles) {
+    const auto& catalog = EngineMetricCatalog::active();
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [endpoint, byRole] : roles) {
+        nlohmann::json served = nlohmann::json::array(), missing = nlohmann::json::array();
+        for (const auto& [role, yes] : byRole) {
+            const auto* r = catalog.role(role);
+            (yes ? served : missing).push_back(r ? r->title : role);
+        }
+        out[endpoint] = {{"served", served}, {"not_served", missing}};
+    }
+    return out;
+}
+
+std::string engineRolesText(const nlohmann::json& roles) {
+    std::string out;
+    for (const auto& [endpoint, r] : roles.items()) {
+        out += "engine " + endpoint + ": " + std::to_string(r["served"].size()) +
+               " catalog roles served";
+        if (!r["not_served"].empty()) {
+            out += "; no family at this endpoint for: ";
+            for (std::size_t i = 0; i < r["not_served"].size(); ++i)
+                out += (i ? ", " : "") + r["not_served"][i].get<std::string>();
+        }
+        out += "\n";
+    }
+    return out;
+}
+
 } // namespace
 
 CLI::App* AnalyzeCommand::attach(CLI::App& parent, Options& o) {
@@ -105,6 +140,10 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
     if (!store.session(o.session))
         throw StoreError(StoreError::Code::NotFound, "no session " + std::to_string(o.session));
     const auto result = SessionAnalysis::analyze(store, o.session, window->count());
+    const auto info = store.session(o.session);
+    const auto roles = engineRoles(
+        EngineRoles::read(store, o.session, info->startNs,
+                          info->endNs.value_or(std::numeric_limits<std::int64_t>::max())));
     if (o.format == "json") {
         nlohmann::json windows = nlohmann::json::array();
         for (const auto& w : result.windows)
@@ -128,12 +167,14 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
                                     {"ceilings", ceilings},
                                     {"windows", windows},
                                     {"shares", shares},
-                                    {"ttft_breakdown", breakdown(result.ttft)}}
+                                    {"ttft_breakdown", breakdown(result.ttft)},
+                                    {"engine_roles", roles}}
                          .dump(2)
                   << "\n";
         return kExitOk;
     }
     std::fputs(AnalysisText::of(result).c_str(), stdout);
+    std::fputs(engineRolesText(roles).c_str(), stdout);
     return kExitOk;
 }
 

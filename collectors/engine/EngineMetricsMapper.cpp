@@ -126,8 +126,8 @@ void EngineMetricsMapper::put(std::vector<Reading>& out, const std::string& what
 std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Result& scrape,
                                                  std::int64_t tNs) {
     Snapshot now = snapshot(scrape, tNs);
-    m_coverage = m_catalog.coverage(now.served);
     std::vector<Reading> out;
+    recordCoverage(out, m_catalog.coverage(now.served), tNs);
     gauges(out, now);
 
     // Prefix-cache hit rate: V1 token counters over the interval, else the V0 / SGLang gauge
@@ -164,6 +164,24 @@ std::vector<Reading> EngineMetricsMapper::update(const PrometheusTextParser::Res
     }
     m_previous = std::move(now);
     return out;
+}
+
+void EngineMetricsMapper::recordCoverage(std::vector<Reading>& out,
+                                         std::vector<EngineMetricCatalog::Coverage> now,
+                                         std::int64_t tNs) {
+    const auto same = [](const auto& x, const auto& y) {
+        return x.engine == y.engine && x.served == y.served && x.missing == y.missing;
+    };
+    const bool changed =
+        !std::equal(now.begin(), now.end(), m_coverage.begin(), m_coverage.end(), same);
+    m_coverage = std::move(now);
+    if (!changed && m_coverageRecordedNs && tNs - *m_coverageRecordedNs < kCoverageRepeatNs)
+        return;
+    m_coverageRecordedNs = tNs;
+    for (const auto& engine : m_coverage)
+        for (const auto* roles : {&engine.served, &engine.missing})
+            for (const auto& r : *roles)
+                put(out, "served{role=" + r + "}", "1", roles == &engine.served ? 1.0 : 0.0);
 }
 
 void EngineMetricsMapper::gauges(std::vector<Reading>& out, const Snapshot& now) const {

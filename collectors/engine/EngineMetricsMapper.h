@@ -29,7 +29,8 @@ class EngineMetricsMapper {
     static std::string endpointIdFromUrl(const std::string& url);
 
     // The schema canary of the latest scrape: per engine it speaks, the catalog's roles it
-    // served and those it did not.
+    // served and those it did not. Recorded as served{role=...} 1 or 0, at the first scrape,
+    // when it changes, and at least every kCoverageRepeatNs, so any span can read it.
     const std::vector<EngineMetricCatalog::Coverage>& coverage() const { return m_coverage; }
 
     // The span of the <latency>_p50_s / _p90_s / _p99_s series: the scrape intervals that ended
@@ -38,6 +39,7 @@ class EngineMetricsMapper {
     // An engine with a label per request or per user would otherwise make one series each:
     // 1,000,000 series took 640 MB and 33 s to stop.
     static constexpr std::size_t kMaxRawSeries = 10'000;
+    static constexpr std::int64_t kCoverageRepeatNs = 60'000'000'000LL;
     static constexpr std::size_t kMaxNewRawSeriesPerScrape = 2'000;
 
   private:
@@ -67,6 +69,8 @@ class EngineMetricsMapper {
     void put(std::vector<Reading>& out, const std::string& what, const char* unit,
              std::optional<double> value) const;
     void gauges(std::vector<Reading>& out, const Snapshot& now) const;
+    void recordCoverage(std::vector<Reading>& out, std::vector<EngineMetricCatalog::Coverage> now,
+                        std::int64_t tNs);
     void intervalFigures(std::vector<Reading>& out, const Snapshot& now);
     void tierFigures(std::vector<Reading>& out, const Snapshot& now) const;
     // <role>_p50_s, _p90_s and _p99_s over the last kQuantileSpanNs; for the TTFT parts also
@@ -96,6 +100,7 @@ class EngineMetricsMapper {
     bool m_recordRaw;
     const EngineMetricCatalog& m_catalog;
     std::vector<EngineMetricCatalog::Coverage> m_coverage;
+    std::optional<std::int64_t> m_coverageRecordedNs;
     std::set<std::string> m_rawSeries;
     std::uint64_t m_rawDropped = 0;
     std::optional<Snapshot> m_previous;

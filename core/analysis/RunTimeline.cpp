@@ -1,7 +1,8 @@
 #include "core/analysis/RunTimeline.h"
 
-#include "core/stats/PeakWindow.h"
+#include "core/analysis/EngineRoles.h"
 #include "core/analysis/SessionAnalysis.h"
+#include "core/stats/PeakWindow.h"
 #include "core/store/Store.h"
 
 #include <algorithm>
@@ -59,6 +60,7 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
         return out;
     const std::int64_t end = *run.endNs;
     Source workloadRead, workloadWrite, blockRead, blockWrite, gpu, ttft;
+    out.engineRoles = EngineRoles::read(store, run.sessionId, run.startNs, end);
     for (const auto& m : store.metrics(run.sessionId)) {
         const std::string& p = m.descriptor.path;
         if (p == "workload/read_bytes_per_s")

@@ -31,6 +31,9 @@ struct RunTimeline {
     // Where the run's TTFT went, from the engine's histograms over the run (the sums and
     // counts of its observations): empty where no engine was recorded during the run.
     TtftBreakdown ttft;
+    // Per engine endpoint scraped during the run, each catalog role of the engines it speaks:
+    // served (true) or not (false), over the run (EngineRoles).
+    std::map<std::string, std::map<std::string, bool>> engineRoles;
     std::vector<Line> lines;
 
     // points: how many points each line may have (about twice the chart's pixel width).

@@ -1,5 +1,6 @@
 #include "core/compare/ComparisonBuilder.h"
 
+#include "core/compare/EngineRoleCheck.h"
 #include "core/compare/GatePresets.h"
 #include "core/compare/RunKpis.h"
 #include "core/store/Store.h"
@@ -246,6 +247,8 @@ ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
         for (auto& check : Comparison::runChecks(*side))
             in.runChecks.emplace_back(side == &a ? 'A' : 'B', std::move(check));
     }
+    for (auto& line : EngineRoleCheck::of(a, b))
+        in.warnings.push_back(std::move(line));
     for (const auto& gate : o.gates) {
         const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),
                                     [&](const KpiComparison& c) { return c.name == gate.kpi; });

@@ -107,6 +107,30 @@ class TestEngineTierMetrics : public QObject {
                              [](const auto& c) { return c.engine == "lmcache"; }));
     }
 
+    // The canary is recorded at the first scrape, when it changes and once a minute, not at
+    // every scrape.
+    void coverageIsRecordedWhenItChangesAndOnceAMinute() {
+        EngineMetricsMapper mapper("e", false, EngineMetricCatalog::shipped());
+        const auto t0 = PrometheusTextParser::parse(tiers("vllm-main-0078e9d-tiering-t0.txt"));
+        auto served = [](const std::vector<Reading>& readings) {
+            std::map<std::string, double> out;
+            for (const auto& r : readings)
+                if (r.metric.path.find("/served{role=") != std::string::npos)
+                    out[r.metric.path] = r.value;
+            return out;
+        };
+        const auto first = served(mapper.update(t0, kTenSeconds));
+        QCOMPARE(first.at("engine/e/served{role=kv_tier_read_bytes}"), 1.0);
+        QCOMPARE(first.at("engine/e/served{role=requests_swapped}"), 0.0);
+        QVERIFY(served(mapper.update(t0, 2 * kTenSeconds)).empty());
+        const auto lost = PrometheusTextParser::parse(
+            without(tiers("vllm-main-0078e9d-tiering-t0.txt"), "kv_offload_tiering_read_bytes"));
+        const auto changed = served(mapper.update(lost, 3 * kTenSeconds));
+        QCOMPARE(changed.at("engine/e/served{role=kv_tier_read_bytes}"), 0.0);
+        QVERIFY(served(mapper.update(lost, 8 * kTenSeconds)).empty());
+        QCOMPARE(served(mapper.update(lost, 9 * kTenSeconds)).size(), changed.size());
+    }
+
     // SGLang served with ':' and, through its router or a Prometheus that escapes names, with
     // '_': the same figures.
     void sglangColonAndUnderscoreReadTheSame() {
