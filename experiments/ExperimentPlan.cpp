@@ -5,12 +5,15 @@
 #include "core/util/DurationParser.h"
 #include "core/util/ShellTemplate.h"
 #include "core/util/SizeParser.h"
+#include "experiments/EngineIdentity.h"
 #include "loadgen/Datasets.h"
+#include "loadgen/LoadGenerator.h"
 
 #include <algorithm>
 #include <cctype>
 #include <climits>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <toml++/toml.h>
 
@@ -27,7 +30,7 @@ namespace {
 // is an error with its line instead of a silent default (`gates = "ttft_p50 <= 0"` used to
 // turn the gates off).
 // Any: a key whose value its own parser checks (a share, a flag) with a message of its own.
-enum class Kind { Text, Integer, Seed, Duration, Size, Concurrency, Gates, Env, Tables, Any };
+enum class Kind { Text, Integer, Seed, Duration, Size, Concurrency, Gates, Urls, Env, Tables, Any };
 
 // Integer: the range a value must lie in; Size: the bytes, and a multiple of `multiple`.
 // Values that could only fail once the runs start (a 1-byte O_DIRECT block, 0 files, a
@@ -127,6 +130,13 @@ std::string mismatch(const toml::node& v, const Key& key) {
             std::all_of(a->begin(), a->end(), [](const toml::node& n) { return n.is_string(); }))
             return "";
         return "a list of strings such as [\"ttft_p50 <= -25%\"]";
+    case Kind::Urls:
+        if (const auto* a = v.as_array();
+            a && std::all_of(a->begin(), a->end(), [](const toml::node& n) {
+                return n.is_string() && LoadGenerator::httpUrl(n.as_string()->get());
+            }))
+            return "";
+        return "a list of http:// or https:// URLs such as [\"http://gpu-node:6880/metrics\"]";
     case Kind::Env:
         if (const auto* t = v.as_table();
             t && std::all_of(t->begin(), t->end(), [](const auto& kv) {
@@ -184,6 +194,7 @@ const std::vector<Key> kArmKeys = {{"label", Kind::Text},
                                    {"storage_profile", Kind::Text},
                                    {"path", Kind::Text},
                                    {"engine_url", Kind::Text},
+                                   {"metrics_urls", Kind::Urls},
                                    {"setup", Kind::Text},
                                    {"teardown", Kind::Text},
                                    {"timeout", Kind::Duration, 1},
@@ -287,6 +298,9 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     a.storageProfile = t["storage_profile"].value_or(std::string());
     a.path = t["path"].value_or(std::string());
     a.engineUrl = t["engine_url"].value_or(std::string());
+    if (const auto* urls = t["metrics_urls"].as_array())
+        for (const auto& u : *urls)
+            a.metricsUrls.push_back(u.as_string()->get());
     a.setup = t["setup"].value_or(std::string());
     a.teardown = t["teardown"].value_or(std::string());
     a.timeout = duration(t, "timeout", a.timeout);
@@ -470,6 +484,23 @@ const char* ExperimentPlan::orderName(Order o) {
         break;
     }
     return "abba";
+}
+
+std::vector<std::string> ExperimentPlan::Arm::metricsEndpoints() const {
+    std::vector<std::string> urls = metricsUrls;
+    if (!engineUrl.empty())
+        urls.insert(urls.begin(), EngineIdentity::baseUrl(engineUrl) + "/metrics");
+    return urls;
+}
+
+std::vector<std::string> ExperimentPlan::metricsEndpoints() const {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const auto& arm : arms)
+        for (auto& url : arm.metricsEndpoints())
+            if (seen.insert(url).second)
+                out.push_back(std::move(url));
+    return out;
 }
 
 std::vector<ExperimentPlan::Variant> ExperimentPlan::variants() const {

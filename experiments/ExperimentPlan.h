@@ -18,6 +18,11 @@ struct ExperimentPlan {
         std::string storageProfile;
         std::string path;      // the arm's directory for storage workloads ({path} in commands)
         std::string engineUrl; // for load workloads
+        // More /metrics endpoints of the arm's engine (an LMCache server, KVBM, Mooncake's
+        // master serve their own port), recorded as the engine's is.
+        std::vector<std::string> metricsUrls;
+        // engine_url's /metrics, then metrics_urls: the endpoints this arm's runs are read from.
+        std::vector<std::string> metricsEndpoints() const;
         std::string setup;     // shell commands run before each of the arm's runs
         std::string teardown;  // and after
         std::chrono::milliseconds timeout{60000}; // for setup and teardown each
@@ -82,6 +87,9 @@ struct ExperimentPlan {
 
     static const char* orderName(Order o);
     std::vector<Variant> variants() const;
+    // Every /metrics endpoint the experiment records: each arm's engine_url's /metrics and its
+    // metrics_urls, each once, in arm order.
+    std::vector<std::string> metricsEndpoints() const;
 };
 
 } // namespace tierscope

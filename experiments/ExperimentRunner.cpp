@@ -1,6 +1,7 @@
 #include "experiments/ExperimentRunner.h"
 
 #include "collectors/Recorder.h"
+#include "collectors/engine/EngineMetricsMapper.h"
 #include "core/compare/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/store/Store.h"
@@ -19,7 +20,6 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <thread>
 
 namespace tierscope {
@@ -84,14 +84,10 @@ std::vector<std::string> ExperimentRunner::commands(const ExperimentPlan& plan) 
 // arm's runs shows as failed scrapes, not as zeros.
 std::vector<EngineMetricsCollector::Options> engineEndpoints(const ExperimentPlan& plan) {
     std::vector<EngineMetricsCollector::Options> out;
-    std::set<std::string> seen;
-    for (const auto& arm : plan.arms) {
-        if (arm.engineUrl.empty())
-            continue;
+    for (auto& url : plan.metricsEndpoints()) {
         EngineMetricsCollector::Options e;
-        e.url = EngineIdentity::baseUrl(arm.engineUrl) + "/metrics";
-        if (seen.insert(e.url).second)
-            out.push_back(std::move(e));
+        e.url = std::move(url);
+        out.push_back(std::move(e));
     }
     return out;
 }
@@ -333,6 +329,13 @@ void ExperimentRunner::storeRun(Context& c, const Step& step, const ScheduledRun
     } else if (out.populate) {
         detail += ArmWorkload::phaseTtfts(*out.populate, out.summary);
     }
+    // The endpoints of this arm's engine: a run is judged on its own engine's series, not on
+    // the other arm's, which the session records too.
+    nlohmann::json endpoints = nlohmann::json::array();
+    for (const auto& url : arm.metricsEndpoints())
+        endpoints.push_back(EngineMetricsMapper::endpointIdFromUrl(url));
+    if (!endpoints.empty())
+        out.summary["engine_endpoints"] = endpoints;
     if (c.engine) {
         std::string log = c.engine->logSince(c.engineLogMark);
         if (log.size() > ArmEngine::kLogKept)

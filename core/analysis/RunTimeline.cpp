@@ -6,6 +6,8 @@
 #include "core/store/Store.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
 
 namespace tierscope {
 
@@ -61,6 +63,17 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
     const std::int64_t end = *run.endNs;
     Source workloadRead, workloadWrite, blockRead, blockWrite, gpu, ttft;
     out.engineRoles = EngineRoles::read(store, run.sessionId, run.startNs, end);
+    // An experiment's run names its arm's endpoints: the other arm's, recorded in the same
+    // session, are not this run's engine.
+    const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
+    if (summary.is_object() && summary.contains("engine_endpoints") &&
+        summary["engine_endpoints"].is_array()) {
+        std::set<std::string> own;
+        for (const auto& e : summary["engine_endpoints"])
+            if (e.is_string())
+                own.insert(e.get<std::string>());
+        std::erase_if(out.engineRoles, [&](const auto& kv) { return !own.count(kv.first); });
+    }
     for (const auto& m : store.metrics(run.sessionId)) {
         const std::string& p = m.descriptor.path;
         if (p == "workload/read_bytes_per_s")

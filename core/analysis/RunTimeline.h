@@ -31,8 +31,9 @@ struct RunTimeline {
     // Where the run's TTFT went, from the engine's histograms over the run (the sums and
     // counts of its observations): empty where no engine was recorded during the run.
     TtftBreakdown ttft;
-    // Per engine endpoint scraped during the run, each catalog role of the engines it speaks:
-    // served (true) or not (false), over the run (EngineRoles).
+    // Per engine endpoint scraped during the run (only its arm's, where the run's summary names
+    // them in engine_endpoints), each catalog role of the engines it speaks: served (true) or
+    // not (false), over the run (EngineRoles).
     std::map<std::string, std::map<std::string, bool>> engineRoles;
     std::vector<Line> lines;
 

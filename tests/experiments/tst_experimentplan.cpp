@@ -277,6 +277,41 @@ class TestExperimentPlan : public QObject {
         }
     }
 
+    // An engine with more than one /metrics endpoint (an LMCache server, KVBM, Mooncake's
+    // master on their own ports): each is recorded once, the engine's own first.
+    void anArmNamesMoreMetricsEndpoints() {
+        const auto plan = ExperimentPlan::parse(
+            "name = \"p\"\n"
+            "[[arm]]\n"
+            "label = \"A\"\n"
+            "engine_url = \"http://gpu:8000/v1\"\n"
+            "metrics_urls = [\"http://gpu:6880/metrics\", \"http://gpu:9003/metrics\"]\n"
+            "[[arm]]\n"
+            "label = \"B\"\n"
+            "engine_url = \"http://gpu:8000\"\n"
+            "metrics_urls = [\"http://gpu:6880/metrics\"]\n"
+            "[[workload]]\n"
+            "kind = \"load\"\n"
+            "requests = 4\n");
+        QCOMPARE(plan.arms[0].metricsUrls.size(), std::size_t(2));
+        QCOMPARE(plan.metricsEndpoints(),
+                 (std::vector<std::string>{"http://gpu:8000/metrics", "http://gpu:6880/metrics",
+                                           "http://gpu:9003/metrics"}));
+        for (const char* bad : {"metrics_urls = \"http://gpu:6880/metrics\"",
+                                "metrics_urls = [\"file:///etc/passwd\"]", "metrics_urls = [1]"}) {
+            try {
+                ExperimentPlan::parse(std::string("name = \"p\"\n[[arm]]\nlabel = \"A\"\n") + bad +
+                                      "\n[[workload]]\nkind = \"load\"\n");
+                QFAIL(bad);
+            } catch (const std::runtime_error& e) {
+                QVERIFY2(std::string(e.what()).find("line 4") != std::string::npos &&
+                             std::string(e.what()).find("http:// or https:// URLs") !=
+                                 std::string::npos,
+                         e.what());
+            }
+        }
+    }
+
     void typeErrorsAndUnknownKeysNameTheLine() {
         const std::string base = "name = \"p\"\n"          // line 1
                                  "repetitions = 2\n"       // 2

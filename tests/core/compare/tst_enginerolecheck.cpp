@@ -50,7 +50,10 @@ class TestEngineRoleCheck : public QObject {
             store.finishRun(m_runA, kStart + 10 * kSecond, "completed", "{}");
             m_runB = store.createRun(session, "load", "{}", kStart + 100 * kSecond, "e", "array");
             store.addRequests(m_runB, {request(0.5), request(0.6)});
-            store.finishRun(m_runB, kStart + 110 * kSecond, "completed", "{}");
+            // An experiment's run names its arm's endpoints: A's engine, recorded in the same
+            // session, is not B's.
+            store.finishRun(m_runB, kStart + 110 * kSecond, "completed",
+                            R"({"engine_endpoints": ["b:8000"]})");
             store.finishSession(session, kStart + 110 * kSecond);
         }
         StoreWriter writer(m_db, {});
@@ -63,6 +66,7 @@ class TestEngineRoleCheck : public QObject {
         const auto bHits = served("b:8000", "lmcache_hit_tokens");
         const auto bTtft = served("b:8000", "ttft");
         writer.append(aHits, kStart + 1 * kSecond, 1);
+        writer.append(aHits, kStart + 90 * kSecond, 1);
         // Recorded 50 s before B's run and not since (no change): still B's run's answer.
         writer.append(bHits, kStart + 50 * kSecond, 0);
         writer.append(bTtft, kStart + 50 * kSecond, 1);
