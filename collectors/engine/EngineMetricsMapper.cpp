@@ -223,12 +223,15 @@ void EngineMetricsMapper::tierFigures(std::vector<Reading>& out, const Snapshot&
         for (const auto& [source, n] : *bySource)
             total += n;
         for (const auto& [source, n] : *bySource) {
+            // The interval's tokens too: summed over any span, they give its own shares.
+            put(out, "prompt_tokens{source=" + sanitize(source) + "}", "1", n);
             put(out, "prompt_tokens_per_s{source=" + sanitize(source) + "}", "1/s", n / seconds);
             if (total > 0) // no prompt token in the interval: no shares, not zero shares
                 put(out, "prompt_tokens_share{source=" + sanitize(source) + "}", "ratio",
                     n / total);
         }
     }
+    put(out, "kv_offload_load_bytes", "bytes", increase(now, role("kv_offload_load_bytes")));
     put(out, "kv_offload_load_bytes_per_s", "bytes/s", rate(now, "kv_offload_load_bytes"));
     put(out, "kv_offload_store_bytes_per_s", "bytes/s", rate(now, "kv_offload_store_bytes"));
     const std::pair<const char*, const char*> perTier[] = {
@@ -236,9 +239,11 @@ void EngineMetricsMapper::tierFigures(std::vector<Reading>& out, const Snapshot&
         {"kv_tier_write_bytes", "kv_tier_write_bytes_per_s"}};
     for (const auto& [name, series] : perTier)
         if (const auto byTier = increases(now, role(name)))
-            for (const auto& [tier, bytes] : *byTier)
-                put(out, std::string(series) + "{tier=" + sanitize(tier) + "}", "bytes/s",
-                    bytes / seconds);
+            for (const auto& [tier, bytes] : *byTier) {
+                const std::string label = "{tier=" + sanitize(tier) + "}";
+                put(out, std::string(name) + label, "bytes", bytes);
+                put(out, std::string(series) + label, "bytes/s", bytes / seconds);
+            }
     if (const auto failures = increases(now, role("kv_tier_failures")))
         for (const auto& [tier, n] : *failures)
             put(out, "kv_tier_failures{tier=" + sanitize(tier) + "}", "1", n);

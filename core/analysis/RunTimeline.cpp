@@ -54,6 +54,60 @@ std::optional<double> peak(Store& store, const Source& source, const RunInfo& ru
     return bytes ? std::optional<double>(*bytes * 1e-9) : std::nullopt;
 }
 
+std::optional<std::set<std::string>> ownEndpoints(const RunInfo& run) {
+    const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
+    if (!summary.is_object() || !summary.contains("engine_endpoints") ||
+        !summary["engine_endpoints"].is_array())
+        return std::nullopt;
+    std::set<std::string> own;
+    for (const auto& e : summary["engine_endpoints"])
+        if (e.is_string())
+            own.insert(e.get<std::string>());
+    return own;
+}
+
+// engine/<endpoint>/<what>: the run's interval increases (samples in (start, end]) added up,
+// or for the deferred requests the mean of the samples.
+void readKvRoute(Store& store, const RunInfo& run, std::int64_t end,
+                 const std::optional<std::set<std::string>>& own, RunTimeline& out) {
+    // Per endpoint: a mean each, added up (two engines' deferred requests add).
+    std::map<std::string, std::pair<double, std::size_t>> deferredBy;
+    for (const auto& m : store.metrics(run.sessionId)) {
+        const std::string& p = m.descriptor.path;
+        const auto slash = p.find('/', 7);
+        if (!startsWith(p, "engine/") || slash == std::string::npos)
+            continue;
+        if (own && !own->count(p.substr(7, slash - 7)))
+            continue;
+        const std::string what = p.substr(slash + 1);
+        const bool tokens = startsWith(what, "prompt_tokens{source=");
+        const bool tier = startsWith(what, "kv_tier_read_bytes{tier=");
+        const bool load = what == "kv_offload_load_bytes";
+        const bool deferred = what == "requests_waiting{reason=deferred}";
+        if (!tokens && !tier && !load && !deferred)
+            continue;
+        double sum = 0;
+        std::size_t n = 0;
+        for (const auto& s : store.readRaw(m.id, run.startNs + 1, end)) {
+            sum += s.value;
+            ++n;
+        }
+        if (n == 0)
+            continue;
+        if (tokens)
+            out.promptTokensBySource[what.substr(21, what.size() - 22)] += sum;
+        else if (tier)
+            out.kvTierReadBytes = out.kvTierReadBytes.value_or(0) + sum;
+        else if (load)
+            out.kvOffloadLoadBytes = out.kvOffloadLoadBytes.value_or(0) + sum;
+        else
+            deferredBy[p.substr(7, slash - 7)] = {sum, n};
+    }
+    for (const auto& [endpoint, mean] : deferredBy)
+        out.deferredMean =
+            out.deferredMean.value_or(0) + mean.first / static_cast<double>(mean.second);
+}
+
 } // namespace
 
 RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
@@ -61,19 +115,15 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
     if (!run.endNs || *run.endNs <= run.startNs)
         return out;
     const std::int64_t end = *run.endNs;
+    out.durationS = static_cast<double>(end - run.startNs) / 1e9;
     Source workloadRead, workloadWrite, blockRead, blockWrite, gpu, ttft;
     out.engineRoles = EngineRoles::read(store, run.sessionId, run.startNs, end);
     // An experiment's run names its arm's endpoints: the other arm's, recorded in the same
     // session, are not this run's engine.
-    const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
-    if (summary.is_object() && summary.contains("engine_endpoints") &&
-        summary["engine_endpoints"].is_array()) {
-        std::set<std::string> own;
-        for (const auto& e : summary["engine_endpoints"])
-            if (e.is_string())
-                own.insert(e.get<std::string>());
-        std::erase_if(out.engineRoles, [&](const auto& kv) { return !own.count(kv.first); });
-    }
+    const auto own = ownEndpoints(run);
+    if (own)
+        std::erase_if(out.engineRoles, [&](const auto& kv) { return !own->count(kv.first); });
+    readKvRoute(store, run, end, own, out);
     for (const auto& m : store.metrics(run.sessionId)) {
         const std::string& p = m.descriptor.path;
         if (p == "workload/read_bytes_per_s")

@@ -24,6 +24,7 @@ struct RunTimeline {
         std::vector<std::pair<double, double>> points; // seconds since run start, value
     };
 
+    double durationS = 0; // the run's span
     std::optional<double> gpuBusyMeanPct;
     std::optional<double> readPeakGBps; // the highest 1 s mean, from raw samples
     std::optional<double> writePeakGBps;
@@ -35,6 +36,13 @@ struct RunTimeline {
     // them in engine_endpoints), each catalog role of the engines it speaks: served (true) or
     // not (false), over the run (EngineRoles).
     std::map<std::string, std::map<std::string, bool>> engineRoles;
+    // The engine's KV route over the run, from its own endpoints' interval increases scraped
+    // within it: prompt tokens by source, the bytes its offload tiers read, and the mean number
+    // of requests deferred (waiting for their KV from a connector). Absent where not served.
+    std::map<std::string, double> promptTokensBySource;
+    std::optional<double> kvTierReadBytes;    // every tier below the primary one
+    std::optional<double> kvOffloadLoadBytes; // into the GPU from the first offload tier
+    std::optional<double> deferredMean;
     std::vector<Line> lines;
 
     // points: how many points each line may have (about twice the chart's pixel width).

@@ -97,7 +97,8 @@ double geometricMean(const std::vector<double>& v) {
 // the workload's own output is bandwidth (a storage workload) do they have a better direction.
 bool deviceFigure(const std::string& name) {
     return name == "read_gb_per_s" || name == "write_gb_per_s" || name == "read_gb_per_s_peak" ||
-           name == "write_gb_per_s_peak" || name == "gpu_busy_mean";
+           name == "write_gb_per_s_peak" || name == "gpu_busy_mean" ||
+           name == "kv_tier_read_gb_per_s" || name == "kv_offload_load_gb_per_s";
 }
 
 bool storageWorkloads(const ComparisonSide& a, const ComparisonSide& b) {

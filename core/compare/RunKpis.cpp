@@ -165,6 +165,27 @@ void fromTimeline(Values& out, const RunTimeline& t) {
     put(out, "kv_retrieve_per_request", t.ttft.retrievePerRequestS());
     if (const auto share = t.ttft.storageShare())
         out["ttft_storage_share"] = *share * 100;
+    // Where the run's prompt tokens came from, as the engine counts them (vLLM's
+    // prompt_tokens_by_source): from a KV connector (an offload tier, another instance) or
+    // the local prefix cache, against all of them.
+    double prompt = 0;
+    for (const auto& [source, n] : t.promptTokensBySource)
+        prompt += n;
+    if (prompt > 0) {
+        auto share = [&](const char* source) {
+            const auto it = t.promptTokensBySource.find(source);
+            return (it == t.promptTokensBySource.end() ? 0.0 : it->second) / prompt * 100;
+        };
+        out["kv_transfer_token_share"] = share("external_kv_transfer");
+        out["prefix_cache_token_share"] = share("local_cache_hit");
+    }
+    if (t.durationS > 0) {
+        if (t.kvTierReadBytes)
+            out["kv_tier_read_gb_per_s"] = *t.kvTierReadBytes / t.durationS * 1e-9;
+        if (t.kvOffloadLoadBytes)
+            out["kv_offload_load_gb_per_s"] = *t.kvOffloadLoadBytes / t.durationS * 1e-9;
+    }
+    put(out, "requests_deferred_mean", t.deferredMean);
     if (t.shares.empty())
         return; // no windows: no share, not a zero one
     for (const auto c : BottleneckClassifier::all()) {
@@ -216,6 +237,18 @@ std::vector<RunKpis::Definition> build() {
          "KV retrieve time (LMCache) over the engine's TTFT observations", 0},
         {"ttft_storage_share", "ttft_storage_share", "%", true, false,
          "KV retrieve time (LMCache) over TTFT time, from the engine's histograms", 0},
+        {"kv_transfer_token_share", "KV-transfer token share", "%", false, false,
+         "prompt tokens the engine loaded from a KV connector (an offload tier, another "
+         "instance), of all its prompt tokens",
+         0},
+        {"prefix_cache_token_share", "prefix-cache token share", "%", false, false,
+         "prompt tokens the engine found in its own prefix cache, of all its prompt tokens", 0},
+        {"kv_tier_read_gb_per_s", "KV tier read GB/s", "GB/s", false, false,
+         "bytes the engine's offload tiers read over the run, per second of the run", 0},
+        {"kv_offload_load_gb_per_s", "KV offload load GB/s", "GB/s", false, false,
+         "bytes the engine loaded from its first offload tier, per second of the run", 0},
+        {"requests_deferred_mean", "requests deferred", "requests", true, false,
+         "requests waiting for their KV from a connector, the engine's gauge averaged", 0},
         {"gpu_busy_mean", "GPU busy", "%", false, false, "", 0},
         {"read_gb_per_s_peak", "peak read GB/s", "GB/s", false, false, "highest 1 s mean", 0},
         {"write_gb_per_s_peak", "peak write GB/s", "GB/s", false, false, "highest 1 s mean", 0},
