@@ -227,6 +227,11 @@ std::string SimulatedKvTiers::lmcacheMetricsText(std::size_t diskChunks) const {
            static_cast<double>(m_cpuCached.size()) * chunkBytes);
     metric("lmcache:local_storage_usage", "gauge", "Local storage (--kv-dir) usage in bytes",
            static_cast<double>(diskChunks) * chunkBytes);
+    // The same reads under vLLM's tiering names: --kv-dir is the tier below the CPU one.
+    out += "# HELP vllm:kv_offload_tiering_read_bytes Bytes read from the tier.\n"
+           "# TYPE vllm:kv_offload_tiering_read_bytes counter\n"
+           "vllm:kv_offload_tiering_read_bytes_total{engine=\"0\"," +
+           labels + ",tier=\"1:fs\"} " + std::to_string(m_lmReadBytes) + "\n";
     metric("tierscope_sim:kv_cpu_hit_tokens", "counter",
            "Cached tokens served from the CPU tier, without I/O", m_cpuHitTokens);
     metric("tierscope_sim:kv_recomputed_tokens", "counter",

@@ -67,6 +67,8 @@ void SimulatedMetrics::countPrompt(int promptTokens, double hitTokens) {
     m_promptTokens += promptTokens;
     m_prefixQueries += promptTokens;
     m_prefixHits += hitTokens;
+    m_sourceCompute += promptTokens - hitTokens;
+    (m_kvStore ? m_sourceExternal : m_sourceCacheHit) += hitTokens;
 }
 
 void SimulatedMetrics::countGenerated(int tokens) {
@@ -119,6 +121,13 @@ std::string SimulatedMetrics::text(double running, double waiting, double kvCach
             "Prefix cache queries, in terms of number of queried tokens.", m_prefixQueries);
     counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
             m_prefixHits);
+    out += "# HELP vllm:prompt_tokens_by_source Number of prompt tokens by source.\n"
+           "# TYPE vllm:prompt_tokens_by_source counter\n";
+    for (const auto& [source, n] : {std::pair{"local_compute", m_sourceCompute},
+                                    {"local_cache_hit", m_sourceCacheHit},
+                                    {"external_kv_transfer", m_sourceExternal}})
+        out += "vllm:prompt_tokens_by_source_total{" + labels + ",source=\"" + source + "\"} " +
+               std::to_string(n) + "\n";
     out += "# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.\n"
            "# TYPE vllm:time_to_first_token_seconds histogram\n";
     char line[256];

@@ -47,6 +47,9 @@ class SimulatedMetrics {
     std::int64_t m_ttftCount = 0;
     double m_promptTokens = 0, m_generationTokens = 0, m_prefixQueries = 0, m_prefixHits = 0;
     double m_prefixResets = 0;
+    // vLLM's prompt_tokens_by_source: cached tokens come through the KV connector with
+    // --kv-dir (its CPU tier or the directory), else from the engine's own prefix cache.
+    double m_sourceCompute = 0, m_sourceCacheHit = 0, m_sourceExternal = 0;
     // The simulator's own parts of each request, in vLLM V1's and LMCache's histograms: queue =
     // waiting for a slot; prefill = admission to first token (the KV reads and the prefill
     // compute); decode = first to last token; inference = prefill + decode; e2e = arrival to the

@@ -424,6 +424,32 @@ class TestEngineSimulator : public QObject {
         QCOMPARE(d.at("lmcache:local_storage_usage"), 2.0 * 4 * 4096);
     }
 
+    // The KV route the simulator served under vLLM's names comes back through the engine
+    // metric catalog as exactly what it did: 8 of 9 prompt tokens through the connector, read
+    // from --kv-dir as 2 chunks of 4 tokens of 4,096 bytes.
+    void theKvRouteComesBackThroughTheCatalog() {
+        QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
+        EngineSimulator sim(small(kv.path().toStdString()));
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        const std::string body = R"({"prompt":"a b c d e f g h i","max_tokens":2})";
+        QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+        EngineMetricsMapper mapper("sim", false, EngineMetricCatalog::shipped());
+        mapper.update(PrometheusTextParser::parse(request(base + "/metrics").body),
+                      10'000'000'000LL);
+        QCOMPARE(request(base + "/v1/completions", body).status, 200L);
+        std::map<std::string, double> r;
+        for (const auto& reading : mapper.update(
+                 PrometheusTextParser::parse(request(base + "/metrics").body), 20'000'000'000LL))
+            r[reading.metric.path] = reading.value;
+        QCOMPARE(r.at("engine/sim/prompt_tokens{source=external_kv_transfer}"), 8.0);
+        QCOMPARE(r.at("engine/sim/prompt_tokens{source=local_compute}"), 1.0);
+        QCOMPARE(r.at("engine/sim/prompt_tokens_share{source=external_kv_transfer}"), 8.0 / 9);
+        QCOMPARE(r.at("engine/sim/kv_tier_read_bytes{tier=1:fs}"), 2.0 * 4 * 4096);
+        QCOMPARE(r.at("engine/sim/kv_tier_read_bytes_per_s{tier=1:fs}"), 2.0 * 4 * 4096 / 10);
+        const auto& served = mapper.coverage().at(0).served;
+        QVERIFY(std::find(served.begin(), served.end(), "kv_tier_read_bytes") != served.end());
+    }
+
     // Prefill far faster than any read: once a read has been timed, cached chunks are
     // recomputed instead, and the simulator says so.
     void recomputeFallbackSkipsReadsSlowerThanPrefill() {
