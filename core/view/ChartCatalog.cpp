@@ -47,6 +47,33 @@ std::string ChartCatalog::transportName(const std::string& transport) {
 namespace {
 
 // The series one metric contributes, and to which chart; false when it has no chart.
+// The engine's KV route, per label value: where prompt tokens came from, what the offload
+// tiers moved, and the requests deferred for their KV (in the requests chart).
+bool kvRoute(const std::vector<std::string>& p, std::string& chart, ChartCatalog::Series& series) {
+    const std::string& what = p[2];
+    const auto open = what.find('{'), eq = what.find('=');
+    const std::string name = what.substr(0, open);
+    const std::string value = open == std::string::npos || eq == std::string::npos
+                                  ? std::string()
+                                  : what.substr(eq + 1, what.size() - eq - 2);
+    if (name == "prompt_tokens_share" && !value.empty()) {
+        chart = "kv-token-sources";
+        series.name = p[1] + " " + value;
+    } else if (name == "kv_tier_read_bytes_per_s" || name == "kv_tier_write_bytes_per_s") {
+        chart = "kv-tiers";
+        series.name = p[1] + " " + value + (name[8] == 'r' ? " read" : " write");
+    } else if (name == "kv_offload_load_bytes_per_s" || name == "kv_offload_store_bytes_per_s") {
+        chart = "kv-tiers";
+        series.name = p[1] + (name[11] == 'l' ? " offload load" : " offload store");
+    } else if (what == "requests_waiting{reason=deferred}") {
+        chart = "requests";
+        series.name = p[1] + " deferred (waiting for KV)";
+    } else {
+        return false;
+    }
+    return true;
+}
+
 bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series) {
     const auto p = split(m.descriptor.path);
     series.metricId = m.id;
@@ -117,6 +144,8 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
         {"kv_cache_usage_ratio", {"kv-cache", "KV-cache usage"}},
         {"requests_running", {"requests", "running"}},
         {"requests_waiting", {"requests", "waiting"}}};
+    if (kvRoute(p, chart, series))
+        return true;
     const auto it = engine.find(p[2]);
     if (it == engine.end())
         return false;
@@ -178,6 +207,10 @@ std::vector<ChartCatalog::Chart> ChartCatalog::build(const std::vector<MetricInf
         {"engine-tokens", "Engine tokens/s", Unit::TokensPerSecond, {}, noEngine},
         {"kv-cache", "KV-cache usage", Unit::Ratio, {}, noEngine},
         {"requests", "Requests running and waiting", Unit::Count, {}, noEngine},
+        // Only where an engine serves them (vLLM's KV offload and token sources): most do not,
+        // and an empty chart for each would crowd the timeline.
+        {"kv-token-sources", "Prompt tokens by source (share)", Unit::Ratio, {}, {}},
+        {"kv-tiers", "KV offload tiers", Unit::BytesPerSecond, {}, {}},
     };
     for (const auto& m : metrics) {
         std::string id;
@@ -195,6 +228,9 @@ std::vector<ChartCatalog::Chart> ChartCatalog::build(const std::vector<MetricInf
         if (!c.series.empty())
             c.absentReason.clear();
     }
+    std::erase_if(charts, [](const Chart& c) {
+        return c.series.empty() && (c.id == "kv-token-sources" || c.id == "kv-tiers");
+    });
     return charts;
 }
 

@@ -93,6 +93,35 @@ class TestChartCatalog : public QObject {
                     .absentReason.starts_with("No inference engine is scraped"));
     }
 
+    // vLLM's KV route: token sources and the offload tiers on charts of their own, the
+    // deferred requests beside the waiting ones; charts that no engine here serves are left out.
+    void kvRouteChartsOnlyWhereServed() {
+        const auto charts = ChartCatalog::build(
+            {metric(1, "engine/e/prompt_tokens_share{source=external_kv_transfer}"),
+             metric(2, "engine/e/prompt_tokens_share{source=local_compute}"),
+             metric(3, "engine/e/prompt_tokens{source=local_compute}"),
+             metric(4, "engine/e/kv_tier_read_bytes_per_s{tier=1:fs}"),
+             metric(5, "engine/e/kv_tier_write_bytes_per_s{tier=1:fs}"),
+             metric(6, "engine/e/kv_offload_load_bytes_per_s"),
+             metric(7, "engine/e/requests_waiting{reason=deferred}"),
+             metric(8, "engine/e/requests_waiting{reason=capacity}")},
+            {});
+        auto names = [&](const char* id) {
+            QStringList out;
+            for (const auto& s : find(charts, id).series)
+                out << QString::fromStdString(s.name);
+            return out;
+        };
+        QCOMPARE(names("kv-token-sources"),
+                 QStringList({"e external_kv_transfer", "e local_compute"}));
+        QVERIFY(find(charts, "kv-token-sources").unit == ChartCatalog::Unit::Ratio);
+        QCOMPARE(names("kv-tiers"), QStringList({"e 1:fs read", "e 1:fs write", "e offload load"}));
+        QCOMPARE(names("requests"), QStringList({"e deferred (waiting for KV)"}));
+        const auto none = ChartCatalog::build({metric(1, "engine/e/ttft_p50_s")}, {});
+        for (const auto& c : none)
+            QVERIFY2(c.id != "kv-tiers" && c.id != "kv-token-sources", c.id.c_str());
+    }
+
     void absentSourcesSayWhy() {
         const std::vector<DeviceRecord> devices = {
             {"backend", "amd",
