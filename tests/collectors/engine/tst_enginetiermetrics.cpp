@@ -131,6 +131,17 @@ class TestEngineTierMetrics : public QObject {
         QCOMPARE(served(mapper.update(lost, 9 * kTenSeconds)).size(), changed.size());
     }
 
+    // LMCache's multi-process server on a port of its own: its lookup counters are the same
+    // role as the in-process LMCache's hit and requested tokens.
+    void lmcacheServerHitsAreLmcacheHits() {
+        EngineMetricsMapper mapper("e", false, EngineMetricCatalog::shipped());
+        const auto r = interval(tiers("lmcache-mp-otel-t0.txt"), tiers("lmcache-mp-otel-t1.txt"),
+                                &mapper);
+        QCOMPARE(r.at("lmcache_hit_rate"), 24576.0 / 32768.0);
+        QCOMPARE(mapper.coverage().size(), std::size_t(1));
+        QCOMPARE(mapper.coverage()[0].engine, std::string("lmcache_mp"));
+    }
+
     // SGLang served with ':' and, through its router or a Prometheus that escapes names, with
     // '_': the same figures.
     void sglangColonAndUnderscoreReadTheSame() {
