@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/model/RequestRecord.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -15,6 +17,17 @@
 #include <unistd.h>
 
 namespace tierscope::test {
+
+// A request that reached its first token after `ttftS` and ended a second later, with 64
+// output tokens.
+inline RequestRecord answered(double ttftS) {
+    RequestRecord r;
+    r.ttftS = ttftS;
+    r.e2eS = ttftS + 1.0;
+    r.outputTokens = 64;
+    r.httpStatus = 200;
+    return r;
+}
 
 inline std::string fixture(const QString& relative) {
     QFile file(QStringLiteral(TIERSCOPE_FIXTURES "/") + relative);

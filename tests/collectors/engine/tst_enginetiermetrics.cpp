@@ -135,8 +135,8 @@ class TestEngineTierMetrics : public QObject {
     // role as the in-process LMCache's hit and requested tokens.
     void lmcacheServerHitsAreLmcacheHits() {
         EngineMetricsMapper mapper("e", false, EngineMetricCatalog::shipped());
-        const auto r = interval(tiers("lmcache-mp-otel-t0.txt"), tiers("lmcache-mp-otel-t1.txt"),
-                                &mapper);
+        const auto r =
+            interval(tiers("lmcache-mp-otel-t0.txt"), tiers("lmcache-mp-otel-t1.txt"), &mapper);
         QCOMPARE(r.at("lmcache_hit_rate"), 24576.0 / 32768.0);
         QCOMPARE(mapper.coverage().size(), std::size_t(1));
         QCOMPARE(mapper.coverage()[0].engine, std::string("lmcache_mp"));

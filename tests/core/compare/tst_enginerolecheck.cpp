@@ -1,3 +1,4 @@
+#include "TestSupport.h"
 #include "core/analysis/RunTimeline.h"
 #include "core/compare/ComparisonBuilder.h"
 #include "core/compare/EngineRoleCheck.h"
@@ -14,15 +15,6 @@ namespace {
 
 constexpr std::int64_t kSecond = 1'000'000'000LL;
 constexpr std::int64_t kStart = 1'700'000'000LL * kSecond;
-
-RequestRecord request(double ttft) {
-    RequestRecord r;
-    r.ttftS = ttft;
-    r.e2eS = ttft + 1.0;
-    r.outputTokens = 64;
-    r.httpStatus = 200;
-    return r;
-}
 
 } // namespace
 
@@ -46,10 +38,10 @@ class TestEngineRoleCheck : public QObject {
             s.startNs = kStart;
             session = store.createSession(s);
             m_runA = store.createRun(session, "load", "{}", kStart, "e", "disk");
-            store.addRequests(m_runA, {request(2.0), request(2.2)});
+            store.addRequests(m_runA, {test::answered(2.0), test::answered(2.2)});
             store.finishRun(m_runA, kStart + 10 * kSecond, "completed", "{}");
             m_runB = store.createRun(session, "load", "{}", kStart + 100 * kSecond, "e", "array");
-            store.addRequests(m_runB, {request(0.5), request(0.6)});
+            store.addRequests(m_runB, {test::answered(0.5), test::answered(0.6)});
             // An experiment's run names its arm's endpoints: A's engine, recorded in the same
             // session, is not B's.
             store.finishRun(m_runB, kStart + 110 * kSecond, "completed",

@@ -59,15 +59,6 @@ ParsedSvg parse(const std::string& svg) {
     return out;
 }
 
-RequestRecord request(double ttft) {
-    RequestRecord r;
-    r.ttftS = ttft;
-    r.e2eS = ttft + 1.0;
-    r.outputTokens = 64;
-    r.httpStatus = 200;
-    return r;
-}
-
 } // namespace
 
 class TestComparisonExport : public QObject {
@@ -102,10 +93,12 @@ class TestComparisonExport : public QObject {
                                        {"storage-probe", "nvme1n1", array}});
             store.addEvent(session, kStart, "experiment-plan", "name = \"x<y\"\n");
             m_runA = store.createRun(session, "load", "{}", kStart, "e", "disk");
-            store.addRequests(m_runA, {request(2.0), request(2.2), request(2.4), request(2.6)});
+            store.addRequests(m_runA, {test::answered(2.0), test::answered(2.2),
+                                       test::answered(2.4), test::answered(2.6)});
             store.finishRun(m_runA, kStart + 10 * kSecond, "completed", "{}");
             m_runB = store.createRun(session, "load", "{}", kStart + 20 * kSecond, "e", "nvmeof");
-            store.addRequests(m_runB, {request(0.5), request(0.6), request(0.7), request(0.8)});
+            store.addRequests(m_runB, {test::answered(0.5), test::answered(0.6),
+                                       test::answered(0.7), test::answered(0.8)});
             store.finishRun(m_runB, kStart + 30 * kSecond, "completed", "{}");
             store.finishSession(session, kStart + 30 * kSecond);
         }
