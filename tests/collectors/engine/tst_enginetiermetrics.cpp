@@ -3,6 +3,7 @@
 
 #include <QtTest>
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <regex>
 
@@ -140,6 +141,21 @@ class TestEngineTierMetrics : public QObject {
         QCOMPARE(r.at("lmcache_hit_rate"), 24576.0 / 32768.0);
         QCOMPARE(mapper.coverage().size(), std::size_t(1));
         QCOMPARE(mapper.coverage()[0].engine, std::string("lmcache_mp"));
+    }
+
+    // Engines added by the catalog alone: TensorRT-LLM's host KV cache is the offload role,
+    // SGLang HiCache's load back a latency with its quantiles and means.
+    void engineFamiliesAddedInTheCatalogAlone() {
+        const auto trt =
+            interval(tiers("trtllm-main-050f80d-t0.txt"), tiers("trtllm-main-050f80d-t1.txt"));
+        QCOMPARE(trt.at("kv_offload_load_bytes_per_s"), 805306368.0 / 10);
+        QCOMPARE(trt.at("kv_offload_store_bytes_per_s"), 268435456.0 / 10);
+        QVERIFY(trt.count("ttft_mean_s"));
+        const auto sglang = interval(tiers("sglang-main-00ae9c1-colon-t0.txt"),
+                                     tiers("sglang-main-00ae9c1-colon-t1.txt"));
+        QCOMPARE(sglang.at("kv_load_back_count"), 4.0);
+        QVERIFY(std::abs(sglang.at("kv_load_back_mean_s") - 0.004) < 1e-12);
+        QVERIFY(sglang.count("kv_load_back_p50_s"));
     }
 
     // SGLang served with ':' and, through its router or a Prometheus that escapes names, with
