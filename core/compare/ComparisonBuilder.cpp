@@ -247,8 +247,13 @@ ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
         for (auto& check : Comparison::runChecks(*side))
             in.runChecks.emplace_back(side == &a ? 'A' : 'B', std::move(check));
     }
-    for (auto& line : EngineRoleCheck::of(a, b))
-        in.warnings.push_back(std::move(line));
+    // A role one side's engine lost: a warning of that side, and a row of its checks (run 0:
+    // the side's runs together).
+    for (auto& lost : EngineRoleCheck::of(a, b)) {
+        in.warnings.push_back(std::string(1, lost.side) + ": engine schema: " + lost.text);
+        in.runChecks.emplace_back(lost.side,
+                                  Comparison::RunCheck{0, "engine_schema", "warn", lost.text});
+    }
     for (const auto& gate : o.gates) {
         const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),
                                     [&](const KpiComparison& c) { return c.name == gate.kpi; });

@@ -42,19 +42,20 @@ std::string joined(const std::set<std::string>& items) {
 
 } // namespace
 
-std::vector<std::string> EngineRoleCheck::of(const ComparisonSide& a, const ComparisonSide& b) {
+std::vector<EngineRoleCheck::Lost> EngineRoleCheck::of(const ComparisonSide& a,
+                                                       const ComparisonSide& b) {
     const auto& catalog = EngineMetricCatalog::active();
     const Roles ra = rolesOf(a), rb = rolesOf(b);
-    std::vector<std::string> out;
+    std::vector<Lost> out;
     for (const auto& [has, lacks, name, other] :
          {std::tuple{&ra, &rb, "B", "A"}, std::tuple{&rb, &ra, "A", "B"}})
         for (const auto& [role, endpoints] : lacks->missingAt) {
             if (!has->served.count(role))
                 continue;
             const auto* r = catalog.role(role);
-            out.push_back(std::string(name) + ": " + (r ? r->title : role) + ": served by " +
-                          other + "'s engine, not by " + name + "'s (no family of it at " +
-                          joined(endpoints) + ")");
+            out.push_back({name[0], (r ? r->title : role) + ": served by " + other +
+                                        "'s engine, not by " + name + "'s (no family of it at " +
+                                        joined(endpoints) + ")"});
         }
     return out;
 }

@@ -13,9 +13,12 @@ namespace tierscope {
 // such role is a warning of the side that lacks it, never a zero.
 class EngineRoleCheck {
   public:
-    // "B: LMCache hit tokens: served by A's engine, not by B's (no family of it at
-    // 10.0.0.2:8000)", one line per role and side.
-    static std::vector<std::string> of(const ComparisonSide& a, const ComparisonSide& b);
+    struct Lost {
+        char side = 'B';  // the side whose engine did not serve the role
+        std::string text; // "LMCache hit tokens: served by A's engine, not by B's (no family
+                          // of it at 10.0.0.2:8000)"
+    };
+    static std::vector<Lost> of(const ComparisonSide& a, const ComparisonSide& b);
 };
 
 } // namespace tierscope

@@ -522,8 +522,9 @@ void CompareDialog::addCheckTab(const ComparisonResult& in) {
         const int row = m_checks->rowCount();
         m_checks->insertRow(row);
         const QStringList cells = {
-            QString(QChar(side)), QString::number(check.run), QString::fromStdString(check.name),
-            QString::fromStdString(check.status), QString::fromStdString(check.detail)};
+            QString(QChar(side)), check.run > 0 ? QString::number(check.run) : tr("all"),
+            QString::fromStdString(check.name), QString::fromStdString(check.status),
+            QString::fromStdString(check.detail)};
         for (int c = 0; c < cells.size(); ++c)
             m_checks->setItem(row, c, new QTableWidgetItem(cells[c]));
         const bool bad = check.status == "fail" || check.status == "failed";

@@ -80,13 +80,21 @@ class TestEngineRoleCheck : public QObject {
         Store store(m_db, Store::Mode::ReadOnly);
         const auto a = ComparisonBuilder::resolve(store, "run:" + std::to_string(m_runA));
         const auto b = ComparisonBuilder::resolve(store, "run:" + std::to_string(m_runB));
-        const std::string line = "B: LMCache hit tokens: served by A's engine, not by B's (no "
-                                 "family of it at b:8000)";
-        QCOMPARE(EngineRoleCheck::of(a, b), std::vector<std::string>{line});
+        const std::string text =
+            "LMCache hit tokens: served by A's engine, not by B's (no family of it at b:8000)";
+        const auto lost = EngineRoleCheck::of(a, b);
+        QCOMPARE(lost.size(), std::size_t(1));
+        QCOMPARE(lost[0].side, 'B');
+        QCOMPARE(lost[0].text, text);
         // A role only B recorded (TTFT) is not a loss of A's: A never said it lacked it.
         const auto result = ComparisonBuilder::build(store, a, b, {});
-        QVERIFY(std::find(result.warnings.begin(), result.warnings.end(), line) !=
-                result.warnings.end());
+        QVERIFY(std::find(result.warnings.begin(), result.warnings.end(),
+                          "B: engine schema: " + text) != result.warnings.end());
+        // And a row of B's checks, which the GUI's Checks tab lists.
+        QVERIFY(std::any_of(result.runChecks.begin(), result.runChecks.end(), [&](const auto& c) {
+            return c.first == 'B' && c.second.name == "engine_schema" &&
+                   c.second.status == "warn" && c.second.detail == text;
+        }));
         // The same side on both: nothing lost.
         QVERIFY(EngineRoleCheck::of(b, b).empty());
     }

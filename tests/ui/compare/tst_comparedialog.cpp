@@ -1,4 +1,6 @@
+#include "TestSupport.h"
 #include "core/store/Store.h"
+#include "core/store/StoreWriter.h"
 #include "ui/compare/CompareDialog.h"
 
 #include <QPushButton>
@@ -142,6 +144,58 @@ class TestCompareDialog : public QObject {
                  qPrintable(compare->gateTable()->item(0, 2)->text()));
         const auto& k = compare->result().kpis.at(static_cast<std::size_t>(row));
         QVERIFY(k.relativeInterval() && k.relativeInterval()->lo > -1);
+        delete compare;
+    }
+
+    // An arm whose engine lost a role the other arm's served: a row of its checks, for all of
+    // its runs, as compare's warning says.
+    void anEngineThatLostARoleIsARowOfTheChecks() {
+        const QString db = m_dir.filePath("schema.db");
+        const std::int64_t second = 1'000'000'000LL, start = 1'700'000'000LL * second;
+        std::int64_t session = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = start;
+            session = store.createSession(s);
+            for (int i = 0; i < 4; ++i) {
+                const std::int64_t t0 = start + i * 100 * second;
+                const auto id =
+                    store.createRun(session, "load", "{}", t0, "x", i < 2 ? "A" : "B", i % 2 + 1);
+                store.addRequests(id, {test::answered(i < 2 ? 2.0 + i : 0.5 + i / 10.0)});
+                store.finishRun(id, t0 + 10 * second, "completed",
+                                i < 2 ? R"({"engine_endpoints": ["a:8000"]})"
+                                      : R"({"engine_endpoints": ["b:8000"]})");
+            }
+            store.finishSession(session, start + 400 * second);
+        }
+        {
+            StoreWriter writer(db.toStdString(), {});
+            const auto a = writer.defineMetric(
+                session, {"engine/a:8000/served{role=lmcache_hit_tokens}", "1", "gauge", "{}"});
+            const auto b = writer.defineMetric(
+                session, {"engine/b:8000/served{role=lmcache_hit_tokens}", "1", "gauge", "{}"});
+            for (int i = 0; i < 4; ++i)
+                writer.append(i < 2 ? a : b, start + (i * 100 + 1) * second, i < 2 ? 1 : 0);
+            writer.stop();
+        }
+        auto* compare = new CompareDialog(db);
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        compare->setSides("arm:x/A", "arm:x/B");
+        compare->compare();
+        QVERIFY(shown.wait(30000));
+        QTableWidget* checks = compare->checkTable();
+        int row = -1;
+        for (int r = 0; r < checks->rowCount(); ++r)
+            if (checks->item(r, 2) && checks->item(r, 2)->text() == "engine_schema")
+                row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(checks->item(row, 0)->text(), QString("B"));
+        QCOMPARE(checks->item(row, 1)->text(), QString("all"));
+        QCOMPARE(checks->item(row, 3)->text(), QString("warn"));
+        QCOMPARE(checks->item(row, 4)->text(),
+                 QString("LMCache hit tokens: served by A's engine, not by B's (no family of it "
+                         "at b:8000)"));
         delete compare;
     }
 };
