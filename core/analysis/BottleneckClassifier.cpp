@@ -16,8 +16,10 @@ const char* const BottleneckClassifier::kRulesText =
     "                     AND GPU data exists with every GPU < 60 % busy; AND the engine\n"
     "                     shows work waiting on storage: KV retrieve or prefill >= 50 % of\n"
     "                     TTFT where it reports them (the histograms' means over the\n"
-    "                     window; their p50s where it reports no sums), else >= 1 request\n"
-    "                     waiting. Without either it is unknown (no-engine-evidence).\n"
+    "                     window; their p50s where it reports no sums), or >= 1 request\n"
+    "                     deferred for its KV (vLLM's waiting reason \"deferred\"), else\n"
+    "                     >= 1 request waiting. Without any it is unknown\n"
+    "                     (no-engine-evidence).\n"
     "                     Device %util is shown but is never evidence: a device serving\n"
     "                     requests in parallel is 100 % busy with one request in flight.\n"
     "  gpu-compute-bound  some GPU (each on its own, not the mean) >= 85 % busy while the\n"
@@ -228,6 +230,8 @@ std::string engineText(const Window& w) {
         parts.push_back(number("%.0f running", *w.requestsRunning));
     if (w.requestsWaiting)
         parts.push_back(number("%.0f waiting", *w.requestsWaiting));
+    if (w.requestsDeferred)
+        parts.push_back(number("%.0f deferred for KV", *w.requestsDeferred));
     if (w.kvUsage)
         parts.push_back("KV cache " + number("%.0f %%", *w.kvUsage * 100));
     if (w.preemptionsPerS)
@@ -318,11 +322,12 @@ BottleneckClassifier::Verdict BottleneckClassifier::classify(const Window& w, co
         // A busy device beside idle GPUs is not enough: the engine must show work waiting on
         // storage, in its TTFT parts where it reports them, else in waiting requests.
         const auto part = storageShare(w);
-        const bool waitsOnStorage = part ? *part >= t.ttftStorageShare : waiting;
-        if (gpu->second < t.gpuUnderBusy && !part && !waiting)
+        const bool deferred = w.requestsDeferred && *w.requestsDeferred >= t.waitingQueue;
+        const bool waitsOnStorage = deferred || (part ? *part >= t.ttftStorageShare : waiting);
+        if (gpu->second < t.gpuUnderBusy && !part && !waiting && !deferred)
             return unknown("no-engine-evidence",
                            "storage saturated beside idle GPUs, but no engine evidence (TTFT "
-                           "parts or waiting requests) that work waits on it",
+                           "parts, deferred or waiting requests) that work waits on it",
                            w, hot, t);
         if (gpu->second < t.gpuUnderBusy && waitsOnStorage) {
             const auto bw = bandwidthShare(*hot), io = iopsShare(*hot);

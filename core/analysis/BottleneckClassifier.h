@@ -44,6 +44,9 @@ class BottleneckClassifier {
         std::map<std::string, double> gpuBusy; // percent per GPU; empty: no GPU data
         std::optional<double> requestsRunning;
         std::optional<double> requestsWaiting;
+        // Of those, the requests waiting for their KV from a connector (an offload tier,
+        // storage: vLLM's reason "deferred"): work that waits on storage, said by the engine.
+        std::optional<double> requestsDeferred;
         std::optional<double> preemptionsPerS;
         std::optional<double> kvUsage; // 0..1
         // Engine p50s over the window; the parts of TTFT where the engine exposes them.

@@ -330,6 +330,8 @@ Windowed windowed(const std::vector<MetricInfo>& metrics, const SessionAnalysis:
             add("running", m.id, Fold::Sum);
         else if (engine(p, "/requests_waiting"))
             add("waiting", m.id, Fold::Sum);
+        else if (engine(p, "/requests_waiting{reason=deferred}"))
+            add("deferred", m.id, Fold::Sum);
         else if (engine(p, "/preemptions_per_s"))
             add("preemptions", m.id, Fold::Sum);
     }
@@ -368,6 +370,7 @@ BottleneckClassifier::Window windowInput(const Windowed& data, std::size_t w,
     in.kvUsage = data.value("kv", w);
     in.requestsRunning = data.value("running", w);
     in.requestsWaiting = data.value("waiting", w);
+    in.requestsDeferred = data.value("deferred", w);
     in.preemptionsPerS = data.value("preemptions", w);
     return in;
 }

@@ -124,6 +124,16 @@ class TestBottleneck : public QObject {
         QCOMPARE(v.rule, std::string("no-engine-evidence"));
         w.requestsWaiting = 3;
         QCOMPARE(BottleneckClassifier::classify(w).cls, Class::StorageBound);
+        // Requests deferred for their KV (vLLM's waiting reason) are the engine saying work
+        // waits on storage, even where its TTFT parts put retrieval below half.
+        w.requestsWaiting.reset();
+        w.retrieveS = 0.3;
+        w.prefillS = 1.0;
+        QVERIFY(BottleneckClassifier::classify(w).cls != Class::StorageBound);
+        w.requestsDeferred = 2;
+        v = BottleneckClassifier::classify(w);
+        QCOMPARE(v.cls, Class::StorageBound);
+        QVERIFY2(contains(v.evidence, "2 deferred for KV"), v.evidence.c_str());
     }
 
     // The shares of TTFT come from the histograms' means where the window has them: p50s are
@@ -359,6 +369,30 @@ class TestBottleneck : public QObject {
         QCOMPARE(r.shares.at(Class::GpuComputeBound), 0.5);
         QVERIFY(r.ceilings.at("nvme0n1").bytesPerS);
         QVERIFY(!r.ceilings.at("nvme0n1").probed);
+    }
+
+    // A recorded session whose engine defers requests for their KV (the mapper's
+    // requests_waiting{reason=deferred}): storage-bound where, without it, nothing says work
+    // waits on the saturated drive.
+    void deferredRequestsAreStorageEvidenceInAStoredSession() {
+        QTemporaryDir dir;
+        const std::string db = dir.filePath("d.db").toStdString();
+        writeSession(db, kStart - 1000 * kSecond, "node-1",
+                     {constant("block/nvme0n1/read_bytes_per_s", "bytes/s", 5e9)}, 100);
+        std::vector<Metric> metrics = {
+            constant("block/nvme0n1/read_bytes_per_s", "bytes/s", 5e9),
+            constant("gpu/0/busy_pct", "percent", 20.0),
+            constant("engine/e/requests_running", "1", 4.0),
+            {{"engine/e/requests_waiting{reason=deferred}", "1", "gauge", "{}"},
+             [](int i) { return i < 100 ? 2.0 : 0.0; }}};
+        const auto id = writeSession(db, kStart, "node-1", metrics, 200);
+        Store store(db, Store::Mode::ReadOnly);
+        const auto r = SessionAnalysis::analyze(store, id, 10 * kSecond);
+        QCOMPARE(r.windows.size(), std::size_t(2));
+        QCOMPARE(r.windows[0].verdict.cls, Class::StorageBound);
+        QVERIFY2(contains(r.windows[0].verdict.evidence, "2 deferred for KV"),
+                 r.windows[0].verdict.evidence.c_str());
+        QCOMPARE(r.windows[1].verdict.rule, std::string("no-engine-evidence"));
     }
 
     // The ceiling is the best ever recorded on the device in the workspace, on the same host,
