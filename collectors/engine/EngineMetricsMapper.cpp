@@ -16,6 +16,15 @@ namespace {
 const std::set<std::string> kTtftParts = {"ttft", "queue_time", "prefill_time", "lmcache_retrieve"};
 constexpr const char* kPerToken = "itl";
 
+// Every split value's increase added up; absent stays absent.
+std::optional<double> summed(const std::optional<std::map<std::string, double>>& bySplit) {
+    std::optional<double> total;
+    if (bySplit)
+        for (const auto& [split, d] : *bySplit)
+            total = total.value_or(0) + d;
+    return total;
+}
+
 // A series' identity within its family: its labels other than le, in a fixed order.
 std::string seriesKey(const PromSample& s) {
     std::vector<std::pair<std::string, std::string>> labels;
@@ -350,34 +359,32 @@ void EngineMetricsMapper::means(std::vector<Reading>& out, const Snapshot& now) 
 // sum(rate(...)): a series that went down was reset and counts from zero; one in only one of
 // the scrapes counts nothing. Absent when no series is in both.
 std::optional<std::map<std::string, double>>
+EngineMetricsMapper::increases(const Snapshot& now, const Family& family) const {
+    const auto before = m_previous->counters.find(family.id);
+    const auto after = now.counters.find(family.id);
+    if (before == m_previous->counters.end() || after == now.counters.end())
+        return std::nullopt;
+    std::map<std::string, double> total;
+    for (const auto& [key, v] : after->second) {
+        const auto it = before->second.find(key);
+        if (it != before->second.end())
+            total[v.split] += v.value < it->second.value ? v.value : v.value - it->second.value;
+    }
+    return total.empty() ? std::nullopt : std::optional(std::move(total));
+}
+
+std::optional<std::map<std::string, double>>
 EngineMetricsMapper::increases(const Snapshot& now, const Role* role) const {
     if (!role)
         return std::nullopt;
-    for (const auto& family : role->families) {
-        const auto before = m_previous->counters.find(family.id);
-        const auto after = now.counters.find(family.id);
-        if (before == m_previous->counters.end() || after == now.counters.end())
-            continue;
-        std::map<std::string, double> total;
-        for (const auto& [key, v] : after->second) {
-            const auto it = before->second.find(key);
-            if (it != before->second.end())
-                total[v.split] += v.value < it->second.value ? v.value : v.value - it->second.value;
-        }
-        if (!total.empty())
+    for (const auto& family : role->families)
+        if (auto total = increases(now, family))
             return total;
-    }
     return std::nullopt;
 }
 
 std::optional<double> EngineMetricsMapper::increase(const Snapshot& now, const Role* role) const {
-    const auto bySplit = increases(now, role);
-    if (!bySplit)
-        return std::nullopt;
-    double total = 0;
-    for (const auto& [split, d] : *bySplit)
-        total += d;
-    return total;
+    return summed(increases(now, role));
 }
 
 std::optional<double> EngineMetricsMapper::rate(const Snapshot& now, const char* name) const {
@@ -395,11 +402,8 @@ std::optional<double> EngineMetricsMapper::ratio(const Snapshot& now, const char
     if (!m_previous || !hits || !queries)
         return std::nullopt;
     for (std::size_t i = 0; i < hits->families.size() && i < queries->families.size(); ++i) {
-        Role h = *hits, q = *queries;
-        h.families = {hits->families[i]};
-        q.families = {queries->families[i]};
-        const auto dh = increase(now, &h);
-        const auto dq = increase(now, &q);
+        const auto dh = summed(increases(now, hits->families[i]));
+        const auto dq = summed(increases(now, queries->families[i]));
         if (!dh || !dq)
             continue;
         if (*dq <= 0)

@@ -44,6 +44,7 @@ class EngineMetricsMapper {
 
   private:
     using Role = EngineMetricCatalog::Role;
+    using Family = EngineMetricCatalog::Family;
     // A counter's or gauge's series: its value and its value of the role's split label.
     struct Value {
         double value = 0;
@@ -82,6 +83,8 @@ class EngineMetricsMapper {
     // "", for a role without one), from the first family served in both scrapes.
     std::optional<std::map<std::string, double>> increases(const Snapshot& now,
                                                            const Role* role) const;
+    std::optional<std::map<std::string, double>> increases(const Snapshot& now,
+                                                           const Family& family) const;
     std::optional<double> increase(const Snapshot& now, const Role* role) const;
     std::optional<Observed> observed(const Snapshot& now, const Role& role) const;
     void means(std::vector<Reading>& out, const Snapshot& now) const;
