@@ -182,7 +182,15 @@ const EngineMetricCatalog::Engine* EngineMetricCatalog::engine(std::string_view 
 std::vector<std::pair<const EngineMetricCatalog::Role*, const EngineMetricCatalog::Family*>>
 EngineMetricCatalog::entries(std::string_view family, const Labels& labels) const {
     std::vector<std::pair<const Role*, const Family*>> out;
-    const auto it = m_byKey.find(canonical(family));
+    const std::string key = canonical(family);
+    auto it = m_byKey.find(key);
+    // An exporter may append the unit to the declared name (OpenTelemetry's Prometheus
+    // exporter: lmcache_mp.lookup_hit in tokens is served as lmcache_mp_lookup_hit_tokens).
+    static const std::string_view kUnits[] = {"_tokens",   "_bytes",  "_seconds",
+                                              "_requests", "_chunks", "_GB_per_second"};
+    for (const auto unit : kUnits)
+        if (it == m_byKey.end() && key.size() > unit.size() && key.ends_with(unit))
+            it = m_byKey.find(key.substr(0, key.size() - unit.size()));
     if (it == m_byKey.end())
         return out;
     for (const auto& [r, f] : it->second) {

@@ -84,6 +84,10 @@ class TestEngineMetricCatalog : public QObject {
         QCOMPARE(c.entries("vllm:prompt_tokens_total", {}).at(0).first->name,
                  std::string("prompt_tokens"));
         QVERIFY(c.entries("vllm:prompt_tokens_created", {}).empty());
+        // The unit an OpenTelemetry exporter appends to LMCache's declared name.
+        QCOMPARE(c.entries("lmcache_mp_lookup_hit_tokens_total", {}).at(0).first->name,
+                 std::string("lmcache_hit_tokens"));
+        QVERIFY(c.entries("lmcache_mp_lookup_hit_widgets_total", {}).empty());
     }
 
     // A selector keeps a family's other series out of the role.
