@@ -142,7 +142,7 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
     const auto result = SessionAnalysis::analyze(store, o.session, window->count());
     const auto info = store.session(o.session);
     const auto roles = engineRoles(
-        EngineRoles::read(store, o.session, info->startNs,
+        EngineRoles::read(store, store.metrics(o.session), info->startNs,
                           info->endNs.value_or(std::numeric_limits<std::int64_t>::max())));
     if (o.format == "json") {
         nlohmann::json windows = nlohmann::json::array();

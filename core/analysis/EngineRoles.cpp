@@ -6,11 +6,11 @@
 
 namespace tierscope {
 
-EngineRoles::ByEndpoint EngineRoles::read(Store& store, std::int64_t sessionId, std::int64_t t0Ns,
-                                          std::int64_t t1Ns) {
+EngineRoles::ByEndpoint EngineRoles::read(Store& store, const std::vector<MetricInfo>& metrics,
+                                          std::int64_t t0Ns, std::int64_t t1Ns) {
     constexpr std::string_view head = "engine/", marker = "/served{role=";
     ByEndpoint out;
-    for (const auto& m : store.metrics(sessionId)) {
+    for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
         const auto at = p.find(marker);
         if (!p.starts_with(head) || at == std::string::npos || !p.ends_with("}"))

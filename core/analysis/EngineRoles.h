@@ -1,8 +1,11 @@
 #pragma once
 
+#include "core/model/MetricInfo.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
@@ -20,7 +23,8 @@ class EngineRoles {
     // before its start too.
     static constexpr std::int64_t kRepeatNs = 60'000'000'000LL;
 
-    static ByEndpoint read(Store& store, std::int64_t sessionId, std::int64_t t0Ns,
+    // `metrics`: the session's (Store::metrics), which the caller has read already.
+    static ByEndpoint read(Store& store, const std::vector<MetricInfo>& metrics, std::int64_t t0Ns,
                            std::int64_t t1Ns);
 };
 

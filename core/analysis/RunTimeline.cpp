@@ -69,10 +69,11 @@ std::optional<std::set<std::string>> ownEndpoints(const RunInfo& run) {
 // engine/<endpoint>/<what>: the run's interval increases (samples in (start, end]) added up,
 // or for the deferred requests the mean of the samples.
 void readKvRoute(Store& store, const RunInfo& run, std::int64_t end,
+                 const std::vector<MetricInfo>& metrics,
                  const std::optional<std::set<std::string>>& own, RunTimeline& out) {
     // Per endpoint: a mean each, added up (two engines' deferred requests add).
     std::map<std::string, std::pair<double, std::size_t>> deferredBy;
-    for (const auto& m : store.metrics(run.sessionId)) {
+    for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
         const auto slash = p.find('/', 7);
         if (!startsWith(p, "engine/") || slash == std::string::npos)
@@ -117,14 +118,16 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
     const std::int64_t end = *run.endNs;
     out.durationS = static_cast<double>(end - run.startNs) / 1e9;
     Source workloadRead, workloadWrite, blockRead, blockWrite, gpu, ttft;
-    out.engineRoles = EngineRoles::read(store, run.sessionId, run.startNs, end);
+    // One read of the session's metric list for the run's every series.
+    const auto metrics = store.metrics(run.sessionId);
+    out.engineRoles = EngineRoles::read(store, metrics, run.startNs, end);
     // An experiment's run names its arm's endpoints: the other arm's, recorded in the same
     // session, are not this run's engine.
     const auto own = ownEndpoints(run);
     if (own)
         std::erase_if(out.engineRoles, [&](const auto& kv) { return !own->count(kv.first); });
-    readKvRoute(store, run, end, own, out);
-    for (const auto& m : store.metrics(run.sessionId)) {
+    readKvRoute(store, run, end, metrics, own, out);
+    for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
         if (p == "workload/read_bytes_per_s")
             workloadRead.metrics.push_back(m.id);
