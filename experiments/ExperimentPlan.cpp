@@ -449,6 +449,9 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
             const auto gate = Gate::parse(text(g), error);
             if (!gate)
                 fail(g, error);
+            if (const auto now = RunKpis::renamedTo(gate->kpi))
+                fail(g, "KPI \"" + gate->kpi + "\" is now \"" + *now +
+                            "\", which counts every storage wait the engine exposes");
             if (!RunKpis::find(gate->kpi))
                 fail(g, "no KPI \"" + gate->kpi + "\" (see `tierscope compare --help`)");
             p.gates.push_back(text(g));

@@ -54,27 +54,36 @@ nlohmann::json measurements(const BottleneckClassifier::Window& w) {
 // recorded.
 nlohmann::json quantiles(const TtftBreakdown& b) {
     nlohmann::json out = nlohmann::json::object();
-    for (const auto& [part, name] : {std::pair{&b.ttft, "ttft"},
-                                     {&b.queue, "queue"},
-                                     {&b.prefill, "prefill"},
-                                     {&b.retrieve, "kv_retrieve"}}) {
-        out[std::string(name) + "_p50_s"] =
-            optional(*part ? (*part)->quantile(0.50) : std::nullopt);
-        out[std::string(name) + "_p99_s"] =
-            optional(*part ? (*part)->quantile(0.99) : std::nullopt);
+    for (const auto& part : TtftBreakdown::parts()) {
+        const auto& o = b.*part.member;
+        // kv_retrieve_p50_s, kv_lookup_wait_p50_s, ...
+        const std::string name = std::string(part.storage ? "kv_" : "") + part.key;
+        out[name + "_p50_s"] = optional(o ? o->quantile(0.50) : std::nullopt);
+        out[name + "_p99_s"] = optional(o ? o->quantile(0.99) : std::nullopt);
     }
     return out;
 }
 
 // Means of the span's requests; a part the engine did not expose is null and listed in absent.
+// The sum: ttft_mean_s = queue_less_storage_s + storage_wait_s + prefill_compute_s +
+// residual_s; each storage part per request in storage_wait_parts_s.
 nlohmann::json breakdown(const TtftBreakdown& b) {
+    nlohmann::json storageParts = nlohmann::json::object();
+    for (const auto& part : TtftBreakdown::parts())
+        if (part.storage)
+            storageParts[part.role] = optional(b.perRequestS(part));
     return {{"requests", optional(b.requests())},
             {"ttft_mean_s", optional(b.meanTtftS())},
             {"queue_mean_s", optional(b.meanQueueS())},
             {"prefill_mean_s", optional(b.meanPrefillS())},
+            {"queue_less_storage_s", optional(b.queueLessStorageS())},
+            {"storage_wait_s", optional(b.storageWaitS())},
+            {"storage_wait_parts_s", storageParts},
+            {"prefill_compute_s", optional(b.prefillComputeS())},
+            {"residual_s", optional(b.residualS())},
             {"kv_retrieve_per_request_s", optional(b.retrievePerRequestS())},
             {"other_mean_s", optional(b.otherS())},
-            {"ttft_storage_share", optional(b.storageShare())},
+            {"storage_wait_share", optional(b.storageShare())},
             {"quantiles", quantiles(b)},
             {"absent", b.absent()},
             {"text", b.text()},

@@ -11,9 +11,12 @@ namespace tierscope {
 
 namespace {
 
-// The request phases whose bucket increases are kept too (they split TTFT), and the one
-// latency that is per token, not per request (no mean adds into TTFT).
-const std::set<std::string> kTtftParts = {"ttft", "queue_time", "prefill_time", "lmcache_retrieve"};
+// The request phases whose bucket increases are kept too (they split TTFT: the roles of
+// TtftBreakdown::parts(), which a test holds this list to), the storage waits among them, and
+// the one latency that is per token, not per request (no mean adds into TTFT).
+const std::set<std::string> kTtftParts = {"ttft",           "queue_time",       "prefill_time",
+                                          "kv_lookup_wait", "lmcache_retrieve", "kv_load_back"};
+const std::set<std::string> kStorageWaits = {"kv_lookup_wait", "lmcache_retrieve", "kv_load_back"};
 constexpr const char* kPerToken = "itl";
 
 // Every split value's increase added up; absent stays absent.
@@ -222,12 +225,38 @@ void EngineMetricsMapper::intervalFigures(std::vector<Reading>& out, const Snaps
     tierFigures(out, now);
 }
 
+// The interval's prompt tokens by source, in vLLM's names (local_compute, local_cache_hit,
+// external_kv_transfer) where vLLM counts them; from SGLang HiCache's cached tokens by source
+// otherwise: device -> local_cache_hit, host -> host_tier, storage -> storage_tier, and the
+// prompt tokens none of them held -> local_compute.
+std::optional<std::map<std::string, double>>
+EngineMetricsMapper::promptTokenSources(const Snapshot& now) const {
+    if (auto vllm = increases(now, role("prompt_tokens_by_source")))
+        return vllm;
+    const auto cached = increases(now, role("cached_tokens_by_source"));
+    const auto prompt = increase(now, role("prompt_tokens"));
+    if (!cached || !prompt)
+        return std::nullopt;
+    static const std::map<std::string, std::string> kNames = {
+        {"device", "local_cache_hit"}, {"host", "host_tier"}, {"storage", "storage_tier"}};
+    std::map<std::string, double> out;
+    double held = 0;
+    for (const auto& [source, n] : *cached) {
+        const auto name = kNames.find(source);
+        // Unlabelled (an SGLang before cache_source): cached somewhere, not said where.
+        out[name != kNames.end() ? name->second : source.empty() ? "cached" : source] += n;
+        held += n;
+    }
+    out["local_compute"] = std::max(0.0, *prompt - held);
+    return out;
+}
+
 // Where the interval's prompt tokens came from, and what the KV offload tiers moved. Bytes
 // are divided by this interval between scrapes (wall clock), never by the engine's own
 // per-operation time counters.
 void EngineMetricsMapper::tierFigures(std::vector<Reading>& out, const Snapshot& now) const {
     const double seconds = static_cast<double>(now.tNs - m_previous->tNs) / 1e9;
-    if (const auto bySource = increases(now, role("prompt_tokens_by_source"))) {
+    if (const auto bySource = promptTokenSources(now)) {
         double total = 0;
         for (const auto& [source, n] : *bySource)
             total += n;
@@ -332,10 +361,11 @@ std::optional<EngineMetricsMapper::Observed> EngineMetricsMapper::observed(const
 // What the interval's observations add up to, per request phase: <phase>_sum_s and
 // <phase>_count (zero when the engine served nothing: a real zero) and <phase>_mean_s (absent
 // then). Means add up where quantiles do not: mean TTFT = mean queue + mean prefill (+ the
-// front end's own time), and the KV retrieve time spread over every request is the part of
-// the mean TTFT spent reading KV.
+// front end's own time), and the storage waits (KV lookup wait, retrieve, load back) spread
+// over every request are the part of the mean TTFT spent waiting on or reading KV.
 void EngineMetricsMapper::means(std::vector<Reading>& out, const Snapshot& now) const {
-    std::optional<Observed> ttft, retrieve;
+    std::optional<Observed> ttft;
+    std::optional<double> storageS;
     for (const auto& r : m_catalog.roles()) {
         if (r.type != "histogram" || r.unit != "s" || r.name == kPerToken)
             continue;
@@ -348,11 +378,11 @@ void EngineMetricsMapper::means(std::vector<Reading>& out, const Snapshot& now) 
             put(out, r.name + "_mean_s", "s", o->sumS / o->count);
         if (r.name == "ttft")
             ttft = o;
-        else if (r.name == "lmcache_retrieve")
-            retrieve = o;
+        if (kStorageWaits.count(r.name) != 0)
+            storageS = storageS.value_or(0) + o->sumS;
     }
-    if (ttft && retrieve && ttft->count > 0)
-        put(out, "kv_retrieve_per_request_s", "s", retrieve->sumS / ttft->count);
+    if (ttft && storageS && ttft->count > 0)
+        put(out, "storage_wait_per_request_s", "s", *storageS / ttft->count);
 }
 
 // The counter's increase over the interval, summed over its series, as Prometheus'

@@ -14,9 +14,10 @@ const char* const BottleneckClassifier::kRulesText =
     "  storage-bound      a storage device is saturated: bandwidth or IOPS >= 80 % of its\n"
     "                     ceiling, or await >= 3x its unloaded await at queue depth >= 8;\n"
     "                     AND GPU data exists with every GPU < 60 % busy; AND the engine\n"
-    "                     shows work waiting on storage: KV retrieve or prefill >= 50 % of\n"
-    "                     TTFT where it reports them (the histograms' means over the\n"
-    "                     window; their p50s where it reports no sums), or >= 1 request\n"
+    "                     shows work waiting on storage: storage wait (KV lookup wait, KV\n"
+    "                     retrieve, KV load back) or prefill >= 50 % of TTFT where it\n"
+    "                     reports them (the histograms' means over the window; their p50s\n"
+    "                     where it reports no sums), or >= 1 request\n"
     "                     deferred for its KV (vLLM's waiting reason \"deferred\"), else\n"
     "                     >= 1 request waiting. Without any it is unknown\n"
     "                     (no-engine-evidence).\n"
@@ -173,7 +174,7 @@ std::optional<double> share(const Window& w, std::optional<double> (TtftBreakdow
 }
 
 std::optional<double> storageShare(const Window& w) {
-    const auto retrieve = share(w, &TtftBreakdown::retrievePerRequestS, w.retrieveS);
+    const auto retrieve = share(w, &TtftBreakdown::storageWaitS, w.retrieveS);
     const auto prefill = share(w, &TtftBreakdown::meanPrefillS, w.prefillS);
     if (!retrieve && !prefill)
         return std::nullopt;

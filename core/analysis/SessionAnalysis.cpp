@@ -270,22 +270,20 @@ Windowed windowed(const std::vector<MetricInfo>& metrics, const SessionAnalysis:
             if (windows[w].count > 0)
                 fold(s, w, how == Fold::Total ? windows[w].sum : windows[w].mean());
     };
-    // The engine histograms' per-interval sums and counts, for the TTFT breakdown.
-    static const std::vector<std::pair<const char*, const char*>> kPhases = {
-        {"/ttft_", "ttft"},
-        {"/queue_time_", "queue"},
-        {"/prefill_time_", "prefill"},
-        {"/lmcache_retrieve_", "retrieve"}};
-    // And their buckets' per-interval increases, "<tail>bucket{le=0.5}": summed over a window
-    // they are the window's own histogram, for each part's p50 and p99.
+    // The engine histograms' per-interval sums and counts, for the TTFT breakdown (each part's
+    // engine/<endpoint>/<role>_sum_s and _count), and their buckets' per-interval increases,
+    // "<role>_bucket{le=0.5}": summed over a window they are the window's own histogram, for
+    // each part's p50 and p99.
     auto phase = [&](const std::string& p, std::int64_t id) {
-        for (const auto& [tail, key] : kPhases) {
+        for (const auto& part : TtftBreakdown::parts()) {
+            const std::string tail = std::string("/") + part.role + "_";
+            const std::string key = part.key;
             for (const char* what : {"sum_s", "count"})
-                if (engine(p, (std::string(tail) + what).c_str())) {
-                    add(std::string(key) + kSep + what, id, Fold::Total);
+                if (engine(p, (tail + what).c_str())) {
+                    add(key + kSep + what, id, Fold::Total);
                     return true;
                 }
-            const std::string head = std::string(tail) + "bucket{le=";
+            const std::string head = tail + "bucket{le=";
             const auto at = p.find(head);
             if (!startsWith(p, "engine/") || at == std::string::npos || !endsWith(p, "}"))
                 continue;
@@ -294,7 +292,7 @@ Windowed windowed(const std::vector<MetricInfo>& metrics, const SessionAnalysis:
             const double bound = std::strtod(le.c_str(), &parsedTo);
             if (le.empty() || *parsedTo != '\0')
                 return true; // not a bound this build wrote: ignored
-            const std::string seriesKey = std::string(key) + kSep + "le" + kSep + le;
+            const std::string seriesKey = key + kSep + "le" + kSep + le;
             add(seriesKey, id, Fold::Total);
             auto& known = out.bounds[key];
             if (std::none_of(known.begin(), known.end(),
@@ -378,10 +376,9 @@ BottleneckClassifier::Window windowInput(const Windowed& data, std::size_t w,
 // Window w's requests from the engine histograms' sums, counts and buckets.
 TtftBreakdown windowTtft(const Windowed& data, std::size_t w) {
     TtftBreakdown ttft;
-    for (auto [part, key] : {std::pair{&ttft.ttft, "ttft"},
-                             {&ttft.queue, "queue"},
-                             {&ttft.prefill, "prefill"},
-                             {&ttft.retrieve, "retrieve"}}) {
+    for (const auto& p : TtftBreakdown::parts()) {
+        auto* part = &(ttft.*p.member);
+        const std::string key = p.key;
         const auto sum = data.value(std::string(key) + kSep + "sum_s", w);
         const auto count = data.value(std::string(key) + kSep + "count", w);
         if (!sum || !count)

@@ -77,11 +77,39 @@ std::optional<double> TtftBreakdown::Observed::quantile(double q) const {
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
+const std::vector<TtftBreakdown::Part>& TtftBreakdown::parts() {
+    static const std::vector<Part> all = {
+        {&TtftBreakdown::ttft, "ttft", "ttft", "TTFT", false, Phase::None},
+        {&TtftBreakdown::queue, "queue_time", "queue", "queue", false, Phase::None},
+        {&TtftBreakdown::prefill, "prefill_time", "prefill", "prefill", false, Phase::None},
+        // vLLM defers a request while its KV lookup runs: the wait is queue time.
+        {&TtftBreakdown::lookupWait, "kv_lookup_wait", "lookup_wait", "KV lookup wait", true,
+         Phase::Queue},
+        // LMCache retrieves in the model runner's forward pass: prefill time (vLLM V1).
+        {&TtftBreakdown::retrieve, "lmcache_retrieve", "retrieve", "KV retrieve", true,
+         Phase::Prefill},
+        {&TtftBreakdown::loadBack, "kv_load_back", "load_back", "KV load back", true,
+         Phase::Prefill},
+    };
+    return all;
+}
+
 void TtftBreakdown::add(const TtftBreakdown& other) {
-    merge(ttft, other.ttft);
-    merge(queue, other.queue);
-    merge(prefill, other.prefill);
-    merge(retrieve, other.retrieve);
+    for (const auto& part : parts())
+        merge(this->*part.member, other.*part.member);
+}
+
+bool TtftBreakdown::empty() const {
+    const auto& all = parts();
+    return std::none_of(all.begin(), all.end(),
+                        [this](const Part& p) { return (this->*p.member).has_value(); });
+}
+
+bool TtftBreakdown::hasStorage() const {
+    const auto& all = parts();
+    return std::any_of(all.begin(), all.end(), [this](const Part& p) {
+        return p.storage && (this->*p.member).has_value();
+    });
 }
 
 std::optional<double> TtftBreakdown::requests() const {
@@ -100,10 +128,70 @@ std::optional<double> TtftBreakdown::meanPrefillS() const {
     return mean(prefill);
 }
 
+std::optional<double> TtftBreakdown::perRequestS(const Part& part) const {
+    const auto& o = this->*part.member;
+    if (!o || !ttft || ttft->count <= 0)
+        return std::nullopt;
+    return o->sumS / ttft->count;
+}
+
 std::optional<double> TtftBreakdown::retrievePerRequestS() const {
     if (!retrieve || !ttft || ttft->count <= 0)
         return std::nullopt;
     return retrieve->sumS / ttft->count;
+}
+
+std::optional<double> TtftBreakdown::storageWaitS() const {
+    std::optional<double> total;
+    for (const auto& part : parts())
+        if (part.storage)
+            if (const auto s = perRequestS(part))
+                total = total.value_or(0) + *s;
+    return total;
+}
+
+std::optional<double> TtftBreakdown::storageShare() const {
+    if (!hasStorage() || !ttft || ttft->sumS <= 0)
+        return std::nullopt;
+    double storage = 0;
+    for (const auto& part : parts())
+        if (part.storage && this->*part.member)
+            storage += (this->*part.member)->sumS;
+    return storage / ttft->sumS;
+}
+
+namespace {
+
+// A phase's mean less the storage wait inside it, where that wait fits in it.
+std::optional<double> lessStorage(const TtftBreakdown& b, std::optional<double> phaseMean,
+                                  TtftBreakdown::Phase phase) {
+    if (!phaseMean)
+        return std::nullopt;
+    double inside = 0;
+    for (const auto& part : TtftBreakdown::parts())
+        if (part.storage && part.within == phase)
+            inside += b.perRequestS(part).value_or(0);
+    return inside <= *phaseMean ? *phaseMean - inside : *phaseMean;
+}
+
+} // namespace
+
+std::optional<double> TtftBreakdown::queueLessStorageS() const {
+    return lessStorage(*this, meanQueueS(), Phase::Queue);
+}
+
+std::optional<double> TtftBreakdown::prefillComputeS() const {
+    return lessStorage(*this, meanPrefillS(), Phase::Prefill);
+}
+
+std::optional<double> TtftBreakdown::residualS() const {
+    const auto t = meanTtftS();
+    const auto q = queueLessStorageS(), s = storageWaitS(), p = prefillComputeS();
+    if (!t || (!q && !s && !p))
+        return std::nullopt;
+    const double residual = *t - q.value_or(0) - s.value_or(0) - p.value_or(0);
+    // Parts that add up exactly leave floating-point dust, not a "-0.0 ms".
+    return std::fabs(residual) < 1e-9 ? 0.0 : residual;
 }
 
 std::optional<double> TtftBreakdown::otherS() const {
@@ -111,12 +199,6 @@ std::optional<double> TtftBreakdown::otherS() const {
     if (!t || !q || !p)
         return std::nullopt;
     return *t - *q - *p;
-}
-
-std::optional<double> TtftBreakdown::storageShare() const {
-    if (!retrieve || !ttft || ttft->sumS <= 0)
-        return std::nullopt;
-    return retrieve->sumS / ttft->sumS;
 }
 
 std::vector<std::string> TtftBreakdown::absent() const {
@@ -127,10 +209,30 @@ std::vector<std::string> TtftBreakdown::absent() const {
         out.push_back("queue time");
     if (!prefill)
         out.push_back("prefill time");
-    if (!retrieve)
-        out.push_back("KV retrieve time");
+    if (!hasStorage())
+        out.push_back("storage wait");
     return out;
 }
+
+namespace {
+
+// "KV lookup wait 0.20 s (in queue) + KV retrieve 4.60 s (in prefill)".
+std::string storageParts(const TtftBreakdown& b) {
+    std::string out;
+    for (const auto& part : TtftBreakdown::parts()) {
+        const auto s = part.storage ? b.perRequestS(part) : std::nullopt;
+        if (!s)
+            continue;
+        const bool queue = part.within == TtftBreakdown::Phase::Queue;
+        const auto phase = queue ? b.meanQueueS() : b.meanPrefillS();
+        out += (out.empty() ? "" : " + ") + std::string(part.title) + " " + duration(*s);
+        if (phase && *s <= *phase)
+            out += queue ? " (in queue)" : " (in prefill)";
+    }
+    return out;
+}
+
+} // namespace
 
 std::string TtftBreakdown::text() const {
     if (empty())
@@ -146,24 +248,24 @@ std::string TtftBreakdown::text() const {
         std::snprintf(head, sizeof head, "mean TTFT %s over %.0f requests", duration(*t).c_str(),
                       ttft->count);
         out = head;
-        std::string parts;
-        if (const auto q = meanQueueS())
-            parts = "queue " + duration(*q);
-        if (const auto p = meanPrefillS())
-            parts += (parts.empty() ? "" : " + ") + std::string("prefill ") + duration(*p);
-        // Tokenising and the front end: TTFT starts at arrival, the engine's phases later.
-        // Under 0.5 % of TTFT it is rounding, not time.
-        if (const auto o = otherS(); o && *o > 0.005 * *t)
-            parts += " + other " + duration(*o);
-        if (!parts.empty())
-            out += " = " + parts;
-        if (const auto r = retrievePerRequestS()) {
+        std::string sum;
+        auto term = [&](const std::string& name, std::optional<double> s) {
+            if (s)
+                sum += (sum.empty() ? "" : " + ") + name + " " + duration(*s);
+        };
+        term("queue", queueLessStorageS());
+        if (const auto s = storageWaitS()) {
             char share[32] = "";
-            if (const auto s = storageShare())
-                std::snprintf(share, sizeof share, " (%.0f %%)", *s * 100);
-            out += std::string(meanPrefillS() ? ", of which " : ", ") + "KV retrieve " +
-                   duration(*r) + share;
+            if (const auto f = storageShare())
+                std::snprintf(share, sizeof share, " (%.0f %%)", *f * 100);
+            sum += (sum.empty() ? "" : " + ") + std::string("storage wait ") + duration(*s) + share;
         }
+        term(hasStorage() ? "prefill compute" : "prefill", prefillComputeS());
+        term("residual", residualS());
+        if (!sum.empty())
+            out += " = " + sum;
+        if (hasStorage())
+            out += "; storage wait: " + storageParts(*this);
     }
     const auto missing = absent();
     if (!missing.empty()) {
@@ -176,17 +278,15 @@ std::string TtftBreakdown::text() const {
 
 std::string TtftBreakdown::quantileText() const {
     std::string out;
-    for (const auto& [part, name] : {std::pair{&ttft, "TTFT"},
-                                     {&queue, "queue"},
-                                     {&prefill, "prefill"},
-                                     {&retrieve, "KV retrieve"}}) {
-        if (!*part)
+    for (const auto& part : parts()) {
+        const auto& o = this->*part.member;
+        if (!o)
             continue;
-        const auto p50 = (*part)->quantile(0.50), p99 = (*part)->quantile(0.99);
+        const auto p50 = o->quantile(0.50), p99 = o->quantile(0.99);
         if (!p50 || !p99)
             continue;
-        out += (out.empty() ? "p50 / p99: " : ", ") + std::string(name) + " " +
-               bounded(**part, *p50) + " / " + bounded(**part, *p99);
+        out += (out.empty() ? "p50 / p99: " : ", ") + std::string(part.title) + " " +
+               bounded(*o, *p50) + " / " + bounded(*o, *p99);
     }
     return out;
 }

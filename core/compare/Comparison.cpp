@@ -149,7 +149,7 @@ std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const Co
         auto va = column(runsA, d.name), vb = column(runsB, d.name);
         if (va.empty() || vb.empty())
             continue;
-        const bool share = d.name.size() > 6 && d.name.ends_with("_share");
+        const bool share = d.inPoints;
         if (share && allZero(va) && allZero(vb))
             continue; // neither side spent time there: a row of zeros says nothing
         const bool directional = !share && (storage || !deviceFigure(d.name));

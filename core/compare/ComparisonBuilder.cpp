@@ -205,6 +205,9 @@ std::vector<Gate> ComparisonBuilder::gates(const std::vector<std::string>& texts
         auto gate = Gate::parse(text, error);
         if (!gate)
             throw UsageError(error);
+        if (const auto now = RunKpis::renamedTo(gate->kpi))
+            throw UsageError("KPI \"" + gate->kpi + "\" in gate \"" + text + "\" is now \"" + *now +
+                             "\", which counts every storage wait the engine exposes");
         if (!RunKpis::find(gate->kpi)) {
             std::string names;
             for (const auto& d : RunKpis::definitions())

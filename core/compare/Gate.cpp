@@ -1,6 +1,7 @@
 #include "core/compare/Gate.h"
 
 #include "core/compare/KpiComparison.h"
+#include "core/compare/RunKpis.h"
 #include "core/stats/TInterval.h"
 
 #include <algorithm>
@@ -99,7 +100,7 @@ Gate::Result Gate::judge(const KpiComparison& k) const {
                 "n/a (" + runCounts(k) + ": repeat the runs to get an interval)"};
     if (k.scale != KpiComparison::Scale::Ratio || !k.interval)
         return {Verdict::Inconclusive,
-                k.name.ends_with("_share")
+                RunKpis::find(k.name) && RunKpis::find(k.name)->inPoints
                     ? "no ratio: a time share changes in points, not by a factor"
                     : "no ratio: a run's value is zero or negative"};
     // The very interval the table, the headline and the chart show: B/A of geometric means,

@@ -162,9 +162,12 @@ void fromTimeline(Values& out, const RunTimeline& t) {
     }
     put(out, "engine_queue_mean", t.ttft.meanQueueS());
     put(out, "engine_prefill_mean", t.ttft.meanPrefillS());
-    put(out, "kv_retrieve_per_request", t.ttft.retrievePerRequestS());
+    // Where the mean TTFT went: queue + storage wait + prefill compute + residual.
+    put(out, "storage_wait_mean", t.ttft.storageWaitS());
+    put(out, "engine_prefill_compute_mean", t.ttft.prefillComputeS());
+    put(out, "engine_ttft_residual_mean", t.ttft.residualS());
     if (const auto share = t.ttft.storageShare())
-        out["ttft_storage_share"] = *share * 100;
+        out["storage_wait_share"] = *share * 100;
     // Where the run's prompt tokens came from, as the engine counts them (vLLM's
     // prompt_tokens_by_source): from a KV connector (an offload tier, another instance) or
     // the local prefix cache, against all of them.
@@ -176,7 +179,13 @@ void fromTimeline(Values& out, const RunTimeline& t) {
             const auto it = t.promptTokensBySource.find(source);
             return (it == t.promptTokensBySource.end() ? 0.0 : it->second) / prompt * 100;
         };
-        out["kv_transfer_token_share"] = share("external_kv_transfer");
+        // Everything neither computed nor found in the GPU's own cache came from outside it:
+        // a KV connector (vLLM's external_kv_transfer), a host or storage tier (SGLang).
+        double outside = 0;
+        for (const auto& [source, n] : t.promptTokensBySource)
+            if (source != "local_compute" && source != "local_cache_hit")
+                outside += n;
+        out["kv_transfer_token_share"] = outside / prompt * 100;
         out["prefix_cache_token_share"] = share("local_cache_hit");
     }
     if (t.durationS > 0) {
@@ -233,16 +242,25 @@ std::vector<RunKpis::Definition> build() {
          "the engine's queue time histogram", 0},
         {"engine_prefill_mean", "engine_prefill_mean", "s", true, false,
          "the engine's prefill time histogram (includes KV loads)", 0},
-        {"kv_retrieve_per_request", "kv_retrieve_per_request", "s", true, false,
-         "KV retrieve time (LMCache) over the engine's TTFT observations", 0},
-        {"ttft_storage_share", "ttft_storage_share", "%", true, false,
-         "KV retrieve time (LMCache) over TTFT time, from the engine's histograms", 0},
-        {"kv_transfer_token_share", "KV-transfer token share", "%", false, false,
-         "prompt tokens the engine loaded from a KV connector (an offload tier, another "
-         "instance), of all its prompt tokens",
+        {"storage_wait_mean", "storage wait mean", "s", true, false,
+         "the engine's storage waits (KV lookup wait, KV retrieve, KV load back) over its TTFT "
+         "observations",
          0},
+        {"storage_wait_share", "storage-wait share of TTFT", "%", true, false,
+         "the engine's storage wait time over its TTFT time", 0},
+        {"engine_prefill_compute_mean", "engine_prefill_compute_mean", "s", true, false,
+         "the engine's prefill time less the storage wait inside it", 0},
+        {"engine_ttft_residual_mean", "engine_ttft_residual_mean", "s", true, false,
+         "mean TTFT less queue, storage wait and prefill compute: what the engine does not "
+         "expose",
+         0},
+        {"kv_transfer_token_share", "KV-transfer token share", "%", false, false,
+         "prompt tokens the engine loaded from outside the GPU (a KV connector, a host or "
+         "storage tier, another instance), of all its prompt tokens",
+         0, true},
         {"prefix_cache_token_share", "prefix-cache token share", "%", false, false,
-         "prompt tokens the engine found in its own prefix cache, of all its prompt tokens", 0},
+         "prompt tokens the engine found in its own prefix cache, of all its prompt tokens", 0,
+         true},
         {"kv_tier_read_gb_per_s", "KV tier read GB/s", "GB/s", false, false,
          "bytes the engine's offload tiers read over the run, per second of the run", 0},
         {"kv_offload_load_gb_per_s", "KV offload load GB/s", "GB/s", false, false,
@@ -257,7 +275,7 @@ std::vector<RunKpis::Definition> build() {
         // Less time storage-, KV- or queue-bound is better; GPU-bound time is the goal.
         const std::string name = RunKpis::shareName(c);
         out.push_back({name, name, "%", c != BottleneckClassifier::Class::GpuComputeBound, false,
-                       "share of the run's time", 0});
+                       "share of the run's time", 0, true});
     }
     return out;
 }
@@ -267,6 +285,15 @@ std::vector<RunKpis::Definition> build() {
 const std::vector<RunKpis::Definition>& RunKpis::definitions() {
     static const auto all = build();
     return all;
+}
+
+std::optional<std::string> RunKpis::renamedTo(const std::string& name) {
+    // Widened to every storage wait the engines expose, not LMCache's retrieve alone.
+    static const std::map<std::string, std::string> renamed = {
+        {"ttft_storage_share", "storage_wait_share"},
+        {"kv_retrieve_per_request", "storage_wait_mean"}};
+    const auto it = renamed.find(name);
+    return it == renamed.end() ? std::nullopt : std::optional(it->second);
 }
 
 const RunKpis::Definition* RunKpis::find(const std::string& name) {

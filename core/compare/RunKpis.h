@@ -26,6 +26,9 @@ class RunKpis {
         // Where the verdict's headline ranks it when no gate names the outcomes: 1 is the
         // primary, the one figure that may name a side; 0: never a default outcome.
         int headlineRank = 0;
+        // A share of the run's time or tokens, which can be 0 on one side: it changes in
+        // points, never by a factor.
+        bool inPoints = false;
     };
 
     // Not a KPI: how many requests a run issued, the weight behind its failure_rate.
@@ -34,6 +37,9 @@ class RunKpis {
     // The KPIs in table order, bottleneck shares last.
     static const std::vector<Definition>& definitions();
     static const Definition* find(const std::string& name);
+    // A KPI name of an earlier release and the one that replaced it, for the error an old
+    // plan's gate gets (its meaning changed, so it is not read silently under the new name).
+    static std::optional<std::string> renamedTo(const std::string& name);
     // "storage-bound" -> "storage_bound_share"
     static std::string shareName(BottleneckClassifier::Class c);
 

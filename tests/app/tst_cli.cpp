@@ -186,15 +186,24 @@ class TestCli : public QObject {
         const auto text = run({"--db", db, "analyze", "--session", QString::number(id)});
         QVERIFY2(text.code == 0, text.err.constData());
         QVERIFY2(text.out.contains("TTFT breakdown: mean TTFT 1.00 s over 40 requests = queue "
-                                   "250.0 ms + prefill 750.0 ms, of which KV retrieve 500.0 ms "
-                                   "(50 %)"),
+                                   "250.0 ms + storage wait 500.0 ms (50 %) + prefill compute "
+                                   "250.0 ms + residual 0.0 ms; storage wait: KV retrieve 500.0 "
+                                   "ms (in prefill)"),
                  text.out.constData());
         const auto json =
             run({"--db", db, "analyze", "--session", QString::number(id), "--format", "json"});
         QCOMPARE(json.code, 0);
         const auto j = nlohmann::json::parse(json.out.toStdString());
         QCOMPARE(j["ttft_breakdown"]["requests"].get<double>(), 40.0);
-        QCOMPARE(j["ttft_breakdown"]["ttft_storage_share"].get<double>(), 0.5);
+        QCOMPARE(j["ttft_breakdown"]["storage_wait_share"].get<double>(), 0.5);
+        // The sum the text shows, in numbers: queue + storage wait + prefill compute + residual.
+        QCOMPARE(j["ttft_breakdown"]["queue_less_storage_s"].get<double>(), 0.25);
+        QCOMPARE(j["ttft_breakdown"]["storage_wait_s"].get<double>(), 0.5);
+        QCOMPARE(j["ttft_breakdown"]["storage_wait_parts_s"]["lmcache_retrieve"].get<double>(),
+                 0.5);
+        QVERIFY(j["ttft_breakdown"]["storage_wait_parts_s"]["kv_lookup_wait"].is_null());
+        QCOMPARE(j["ttft_breakdown"]["prefill_compute_s"].get<double>(), 0.25);
+        QCOMPARE(j["ttft_breakdown"]["residual_s"].get<double>(), 0.0);
         QCOMPARE(j["ttft_breakdown"]["absent"].size(), std::size_t(0));
         QCOMPARE(j["windows"][0]["ttft_breakdown"]["queue_mean_s"].get<double>(), 0.25);
         // TTFT's own quantiles from its buckets (20 of 40 under 0.5 s); the other parts' buckets

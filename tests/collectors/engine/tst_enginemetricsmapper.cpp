@@ -1,5 +1,7 @@
 #include "TestSupport.h"
 #include "collectors/engine/EngineMetricsMapper.h"
+#include "core/analysis/TtftBreakdown.h"
+#include "core/engine/EngineMetricCatalog.h"
 
 #include <algorithm>
 #include <cmath>
@@ -258,7 +260,7 @@ class TestEngineMetricsMapper : public QObject {
         QVERIFY(near(r.at("engine/dp/e2e_latency_mean_s"), (252.0 + 228.0) / 80));
         // No LMCache on this engine: its retrieve time is absent, not zero.
         QVERIFY(r.count("engine/dp/lmcache_retrieve_sum_s") == 0);
-        QVERIFY(r.count("engine/dp/kv_retrieve_per_request_s") == 0);
+        QVERIFY(r.count("engine/dp/storage_wait_per_request_s") == 0);
 
         // Nothing finished in the next interval: zero observations, so no mean.
         const auto idle = byPath(mapper.update(
@@ -294,12 +296,45 @@ class TestEngineMetricsMapper : public QObject {
         QCOMPARE(r.at("engine/lm/ttft_mean_s"), 1.0);
         QCOMPARE(r.at("engine/lm/lmcache_retrieve_count"), 2.0);
         QCOMPARE(r.at("engine/lm/lmcache_retrieve_mean_s"), 0.75);    // per retrieval
-        QCOMPARE(r.at("engine/lm/kv_retrieve_per_request_s"), 0.375); // per request
+        QCOMPARE(r.at("engine/lm/storage_wait_per_request_s"), 0.375); // per request
         // A restarted worker counts from zero: what it did since.
         const auto reset = byPath(
             mapper.update(PrometheusTextParser::parse(scrape(18, 18, 0.5, 1)), 3'000'000'000));
         QCOMPARE(reset.at("engine/lm/lmcache_retrieve_sum_s"), 0.5);
         QCOMPARE(reset.at("engine/lm/lmcache_retrieve_count"), 1.0);
+    }
+
+    // Every part of the TTFT breakdown is recorded with its buckets, for its own p50 and p99,
+    // and the storage waits among them add up per request: one histogram per part's role in
+    // one scrape, from the first family the catalog names for it.
+    void everyTtftPartHasBuckets() {
+        const auto& catalog = EngineMetricCatalog::active();
+        for (const auto& part : TtftBreakdown::parts())
+            QVERIFY2(catalog.role(part.role) && !catalog.role(part.role)->families.empty(),
+                     part.role);
+        auto scrape = [&](int n) {
+            std::string t;
+            for (const auto& part : TtftBreakdown::parts()) {
+                const std::string name = catalog.role(part.role)->families.front().text;
+                t += "# TYPE " + name + " histogram\n";
+                t += name + "_bucket{le=\"0.5\"} " + std::to_string(n) + "\n";
+                t += name + "_bucket{le=\"+Inf\"} " + std::to_string(n) + "\n";
+                t += name + "_sum " + std::to_string(0.1 * n) + "\n";
+                t += name + "_count " + std::to_string(n) + "\n";
+            }
+            return t;
+        };
+        EngineMetricsMapper mapper("all", false);
+        mapper.update(PrometheusTextParser::parse(scrape(10)), 1'000'000'000);
+        const auto r =
+            byPath(mapper.update(PrometheusTextParser::parse(scrape(20)), 2'000'000'000));
+        for (const auto& part : TtftBreakdown::parts()) {
+            const std::string path = "engine/all/" + std::string(part.role) + "_bucket{le=0.5}";
+            QVERIFY2(r.count(path) == 1, path.c_str());
+            QCOMPARE(r.at(path), 10.0);
+        }
+        // Three storage waits of 1.0 s each over 10 TTFT observations.
+        QVERIFY(std::abs(r.at("engine/all/storage_wait_per_request_s") - 0.3) < 1e-9);
     }
 
     // Copied excerpts and some exporters drop the # TYPE lines: the _bucket samples with an le

@@ -171,6 +171,22 @@ class TestEngineTierMetrics : public QObject {
         QVERIFY(colon.count("prompt_tokens_per_s"));
         QCOMPARE(underscore, colon);
     }
+
+    // SGLang HiCache (README: cached device +8,192, host +4,096, storage +12,288 of 32,768
+    // prompt tokens; 4 load backs of 4 ms over 8 requests): its tokens by source in the names
+    // vLLM's come in, the rest computed, and its load back a storage wait of the TTFT.
+    void sglangHiCacheTokensBySourceAndLoadBack() {
+        const auto r = interval(tiers("sglang-main-00ae9c1-colon-t0.txt"),
+                                tiers("sglang-main-00ae9c1-colon-t1.txt"));
+        QCOMPARE(r.at("prompt_tokens{source=local_cache_hit}"), 8192.0);
+        QCOMPARE(r.at("prompt_tokens{source=host_tier}"), 4096.0);
+        QCOMPARE(r.at("prompt_tokens{source=storage_tier}"), 12288.0);
+        QCOMPARE(r.at("prompt_tokens{source=local_compute}"), 8192.0);
+        QCOMPARE(r.at("prompt_tokens_share{source=storage_tier}"), 0.375);
+        QCOMPARE(r.at("kv_load_back_count"), 4.0);
+        QVERIFY(std::abs(r.at("kv_load_back_sum_s") - 0.016) < 1e-9);
+        QVERIFY(std::abs(r.at("storage_wait_per_request_s") - 0.002) < 1e-9);
+    }
 };
 
 QTEST_MAIN(TestEngineTierMetrics)

@@ -594,13 +594,15 @@ class TestBottleneck : public QObject {
         QVERIFY(near(first.meanPrefillS(), 0.28));
         QVERIFY(near(first.otherS(), 0.02));
         QVERIFY(!first.storageShare());
-        QVERIFY2(contains(first.text(), "absent: KV retrieve time"), first.text().c_str());
+        QVERIFY2(contains(first.text(), "absent: storage wait"), first.text().c_str());
         const auto& later = r.windows[3].ttft;
         QVERIFY(near(later.retrievePerRequestS(), 0.2));
         QVERIFY(near(later.storageShare(), 0.5));
         QVERIFY2(contains(later.text(), "mean TTFT 400.0 ms over 10") &&
-                     contains(later.text(), " requests = queue 100.0 ms + prefill 280.0 ms + other "
-                                            "20.0 ms, of which KV retrieve 200.0 ms (50 %)"),
+                     contains(later.text(), " requests = queue 100.0 ms + storage wait 200.0 ms "
+                                            "(50 %) + prefill compute 80.0 ms + residual 20.0 "
+                                            "ms; storage wait: KV retrieve 200.0 ms (in "
+                                            "prefill)"),
                  later.text().c_str());
         QVERIFY(near(r.ttft.requests(), 600));
         QVERIFY(near(r.ttft.storageShare(), (450 * 0.2) / (600 * 0.4)));

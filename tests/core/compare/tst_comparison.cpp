@@ -169,6 +169,39 @@ class TestComparison : public QObject {
         QCOMPARE(same.verdict(), KpiComparison::Verdict::NoSignificantDifference);
     }
 
+    // The storage-wait share of TTFT is a ratio of two times, positive on both sides: it is
+    // judged as a ratio with its interval ("halve the storage wait"), unlike the time shares
+    // of the bottleneck lane, which move in points. Three runs a side: 60 % -> 30 % of TTFT.
+    void storageWaitShareIsJudgedAsARatio() {
+        auto side = [](const std::vector<double>& shares) {
+            ComparisonSide s;
+            for (std::size_t i = 0; i < shares.size(); ++i) {
+                s.runs.push_back(run(static_cast<std::int64_t>(i + 1), "completed"));
+                s.requests.push_back({stored(1.0)});
+                RunTimeline t;
+                t.ttft.ttft = TtftBreakdown::Observed{10.0, 10};
+                t.ttft.retrieve = TtftBreakdown::Observed{10.0 * shares[i], 10};
+                s.timelines.push_back(t);
+            }
+            return s;
+        };
+        const auto kpis = Comparison::compare(side({0.58, 0.60, 0.62}), side({0.29, 0.30, 0.31}));
+        const auto k = std::find_if(kpis.begin(), kpis.end(), [](const KpiComparison& c) {
+            return c.name == "storage_wait_share";
+        });
+        QVERIFY(k != kpis.end());
+        QVERIFY(k->scale == KpiComparison::Scale::Ratio);
+        QVERIFY(std::abs(k->ratio() - 0.5) < 0.01);
+        QCOMPARE(gate("storage_wait_share <= -25%").judge(*k).verdict, Gate::Verdict::Pass);
+        QCOMPARE(gate("storage_wait_share <= -60%").judge(*k).verdict, Gate::Verdict::Fail);
+        // A bottleneck time share and a token share still move in points.
+        QVERIFY(RunKpis::find("storage_bound_share")->inPoints);
+        QVERIFY(RunKpis::find("kv_transfer_token_share")->inPoints);
+        QVERIFY(!RunKpis::find("storage_wait_share")->inPoints);
+        // An old plan's gate on the renamed KPI says what it is now called.
+        QCOMPARE(*RunKpis::renamedTo("ttft_storage_share"), std::string("storage_wait_share"));
+    }
+
     // Warm-up, failed and cancelled runs never enter a KPI, and the report names them.
     void onlyMeasurementRunsCount() {
         ComparisonSide a, b;
