@@ -2,6 +2,7 @@
 
 #include "collectors/Recorder.h"
 #include "collectors/engine/EngineMetricsMapper.h"
+#include "collectors/storage/PathDevice.h"
 #include "core/compare/ComparisonBuilder.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/store/Store.h"
@@ -336,6 +337,9 @@ void ExperimentRunner::storeRun(Context& c, const Step& step, const ScheduledRun
         endpoints.push_back(EngineMetricsMapper::endpointIdFromUrl(url));
     if (!endpoints.empty())
         out.summary["engine_endpoints"] = endpoints;
+    // The block devices under the arm's directory, for the run's bytes route.
+    if (!arm.path.empty())
+        out.summary["kv_tier"] = PathDevice::resolve(arm.path).toJson();
     if (c.engine) {
         std::string log = c.engine->logSince(c.engineLogMark);
         if (log.size() > ArmEngine::kLogKept)

@@ -2,6 +2,7 @@
 
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
+#include "collectors/storage/PathDevice.h"
 #include "core/compare/ValidityChecks.h"
 #include "core/report/ReportFile.h"
 #include "core/stats/LoadAccumulator.h"
@@ -216,9 +217,10 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
                     "(0..1; without it any failure is a warning)")
         ->check(CLI::Range(0.0, 1.0));
     cmd->add_option("--kv-path", o.kvPath,
-                    "cold-recovery validity checks: the directory the engine's KV store reads "
-                    "from (e.g. LMCache's local disk); its block device's reads and the page "
-                    "cache are checked against the KV the documents imply (with --geometry)");
+                    "The directory the engine's KV store reads from (e.g. LMCache's local "
+                    "disk): the run's bytes route reads its block device, and for cold "
+                    "recovery its reads and the page cache are checked against the KV the "
+                    "documents imply (with --geometry)");
     cmd->add_option("--geometry", o.geometry,
                     "cold-recovery: the model's KV geometry preset (see `storage geometries`), "
                     "for the KV bytes the documents imply");
@@ -475,6 +477,9 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     if (!CancelOnSignal::flag())
         summary["validity"] = validity(o, summary, kv);
     summary["tool_version"] = kToolVersion;
+    // The block devices under the KV store's directory, for the run's bytes route.
+    if (!o.kvPath.empty())
+        summary["kv_tier"] = PathDevice::resolve(o.kvPath).toJson();
     summary["endpoint"] = streamed.endpoint;
     // vLLM's result fields: the configured limit, beside the observed peak
     // (max_concurrent_requests, measured requests only).

@@ -270,6 +270,9 @@ void EngineMetricsMapper::tierFigures(std::vector<Reading>& out, const Snapshot&
         }
     }
     put(out, "kv_offload_load_bytes", "bytes", increase(now, role("kv_offload_load_bytes")));
+    // LMCache's remote backend (a storage server, a file system): the bytes route's engine side.
+    put(out, "lmcache_remote_read_bytes", "bytes",
+        increase(now, role("lmcache_remote_read_bytes")));
     put(out, "kv_offload_load_bytes_per_s", "bytes/s", rate(now, "kv_offload_load_bytes"));
     put(out, "kv_offload_store_bytes_per_s", "bytes/s", rate(now, "kv_offload_store_bytes"));
     const std::pair<const char*, const char*> perTier[] = {

@@ -73,6 +73,7 @@ void readKvRoute(Store& store, const RunInfo& run, std::int64_t end,
                  const std::optional<std::set<std::string>>& own, RunTimeline& out) {
     // Per endpoint: a mean each, added up (two engines' deferred requests add).
     std::map<std::string, std::pair<double, std::size_t>> deferredBy;
+    std::optional<double> remote;
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
         const auto slash = p.find('/', 7);
@@ -85,7 +86,8 @@ void readKvRoute(Store& store, const RunInfo& run, std::int64_t end,
         const bool tier = startsWith(what, "kv_tier_read_bytes{tier=");
         const bool load = what == "kv_offload_load_bytes";
         const bool deferred = what == "requests_waiting{reason=deferred}";
-        if (!tokens && !tier && !load && !deferred)
+        const bool lmcache = what == "lmcache_remote_read_bytes";
+        if (!tokens && !tier && !load && !deferred && !lmcache)
             continue;
         double sum = 0;
         std::size_t n = 0;
@@ -101,12 +103,93 @@ void readKvRoute(Store& store, const RunInfo& run, std::int64_t end,
             out.kvTierReadBytes = out.kvTierReadBytes.value_or(0) + sum;
         else if (load)
             out.kvOffloadLoadBytes = out.kvOffloadLoadBytes.value_or(0) + sum;
+        else if (lmcache)
+            remote = remote.value_or(0) + sum;
         else
             deferredBy[p.substr(7, slash - 7)] = {sum, n};
     }
     for (const auto& [endpoint, mean] : deferredBy)
         out.deferredMean =
             out.deferredMean.value_or(0) + mean.first / static_cast<double>(mean.second);
+    out.bytesRoute.engineTierBytes = out.kvTierReadBytes;
+    if (out.kvTierReadBytes)
+        out.bytesRoute.engineTierSource = "vLLM offload tiers";
+    else if (remote) {
+        out.bytesRoute.engineTierBytes = remote;
+        out.bytesRoute.engineTierSource = "LMCache remote backend";
+    }
+    out.bytesRoute.engineGpuLoadBytes = out.kvOffloadLoadBytes;
+}
+
+// The bytes a rate series (bytes/s, each sample over the interval since the one before) moved
+// in the run's samples, (start, end]: each rate times its own interval, so a sample's
+// interval that began before the run counts whole, as the engine's increases do. The first
+// sample a collector ever stored has no predecessor: its interval is taken as the next one's.
+std::optional<double> moved(Store& store, std::int64_t id, const RunInfo& run, std::int64_t end) {
+    const auto samples = store.readRaw(id, run.startNs - 60'000'000'000LL, end);
+    std::optional<double> bytes;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        if (samples[i].tNs <= run.startNs)
+            continue;
+        std::int64_t dt = 0;
+        if (i > 0)
+            dt = samples[i].tNs - samples[i - 1].tNs;
+        else if (i + 1 < samples.size())
+            dt = samples[i + 1].tNs - samples[i].tNs;
+        bytes = bytes.value_or(0) + samples[i].value * static_cast<double>(dt) / 1e9;
+    }
+    return bytes;
+}
+
+void add(std::optional<double>& into, const std::optional<double>& v) {
+    if (v)
+        into = into.value_or(0) + *v;
+}
+
+// The device side of the bytes route: the tier directory's device (the run's summary names it)
+// and what is below it, the NICs, the RDMA ports, the GPUs.
+void readDeviceRoute(Store& store, const RunInfo& run, std::int64_t end,
+                     const std::vector<MetricInfo>& metrics, BytesRoute& route) {
+    const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
+    std::set<std::string> below;
+    if (summary.is_object() && summary.contains("kv_tier") && summary["kv_tier"].is_object()) {
+        const auto& tier = summary["kv_tier"];
+        if (tier.contains("device") && tier["device"].is_string())
+            route.device = tier["device"].get<std::string>();
+        route.deviceWhy = tier.value("why", "");
+        for (const char* key : {"members", "paths"})
+            if (tier.contains(key) && tier[key].is_array())
+                for (const auto& name : tier[key])
+                    if (name.is_string())
+                        below.insert(name.get<std::string>());
+    } else {
+        route.deviceWhy = "the run names no tier directory (an arm's path)";
+    }
+    double belowSum = 0;
+    for (const auto& m : metrics) {
+        const std::string& p = m.descriptor.path;
+        if (startsWith(p, "block/") && endsWith(p, "/read_bytes_per_s")) {
+            const std::string name = p.substr(6, p.size() - 6 - 17);
+            if (!route.device.empty() && name == route.device)
+                add(route.deviceBytes, moved(store, m.id, run, end));
+            else if (below.count(name))
+                if (const auto b = moved(store, m.id, run, end)) {
+                    route.belowBytes.emplace_back(name, *b);
+                    belowSum += *b;
+                }
+        } else if (startsWith(p, "host/net/") && endsWith(p, "/rx_bytes_per_s") &&
+                   p != "host/net/lo/rx_bytes_per_s") {
+            add(route.nicBytes, moved(store, m.id, run, end));
+        } else if (startsWith(p, "host/rdma/") && endsWith(p, "/rx_bytes_per_s")) {
+            add(route.rdmaBytes, moved(store, m.id, run, end));
+        } else if (startsWith(p, "gpu/") && endsWith(p, "/pcie_rx_bytes_per_s")) {
+            add(route.gpuRxBytes, moved(store, m.id, run, end));
+        }
+    }
+    // A multipath head without its own accounting reads zero while its paths read: the paths
+    // are the device's bytes then (never both, as the block total counts them).
+    if (route.deviceBytes && *route.deviceBytes == 0 && belowSum > 0)
+        route.deviceBytes = belowSum;
 }
 
 } // namespace
@@ -127,6 +210,7 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
     if (own)
         std::erase_if(out.engineRoles, [&](const auto& kv) { return !own->count(kv.first); });
     readKvRoute(store, run, end, metrics, own, out);
+    readDeviceRoute(store, run, end, metrics, out.bytesRoute);
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
         if (p == "workload/read_bytes_per_s")

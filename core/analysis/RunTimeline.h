@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/analysis/BottleneckClassifier.h"
+#include "core/analysis/BytesRoute.h"
 #include "core/analysis/TtftBreakdown.h"
 #include "core/model/RunInfo.h"
 
@@ -43,6 +44,10 @@ struct RunTimeline {
     std::optional<double> kvTierReadBytes;    // every tier below the primary one
     std::optional<double> kvOffloadLoadBytes; // into the GPU from the first offload tier
     std::optional<double> deferredMean;
+    // The bytes route over the run: the engine's tier and GPU-load bytes beside the bytes of
+    // the block device under the tier directory its summary names ("kv_tier"), the NICs, the
+    // RDMA ports and the GPUs' PCIe receive (rates integrated over their own intervals).
+    BytesRoute bytesRoute;
     std::vector<Line> lines;
 
     // points: how many points each line may have (about twice the chart's pixel width).

@@ -185,6 +185,14 @@ std::vector<Comparison::RunCheck> Comparison::runChecks(const ComparisonSide& si
         if (i < side.requests.size())
             for (const auto& conflict : RunKpis::summaryConflicts(r, side.requests[i]))
                 out.push_back({r.id, "summary_consistency", "warn", conflict});
+        // The bytes route beside the run's own checks: the layers' bytes side by side, and
+        // each known confound a warning on the run.
+        if (i < side.timelines.size() && !side.timelines[i].bytesRoute.empty()) {
+            const auto& route = side.timelines[i].bytesRoute;
+            out.push_back({r.id, "bytes_route", "info", route.text()});
+            for (const auto& c : route.confounds())
+                out.push_back({r.id, "bytes_route " + c.id, "warn", c.text});
+        }
         const auto summary = nlohmann::json::parse(r.summaryJson, nullptr, false);
         if (!summary.is_object())
             continue;
