@@ -249,6 +249,10 @@ ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
             in.checks.push_back(tag + line);
         for (auto& check : Comparison::runChecks(*side))
             in.runChecks.emplace_back(side == &a ? 'A' : 'B', std::move(check));
+        for (std::size_t i = 0; i < side->runs.size() && i < side->timelines.size(); ++i)
+            if (RunKpis::isMeasurement(side->runs[i]) && !side->timelines[i].bytesRoute.empty())
+                in.routes.push_back(
+                    {side == &a ? 'A' : 'B', side->runs[i].id, side->timelines[i].bytesRoute});
     }
     // A role one side's engine lost: a warning of that side, and a row of its checks (run 0:
     // the side's runs together).

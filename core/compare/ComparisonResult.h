@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/analysis/BytesRoute.h"
 #include "core/compare/Comparison.h"
 #include "core/compare/Gate.h"
 #include "core/compare/KpiComparison.h"
@@ -42,6 +43,14 @@ struct ComparisonResult {
     std::vector<std::string> checks;
     // The same, as rows for a table: the side ('A' or 'B') and the run's check.
     std::vector<std::pair<char, Comparison::RunCheck>> runChecks;
+    // Each measured run's bytes route (engine tier -> device -> paths, NIC, RDMA, GPU), for
+    // the reports' table; its confounds are among the warnings already.
+    struct Route {
+        char side = 'A';
+        std::int64_t run = 0;
+        BytesRoute route;
+    };
+    std::vector<Route> routes;
     std::vector<Chart> charts;
     std::string plan; // the experiment plan's TOML, when the runs came from one
     std::vector<std::string> hosts;

@@ -89,6 +89,72 @@ std::string perRun(const std::vector<double>& values, const std::string& unit) {
 
 } // namespace
 
+namespace {
+
+// The layers side by side, one row per measured run (docs/guide/bottlenecks.md, "The bytes
+// route"): what the engine read beside what crossed the device, the network and PCIe.
+std::string routeTable(const ComparisonResult& in) {
+    if (in.routes.empty())
+        return {};
+    auto bytes = [](const std::optional<double>& v) {
+        return v ? UnitFormat::bytes(*v) : std::string("absent");
+    };
+    std::string out = "<h2>Bytes route</h2>\n<table><tr><th>run</th><th>engine tier</th>"
+                      "<th>device</th><th>device read</th><th>below it</th><th>NIC rx</th>"
+                      "<th>RDMA rx</th><th>engine GPU load</th><th>GPU PCIe rx</th>"
+                      "<th>confounds</th></tr>\n";
+    for (const auto& [side, run, r] : in.routes) {
+        std::string device = r.device.empty() ? "unknown: " + r.deviceWhy : r.device;
+        std::string read = bytes(r.deviceBytes);
+        if (r.deviceBytes && r.engineTierBytes && *r.engineTierBytes > 0)
+            read += " (" + printf("%.0f %%", *r.deviceBytes / *r.engineTierBytes * 100) + ")";
+        std::string below, confounds;
+        for (const auto& [name, b] : r.belowBytes)
+            below += (below.empty() ? "" : ", ") + name + " " + UnitFormat::bytes(b);
+        for (const auto& c : r.confounds())
+            confounds += (confounds.empty() ? "" : "; ") + c.id + ": " + c.text;
+        out += "<tr><td>" + std::string(1, side) + ": run " + std::to_string(run) + "</td><td>" +
+               ComparisonReport::escapeHtml(bytes(r.engineTierBytes)) + "</td><td>" +
+               ComparisonReport::escapeHtml(device) + "</td><td>" + read + "</td><td>" +
+               ComparisonReport::escapeHtml(below) + "</td><td>" + bytes(r.nicBytes) + "</td><td>" +
+               bytes(r.rdmaBytes) + "</td><td>" + bytes(r.engineGpuLoadBytes) + "</td><td>" +
+               bytes(r.gpuRxBytes) + "</td><td>" +
+               ComparisonReport::escapeHtml(confounds.empty() ? "none" : confounds) +
+               "</td></tr>\n";
+    }
+    return out + "</table>\n";
+}
+
+nlohmann::json routesJson(const ComparisonResult& in) {
+    nlohmann::json out = nlohmann::json::array();
+    auto value = [](const std::optional<double>& v) {
+        return v ? nlohmann::json(*v) : nlohmann::json();
+    };
+    for (const auto& [side, run, r] : in.routes) {
+        nlohmann::json below = nlohmann::json::object(), confounds = nlohmann::json::array();
+        for (const auto& [name, b] : r.belowBytes)
+            below[name] = b;
+        for (const auto& c : r.confounds())
+            confounds.push_back({{"id", c.id}, {"text", c.text}});
+        out.push_back({{"side", std::string(1, side)},
+                       {"run", run},
+                       {"engine_tier_bytes", value(r.engineTierBytes)},
+                       {"engine_tier_source", r.engineTierSource},
+                       {"device", r.device.empty() ? nlohmann::json() : nlohmann::json(r.device)},
+                       {"device_why", r.deviceWhy},
+                       {"device_read_bytes", value(r.deviceBytes)},
+                       {"below", below},
+                       {"nic_rx_bytes", value(r.nicBytes)},
+                       {"rdma_rx_bytes", value(r.rdmaBytes)},
+                       {"engine_gpu_load_bytes", value(r.engineGpuLoadBytes)},
+                       {"gpu_pcie_rx_bytes", value(r.gpuRxBytes)},
+                       {"confounds", confounds}});
+    }
+    return out;
+}
+
+} // namespace
+
 std::string ComparisonReport::changeCell(const KpiComparison& k) {
     return k.a != 0 ? KpiComparison::percent(k.relative()) : "n/a";
 }
@@ -313,6 +379,7 @@ std::string ComparisonReport::json(const ComparisonResult& in) {
                           {"invalid", in.invalid},
                           {"warnings", in.warnings},
                           {"run_checks", in.checks},
+                          {"bytes_route", routesJson(in)},
                           {"method", footnote()},
                           {"plan", Redaction::text(in.plan)},
                           {"tool_version", in.toolVersion},
@@ -407,6 +474,7 @@ std::string ComparisonReport::htmlSection(const ComparisonResult& in, bool prove
                    "</td><td>" + percent(share.b) + "</td></tr>\n";
         out += "</table>\n";
     }
+    out += routeTable(in);
     for (const auto& chart : in.charts)
         out += "<h2>" + escapeHtml(chart.title) + "</h2>\n<div class=\"chart\" id=\"" +
                escapeHtml(chart.name) + "\">\n" + chart.svg + "</div>\n";

@@ -475,6 +475,33 @@ class TestComparison : public QObject {
                      format);
     }
 
+    // The bytes route table of the HTML report and the JSON's bytes_route: one row per
+    // measured run with every layer, absent where not recorded, and the run's confounds.
+    void bytesRouteInTheReports() {
+        ComparisonResult in;
+        BytesRoute r;
+        r.engineTierBytes = 4e9;
+        r.engineTierSource = "vLLM offload tiers";
+        r.device = "nvme1n1";
+        r.deviceBytes = 0.5e9;
+        r.belowBytes = {{"nvme1c1n1", 0.3e9}, {"nvme1c2n1", 0.2e9}};
+        r.nicBytes = 0.1e9;
+        in.routes.push_back({'B', 12, r});
+        const std::string html = ComparisonReport::html(in);
+        for (const char* cell : {"<h2>Bytes route</h2>", "B: run 12", "4.0 GB", "nvme1n1",
+                                 "500.0 MB (12 %)", "nvme1c1n1 300.0 MB, nvme1c2n1 200.0 MB",
+                                 "<td>absent</td>", "page-cache: the engine read 4.0 GB"})
+            QVERIFY2(html.find(cell) != std::string::npos, cell);
+        const auto j = nlohmann::json::parse(ComparisonReport::json(in))["bytes_route"][0];
+        QCOMPARE(j["side"].get<std::string>(), std::string("B"));
+        QCOMPARE(j["device_read_bytes"].get<double>(), 0.5e9);
+        QVERIFY(j["rdma_rx_bytes"].is_null());
+        QCOMPARE(j["below"]["nvme1c2n1"].get<double>(), 0.2e9);
+        QCOMPARE(j["confounds"][0]["id"].get<std::string>(), std::string("page-cache"));
+        QVERIFY(ComparisonReport::html(ComparisonResult{}).find("Bytes route") ==
+                std::string::npos);
+    }
+
     // A link planted at the temporary name is refused, never written through; a link at the
     // target's name is replaced, its target untouched.
     void reportsAreNeverWrittenThroughALink() {
