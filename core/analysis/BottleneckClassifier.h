@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/analysis/TtftBreakdown.h"
+#include "core/stats/TtftBreakdown.h"
 
 #include <map>
 #include <optional>

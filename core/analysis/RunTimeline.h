@@ -2,8 +2,8 @@
 
 #include "core/analysis/BottleneckClassifier.h"
 #include "core/analysis/BytesRoute.h"
-#include "core/analysis/TtftBreakdown.h"
 #include "core/model/RunInfo.h"
+#include "core/stats/TtftBreakdown.h"
 
 #include <map>
 #include <optional>

@@ -3,7 +3,7 @@
 #include "core/analysis/BottleneckClassifier.h"
 #include "core/model/Bucket.h"
 #include "core/model/MetricInfo.h"
-#include "core/analysis/TtftBreakdown.h"
+#include "core/stats/TtftBreakdown.h"
 
 #include <cstdint>
 #include <functional>

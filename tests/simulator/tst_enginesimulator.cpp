@@ -1,7 +1,7 @@
 #include "TestSupport.h"
 #include "collectors/engine/EngineMetricsMapper.h"
 #include "collectors/engine/PrometheusTextParser.h"
-#include "core/analysis/TtftBreakdown.h"
+#include "core/stats/TtftBreakdown.h"
 #include "simulator/EngineSimulator.h"
 
 #include <QDateTime>

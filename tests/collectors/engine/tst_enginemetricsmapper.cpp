@@ -1,6 +1,6 @@
 #include "TestSupport.h"
 #include "collectors/engine/EngineMetricsMapper.h"
-#include "core/analysis/TtftBreakdown.h"
+#include "core/stats/TtftBreakdown.h"
 #include "core/engine/EngineMetricCatalog.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "core/analysis/TtftBreakdown.h"
+#include "core/stats/TtftBreakdown.h"
 
 #include <algorithm>
 #include <cmath>
