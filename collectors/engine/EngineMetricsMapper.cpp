@@ -1,5 +1,7 @@
 #include "collectors/engine/EngineMetricsMapper.h"
 
+#include "core/stats/TtftBreakdown.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,12 +13,14 @@ namespace tierscope {
 
 namespace {
 
-// The request phases whose bucket increases are kept too (they split TTFT: the roles of
-// TtftBreakdown::parts(), which a test holds this list to), the storage waits among them, and
-// the one latency that is per token, not per request (no mean adds into TTFT).
-const std::set<std::string> kTtftParts = {"ttft",           "queue_time",       "prefill_time",
-                                          "kv_lookup_wait", "lmcache_retrieve", "kv_load_back"};
-const std::set<std::string> kStorageWaits = {"kv_lookup_wait", "lmcache_retrieve", "kv_load_back"};
+// The request phases whose bucket increases are kept too: the parts of the TTFT breakdown.
+bool ttftPart(const std::string& role) {
+    const auto& parts = TtftBreakdown::parts();
+    return std::any_of(parts.begin(), parts.end(),
+                       [&](const TtftBreakdown::Part& p) { return role == p.role; });
+}
+
+// The one latency that is per token, not per request (no mean adds into TTFT).
 constexpr const char* kPerToken = "itl";
 
 // Every split value's increase added up; absent stays absent.
@@ -325,7 +329,7 @@ void EngineMetricsMapper::quantiles(std::vector<Reading>& out, const Snapshot& n
     put(out, role.name + "_p99_s", "s", HistogramQuantile::compute(0.99, span));
     // The TTFT parts' increases themselves too: summed over any span, they give that span's own
     // quantiles.
-    if (!kTtftParts.count(role.name))
+    if (!ttftPart(role.name))
         return;
     for (const auto& [le, count] : *delta) {
         char bound[40] = "+Inf";
@@ -367,8 +371,7 @@ std::optional<EngineMetricsMapper::Observed> EngineMetricsMapper::observed(const
 // front end's own time), and the storage waits (KV lookup wait, retrieve, load back) spread
 // over every request are the part of the mean TTFT spent waiting on or reading KV.
 void EngineMetricsMapper::means(std::vector<Reading>& out, const Snapshot& now) const {
-    std::optional<Observed> ttft;
-    std::optional<double> storageS;
+    TtftBreakdown interval;
     for (const auto& r : m_catalog.roles()) {
         if (r.type != "histogram" || r.unit != "s" || r.name == kPerToken)
             continue;
@@ -379,13 +382,20 @@ void EngineMetricsMapper::means(std::vector<Reading>& out, const Snapshot& now) 
         put(out, r.name + "_count", "1", o->count);
         if (o->count > 0)
             put(out, r.name + "_mean_s", "s", o->sumS / o->count);
-        if (r.name == "ttft")
-            ttft = o;
-        if (kStorageWaits.count(r.name) != 0)
-            storageS = storageS.value_or(0) + o->sumS;
+        for (const auto& part : TtftBreakdown::parts())
+            if (r.name == part.role)
+                interval.*part.member = TtftBreakdown::Observed{o->sumS, o->count};
     }
-    if (ttft && storageS && ttft->count > 0)
-        put(out, "storage_wait_per_request_s", "s", *storageS / ttft->count);
+    put(out, "storage_wait_per_request_s", "s", interval.storageWaitS());
+    // The parts the mean TTFT adds up from, for the stacked chart: what the same breakdown
+    // over a run or a window says, per interval.
+    const auto residual = interval.residualS();
+    if (!residual)
+        return;
+    put(out, "ttft_part_s{part=queue}", "s", interval.queueLessStorageS());
+    put(out, "ttft_part_s{part=storage_wait}", "s", interval.storageWaitS());
+    put(out, "ttft_part_s{part=prefill_compute}", "s", interval.prefillComputeS());
+    put(out, "ttft_part_s{part=residual}", "s", residual);
 }
 
 // The counter's increase over the interval, summed over its series, as Prometheus'

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace tierscope {
 
@@ -148,12 +149,53 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
         {"requests_waiting", {"requests", "waiting"}}};
     if (kvRoute(p, chart, series))
         return true;
+    // The parts the mean TTFT adds up from, per interval, from the bottom of the stack.
+    static const std::map<std::string, std::pair<int, std::string>> parts = {
+        {"ttft_part_s{part=queue}", {1, "queue"}},
+        {"ttft_part_s{part=storage_wait}", {2, "storage wait"}},
+        {"ttft_part_s{part=prefill_compute}", {3, "prefill compute"}},
+        {"ttft_part_s{part=residual}", {4, "residual"}}};
+    if (const auto part = parts.find(p[2]); part != parts.end()) {
+        chart = "ttft-breakdown";
+        series.name = p[1] + " " + part->second.second;
+        series.stack = part->second.first;
+        return true;
+    }
     const auto it = engine.find(p[2]);
     if (it == engine.end())
         return false;
     chart = it->second.first;
     series.name = p[1] + " " + it->second.second;
     return true;
+}
+
+// Where one engine's TTFT parts were recorded, the breakdown is their stack (queue, storage
+// wait, prefill compute, residual from the bottom: the top is the mean TTFT, drawn over it as
+// a reference line), not the whole phases as lines, which overlap (the storage wait lies inside
+// a phase). Several engines' parts do not stack on each other: there the lines stay.
+void stackTtftParts(ChartCatalog::Chart& c) {
+    const auto bottoms =
+        std::count_if(c.series.begin(), c.series.end(), [](const auto& s) { return s.stack == 1; });
+    if (bottoms == 0)
+        return;
+    if (bottoms > 1) {
+        std::erase_if(c.series, [](const auto& s) { return s.stack > 0; });
+        return;
+    }
+    const auto mean = std::find_if(c.series.begin(), c.series.end(),
+                                   [](const auto& s) { return s.name.ends_with(" mean TTFT"); });
+    std::optional<ChartCatalog::Series> top;
+    if (mean != c.series.end()) {
+        top = *mean;
+        top->reference = true;
+    }
+    std::erase_if(c.series, [](const auto& s) { return s.stack == 0; });
+    std::stable_sort(c.series.begin(), c.series.end(),
+                     [](const auto& a, const auto& b) { return a.stack < b.stack; });
+    if (top)
+        c.series.push_back(*top);
+    c.stacked = true;
+    c.title = "TTFT breakdown: the mean's parts, stacked";
 }
 
 // A GPU backend names itself in its device record ("display": "AMD GPU"). Sessions recorded
@@ -227,6 +269,8 @@ std::vector<ChartCatalog::Chart> ChartCatalog::build(const std::vector<MetricInf
     for (auto& c : charts) {
         std::stable_sort(c.series.begin(), c.series.end(),
                          [](const Series& a, const Series& b) { return a.name < b.name; });
+        if (c.id == "ttft-breakdown")
+            stackTtftParts(c);
         if (!c.series.empty())
             c.absentReason.clear();
     }

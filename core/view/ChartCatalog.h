@@ -22,6 +22,8 @@ class ChartCatalog {
         // One dot per value, not a line: each is an event (a request's TTFT), and a line
         // between two requests would draw values nobody measured.
         bool dots = false;
+        // 1.. from the bottom in a stacked chart (a part of a whole); 0: drawn as a line.
+        int stack = 0;
     };
     struct Chart {
         std::string id;
@@ -29,6 +31,9 @@ class ChartCatalog {
         Unit unit = Unit::Count;
         std::vector<Series> series;
         std::string absentReason; // set when series is empty
+        // Its `stack` series are drawn as bands on each other, so the top of the stack is
+        // their sum; the rest are lines over them.
+        bool stacked = false;
     };
 
     // "NVMe/RDMA" for the transport label "rdma"; unknown labels as they are.

@@ -11,7 +11,14 @@ namespace tierscope {
 LinePlotItem::LinePlotItem(std::vector<QLineSeries*> series, const QValueAxis* x,
                            const QValueAxis* y, QGraphicsItem* parent)
     : QGraphicsItem(parent), m_series(std::move(series)), m_points(m_series.size()),
-      m_dots(m_series.size(), false), m_x(x), m_y(y) {}
+      m_dots(m_series.size(), false), m_bands(m_series.size(), false), m_x(x), m_y(y) {}
+
+void LinePlotItem::setBand(std::size_t series, bool band) {
+    if (series < m_bands.size() && m_bands[series] != band) {
+        m_bands[series] = band;
+        update();
+    }
+}
 
 void LinePlotItem::setDots(std::size_t series, bool dots) {
     if (series < m_dots.size() && m_dots[series] != dots) {
@@ -74,6 +81,11 @@ QPolygonF LinePlotItem::mapped(std::size_t series) const {
 void LinePlotItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
     painter->save();
     painter->setClipRect(m_area);
+    // Bands from the top of the stack down: each lower part is drawn over the one above it, so
+    // every band shows only its own share.
+    for (std::size_t i = m_series.size(); i-- > 0;)
+        if (m_bands[i])
+            drawBand(painter, i);
     for (std::size_t i = 0; i < m_series.size(); ++i)
         if (!m_dots[i])
             drawLine(painter, i);
@@ -102,6 +114,29 @@ void LinePlotItem::drawLine(QPainter* painter, std::size_t series) const {
             painter->drawPoint(line[start]);
         else if (n > 1)
             painter->drawPolyline(line.constData() + start, static_cast<int>(n));
+        start = i + 1;
+    }
+}
+
+void LinePlotItem::drawBand(QPainter* painter, std::size_t series) const {
+    if (!m_series[series]->isVisible())
+        return;
+    const QPolygonF line = mapped(series);
+    QColor fill = m_series[series]->pen().color();
+    fill.setAlpha(150);
+    // Each run between gaps is its own band, closed along the axis.
+    qsizetype start = 0;
+    for (qsizetype i = 0; i <= line.size(); ++i) {
+        if (i < line.size() && !std::isnan(line[i].y()))
+            continue;
+        if (i - start > 1) {
+            QPolygonF band(line.begin() + start, line.begin() + i);
+            band << QPointF(line[i - 1].x(), m_area.bottom())
+                 << QPointF(line[start].x(), m_area.bottom());
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(fill);
+            painter->drawPolygon(band);
+        }
         start = i + 1;
     }
 }

@@ -25,6 +25,9 @@ class LinePlotItem : public QGraphicsItem {
     // Draws that series as a dot per point (events, such as requests) instead of a line.
     void setDots(std::size_t series, bool dots);
     bool dots(std::size_t series) const;
+    // Draws that series as a band filled down to the axis (a stacked chart's part: its points
+    // are the part's top edge, the parts below it are drawn over it).
+    void setBand(std::size_t series, bool band);
     int pointCount() const;
     // The points of `series` in item coordinates, as the next paint would draw them.
     QPolygonF mapped(std::size_t series) const;
@@ -35,10 +38,12 @@ class LinePlotItem : public QGraphicsItem {
   private:
     void drawLine(QPainter* painter, std::size_t series) const;
     void drawDots(QPainter* painter, std::size_t series) const;
+    void drawBand(QPainter* painter, std::size_t series) const;
 
     std::vector<QLineSeries*> m_series;
     std::vector<QList<QPointF>> m_points;
     std::vector<bool> m_dots;
+    std::vector<bool> m_bands;
     const QValueAxis* m_x;
     const QValueAxis* m_y;
     QRectF m_area;

@@ -26,6 +26,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace tierscope {
 
@@ -110,8 +111,10 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
         m_plot = new LinePlotItem(m_series, m_x, m_y, m_chart);
         m_plot->setZValue(10); // over the grid, under the crosshair
         m_plot->setPlotArea(m_chart->plotArea());
-        for (std::size_t i = 0; i < spec.series.size(); ++i)
+        for (std::size_t i = 0; i < spec.series.size(); ++i) {
             m_plot->setDots(i, spec.series[i].dots);
+            m_plot->setBand(i, spec.stacked && spec.series[i].stack > 0);
+        }
         connect(m_chart, &QChart::plotAreaChanged, this,
                 [this](const QRectF& area) { m_plot->setPlotArea(area); });
     }
@@ -218,8 +221,36 @@ void TimelineChart::showSeries(QLineSeries* series, bool shown) {
         m_plot->update();
 }
 
-void TimelineChart::setData(const std::vector<std::vector<Bucket>>& data, std::int64_t originNs) {
-    m_data = data;
+namespace {
+
+// A stacked chart's parts, each bucket's mean put on the ones below it at the same time: the
+// bands' top edges. Lines (the stack's reference) stay as they are.
+std::vector<std::vector<Bucket>> stackedOn(const ChartCatalog::Chart& spec,
+                                           const std::vector<std::vector<Bucket>>& data) {
+    std::vector<std::vector<Bucket>> out = data;
+    std::map<std::int64_t, double> below;
+    for (std::size_t i = 0; i < out.size() && i < spec.series.size(); ++i) {
+        if (spec.series[i].stack == 0)
+            continue;
+        for (auto& b : out[i]) {
+            if (b.count == 0)
+                continue;
+            // A negative part (the residual where parts overlap) lowers no band: it is 0 here.
+            const double top = below[b.tNs] + std::max(0.0, b.mean());
+            below[b.tNs] = top;
+            b.min = b.max = top;
+            b.sum = top * static_cast<double>(b.count);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+void TimelineChart::setData(const std::vector<std::vector<Bucket>>& original,
+                            std::int64_t originNs) {
+    const auto data = m_spec.stacked ? stackedOn(m_spec, original) : original;
+    m_data = original;
     m_origin = originNs;
     double peak = 0.0;
     bool any = false;

@@ -1,7 +1,7 @@
 #include "TestSupport.h"
 #include "collectors/engine/EngineMetricsMapper.h"
-#include "core/stats/TtftBreakdown.h"
 #include "core/engine/EngineMetricCatalog.h"
+#include "core/stats/TtftBreakdown.h"
 
 #include <algorithm>
 #include <cmath>
@@ -335,6 +335,16 @@ class TestEngineMetricsMapper : public QObject {
         }
         // Three storage waits of 1.0 s each over 10 TTFT observations.
         QVERIFY(std::abs(r.at("engine/all/storage_wait_per_request_s") - 0.3) < 1e-9);
+        // The interval's parts for the stacked chart, as TtftBreakdown gives them: every phase
+        // 0.1 s a request; the lookup wait fills the queue, retrieve and load back (0.2 s) do
+        // not fit in the prefill (0.1 s) and stay whole, and the residual shows the overlap.
+        auto part = [&](const char* name) {
+            return r.at(std::string("engine/all/ttft_part_s{part=") + name + "}");
+        };
+        QVERIFY(std::abs(part("queue")) < 1e-9);
+        QVERIFY(std::abs(part("storage_wait") - 0.3) < 1e-9);
+        QVERIFY(std::abs(part("prefill_compute") - 0.1) < 1e-9);
+        QVERIFY(std::abs(part("residual") + 0.3) < 1e-9);
     }
 
     // Copied excerpts and some exporters drop the # TYPE lines: the _bucket samples with an le

@@ -97,6 +97,36 @@ class TestChartCatalog : public QObject {
                     .absentReason.starts_with("No inference engine is scraped"));
     }
 
+    // With one engine's TTFT parts recorded, the breakdown is their stack from the bottom
+    // (queue, storage wait, prefill compute, residual) under the mean TTFT as a reference line;
+    // the whole phases' lines, which overlap, go. Two engines' parts do not stack: lines stay.
+    void ttftPartsStack() {
+        std::vector<MetricInfo> one = {metric(1, "engine/e/ttft_mean_s"),
+                                       metric(2, "engine/e/queue_time_mean_s"),
+                                       metric(3, "engine/e/ttft_part_s{part=residual}"),
+                                       metric(4, "engine/e/ttft_part_s{part=queue}"),
+                                       metric(5, "engine/e/ttft_part_s{part=prefill_compute}"),
+                                       metric(6, "engine/e/ttft_part_s{part=storage_wait}")};
+        const auto charts = ChartCatalog::build(one, {});
+        const auto& b = find(charts, "ttft-breakdown");
+        QVERIFY(b.stacked);
+        QStringList names;
+        for (const auto& s : b.series)
+            names << QString::fromStdString(s.name) + "/" + QString::number(s.stack) +
+                         (s.reference ? "/ref" : "");
+        QCOMPARE(names, QStringList({"e queue/1", "e storage wait/2", "e prefill compute/3",
+                                     "e residual/4", "e mean TTFT/0/ref"}));
+        auto two = one;
+        two.push_back(metric(7, "engine/f/ttft_mean_s"));
+        two.push_back(metric(8, "engine/f/ttft_part_s{part=queue}"));
+        const auto twoCharts = ChartCatalog::build(two, {});
+        const auto& lines = find(twoCharts, "ttft-breakdown");
+        QVERIFY(!lines.stacked);
+        for (const auto& s : lines.series)
+            QCOMPARE(s.stack, 0);
+        QCOMPARE(lines.series.size(), std::size_t(3)); // e mean, e queue, f mean
+    }
+
     // vLLM's KV route: token sources and the offload tiers on charts of their own, the
     // deferred requests beside the waiting ones; charts that no engine here serves are left out.
     void kvRouteChartsOnlyWhereServed() {

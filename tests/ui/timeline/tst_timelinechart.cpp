@@ -103,6 +103,50 @@ class TimelineChartTest : public QObject {
         QCOMPARE(chart.pointCount(), 202);
     }
 
+    // A stacked chart (the TTFT breakdown's parts): 20 % and 30 % draw their top edges at 20 %
+    // and 50 %, the second part's band fills between them in one colour, the first part's band
+    // below in another, and above the stack is the background.
+    void stackedPartsAreBandsOnEachOther() {
+        ChartCatalog::Chart spec{"parts", "parts", ChartCatalog::Unit::Percent, {}, {}};
+        ChartCatalog::Series queue, storage;
+        queue.metricId = 1;
+        queue.name = "queue";
+        queue.stack = 1;
+        storage.metricId = 2;
+        storage.name = "storage wait";
+        storage.stack = 2;
+        spec.series = {queue, storage};
+        spec.stacked = true;
+        TimelineChart chart(spec, TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setTimeRange(0, 100, "s");
+        chart.setData({flat(101, 20), flat(101, 30)}, -kSecond / 2);
+        QCoreApplication::processEvents();
+        const QImage image = chart.grab().toImage();
+        const QRect plot = chart.plotRectIn(&chart);
+        auto row = [&](double percent) {
+            return plot.bottom() - static_cast<int>(plot.height() * percent / 100);
+        };
+        QVERIFY(pixelsOnRow(image, plot, row(50), penOf(chart, 1)) > plot.width() * 9 / 10);
+        QCOMPARE(pixelsOnRow(image, plot, row(30), penOf(chart, 1)), 0);
+        QVERIFY(pixelsOnRow(image, plot, row(20), penOf(chart, 0)) > plot.width() * 9 / 10);
+        const int x = plot.center().x();
+        const QColor inFirst = image.pixelColor(x, row(10));
+        const QColor inSecond = image.pixelColor(x, row(35)),
+                     alsoSecond = image.pixelColor(x, row(45));
+        const QColor above = image.pixelColor(x, row(75));
+        QCOMPARE(inSecond, alsoSecond);
+        QVERIFY(inFirst != inSecond);
+        QVERIFY(inSecond != above);
+        QVERIFY(inFirst != above);
+        // The crosshair reads each part's own value, not its top edge.
+        chart.setCrosshair(50);
+        QVERIFY2(chart.crosshairText().contains("storage wait: 30"),
+                 qPrintable(chart.crosshairText()));
+    }
+
     // Toggled off in the legend: the line goes, the other stays.
     void aHiddenSeriesIsNotDrawn() {
         TimelineChart chart(percentChart(), TimelineChart::Renderer::Painter, false);
