@@ -3,6 +3,7 @@
 #include "app/common/ExitCode.h"
 #include "core/analysis/AnalysisText.h"
 #include "core/analysis/EngineRoles.h"
+#include "core/analysis/MultipathHeads.h"
 #include "core/analysis/SessionAnalysis.h"
 #include "core/engine/EngineMetricCatalog.h"
 #include "core/store/Store.h"
@@ -122,6 +123,22 @@ std::string engineRolesText(const nlohmann::json& roles) {
     return out;
 }
 
+// Path findings (skew under round-robin or queue-depth, paths not optimized) and the notes
+// the policy explains.
+nlohmann::json multipathJson(const PathSkew::Result& r) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& f : r.findings)
+        findings.push_back(
+            {{"device", f.device},
+             {"path", f.path},
+             {"share", optional(f.share)},
+             {"mean_queue_depth", optional(f.meanQueueDepth)},
+             {"ana_state", f.state ? nlohmann::json(*f.state) : nlohmann::json()},
+             {"iopolicy", f.iopolicy ? nlohmann::json(*f.iopolicy) : nlohmann::json()},
+             {"text", f.text}});
+    return {{"findings", findings}, {"notes", r.notes}};
+}
+
 } // namespace
 
 CLI::App* AnalyzeCommand::attach(CLI::App& parent, Options& o) {
@@ -150,9 +167,13 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
         throw StoreError(StoreError::Code::NotFound, "no session " + std::to_string(o.session));
     const auto result = SessionAnalysis::analyze(store, o.session, window->count());
     const auto info = store.session(o.session);
-    const auto roles = engineRoles(
-        EngineRoles::read(store, store.metrics(o.session), info->startNs,
-                          info->endNs.value_or(std::numeric_limits<std::int64_t>::max())));
+    const std::int64_t end = info->endNs.value_or(std::numeric_limits<std::int64_t>::max());
+    const auto roles =
+        engineRoles(EngineRoles::read(store, store.metrics(o.session), info->startNs, end));
+    // NVMe-oF multipath: how the session's I/O spread over each namespace's paths.
+    auto heads = MultipathHeads::fromDevices(store.devices(o.session));
+    MultipathHeads::addTraffic(heads, store, o.session, info->startNs, end);
+    const auto paths = PathSkew::judge(heads);
     if (o.format == "json") {
         nlohmann::json windows = nlohmann::json::array();
         for (const auto& w : result.windows)
@@ -177,13 +198,18 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
                                     {"windows", windows},
                                     {"shares", shares},
                                     {"ttft_breakdown", breakdown(result.ttft)},
-                                    {"engine_roles", roles}}
+                                    {"engine_roles", roles},
+                                    {"multipath", multipathJson(paths)}}
                          .dump(2)
                   << "\n";
         return kExitOk;
     }
     std::fputs(AnalysisText::of(result).c_str(), stdout);
     std::fputs(engineRolesText(roles).c_str(), stdout);
+    for (const auto& f : paths.findings)
+        std::printf("multipath: %s\n", f.text.c_str());
+    for (const auto& note : paths.notes)
+        std::printf("multipath note: %s\n", note.c_str());
     return kExitOk;
 }
 

@@ -3,6 +3,8 @@
 #include "app/common/ExitCode.h"
 #include "app/common/WorkspaceOpener.h"
 #include "collectors/MachineInventory.h"
+#include "core/analysis/MultipathHeads.h"
+#include "core/analysis/PathSkew.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/UnitFormat.h"
@@ -25,6 +27,48 @@ std::string field(const nlohmann::json& attrs, const char* key) {
     if (v.is_string())
         return v.get<std::string>().empty() ? "-" : v.get<std::string>();
     return v.dump();
+}
+
+// Per NVMe native-multipath head: the subsystem's iopolicy, each path with its controller,
+// transport, address and ANA state, and what is wrong with a path now (a non-optimized or
+// inaccessible one). Skew needs each path's recorded traffic, which a device table lacks.
+void printMultipath(const std::vector<DeviceRecord>& devices) {
+    const auto heads = MultipathHeads::fromDevices(devices);
+    if (heads.empty())
+        return;
+    std::map<std::string, nlohmann::json> attrsOf;
+    for (const auto& d : devices)
+        if (d.kind == "block")
+            attrsOf[d.name] = nlohmann::json::parse(d.attrs, nullptr, false);
+    std::printf("NVMe multipath\n");
+    for (const auto& head : heads) {
+        std::printf("  %s  iopolicy %s\n    %-12s %-10s %-9s %-26s %-15s %s\n", head.name.c_str(),
+                    head.iopolicy.value_or("-").c_str(), "PATH", "CONTROLLER", "TRANSPORT",
+                    "ADDRESS", "ANA STATE", "STATE");
+        for (const auto& p : head.paths) {
+            const auto& a = attrsOf[p.name];
+            std::printf("    %-12s %-10s %-9s %-26s %-15s %s\n", p.name.c_str(),
+                        field(a, "controller").c_str(), field(a, "transport").c_str(),
+                        p.address.empty() ? "-" : p.address.c_str(),
+                        p.anaState.value_or("-").c_str(), field(a, "controller_state").c_str());
+        }
+    }
+    for (const auto& f : PathSkew::judge(heads).findings)
+        std::printf("  ! %s\n", f.text.c_str());
+}
+
+// Path findings as device-table entries, so `devices --json` stays one array of
+// {kind, name, attrs}.
+void addPathFindings(const std::vector<DeviceRecord>& devices, nlohmann::json& out) {
+    for (const auto& f : PathSkew::judge(MultipathHeads::fromDevices(devices)).findings) {
+        nlohmann::json attrs = {
+            {"finding", PathSkew::kindName(f.kind)}, {"path", f.path}, {"text", f.text}};
+        if (f.state)
+            attrs["ana_state"] = *f.state;
+        if (f.iopolicy)
+            attrs["iopolicy"] = *f.iopolicy;
+        out.push_back({{"kind", "path-finding"}, {"name", f.device}, {"attrs", attrs}});
+    }
 }
 
 void printTable(const std::vector<DeviceRecord>& devices) {
@@ -57,6 +101,7 @@ void printTable(const std::vector<DeviceRecord>& devices) {
                     field(a, "transport").c_str(), field(a, "path_of").c_str(),
                     field(a, "in_total").c_str(), field(a, "model").c_str());
     }
+    printMultipath(devices);
     std::printf("Backends\n");
     for (const auto& d : devices) {
         if (d.kind != "backend")
@@ -152,6 +197,7 @@ int DevicesCommand::run(const GlobalOptions& global, const Options& options) {
         for (const auto& d : devices)
             out.push_back(
                 {{"kind", d.kind}, {"name", d.name}, {"attrs", nlohmann::json::parse(d.attrs)}});
+        addPathFindings(devices, out);
         std::cout << out.dump(2) << "\n";
     } else {
         printTable(devices);

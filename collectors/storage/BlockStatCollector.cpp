@@ -1,16 +1,43 @@
 #include "collectors/storage/BlockStatCollector.h"
 
+#include "collectors/base/SysfsReader.h"
 #include "collectors/storage/BlockDeviceNames.h"
 #include "collectors/storage/BlockRates.h"
 #include "collectors/storage/BlockTotal.h"
 #include "collectors/storage/NvmeIdentity.h"
-#include "collectors/base/SysfsReader.h"
+#include "collectors/storage/NvmePathAttrs.h"
 
 #include <nlohmann/json.hpp>
 #include <set>
 #include <unordered_map>
 
 namespace tierscope {
+
+namespace {
+
+// A path's ANA state and controller, and the subsystem's I/O policy on paths and heads: what
+// `devices` and the path-skew finding read. Only what sysfs has is recorded.
+void addMultipathAttrs(const std::string& name, const std::string& sysRoot, nlohmann::json& attrs) {
+    const auto mp = NvmePathAttrs::of(name, sysRoot);
+    if (!mp)
+        return;
+    auto put = [&](const char* key, const std::optional<std::string>& value) {
+        if (value && !value->empty())
+            attrs[key] = *value;
+    };
+    put("iopolicy", mp->iopolicy);
+    put("ana_state", mp->anaState);
+    put("controller", mp->controller);
+    put("controller_state", mp->controllerState);
+    put("traddr", mp->address.traddr);
+    put("trsvcid", mp->address.trsvcid);
+    put("host_traddr", mp->address.hostTraddr);
+    put("src_addr", mp->address.srcAddr);
+    if (!attrs.contains("transport"))
+        put("transport", mp->transport);
+}
+
+} // namespace
 
 BlockStatCollector::BlockStatCollector(SystemPaths paths,
                                        std::map<std::string, std::string> transports)
@@ -130,6 +157,7 @@ std::vector<DeviceRecord> BlockStatCollector::devices() {
             attrs["subsysnqn"] = nvme->subsysNqn;
             attrs["nsid"] = nvme->nsid;
         }
+        addMultipathAttrs(name, m_paths.sys, attrs);
         out.push_back({"block", name, attrs.dump()});
     }
     return out;

@@ -148,6 +148,64 @@ class TestCli : public QObject {
         expectOneLineError(run({"--db", path("absent.db"), "sessions"}), 6, "no workspace");
     }
 
+    // `analyze` judges how the session's I/O spread over an NVMe-oF namespace's paths: from
+    // the recorded device table (ANA states, the subsystem's round-robin policy) and the
+    // per-path block series, one path carrying 95 % of the bytes is a finding, in the text
+    // and the JSON.
+    void analyzeFindsPathSkew() {
+        const QString db = path("paths.db");
+        constexpr std::int64_t kSecond = 1'000'000'000, kStart = 1'790'000'000 * kSecond;
+        constexpr double kMiB = 1024.0 * 1024.0;
+        std::int64_t id = 0;
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.startNs = kStart;
+            id = store.createSession(info);
+            auto path = [](const char* name, const char* state) {
+                return DeviceRecord{"block", name,
+                                    nlohmann::json{{"path_of", "nvme1n1"},
+                                                   {"ana_state", state},
+                                                   {"transport", "tcp"},
+                                                   {"iopolicy", "round-robin"}}
+                                        .dump()};
+            };
+            store.addDevices(id, {{"block", "nvme1n1", R"({"iopolicy": "round-robin"})"},
+                                  path("nvme1c1n1", "optimized"),
+                                  path("nvme1c2n1", "optimized")});
+            store.finishSession(id, kStart + 10 * kSecond);
+        }
+        {
+            StoreWriter writer(db.toStdString(), {});
+            std::map<std::string, int> m;
+            for (const char* p : {"nvme1c1n1", "nvme1c2n1"})
+                for (const char* what : {"read_bytes_per_s", "write_bytes_per_s"})
+                    m[std::string(p) + what] = writer.defineMetric(
+                        id, {std::string("block/") + p + "/" + what, "bytes/s", "gauge", "{}"});
+            for (int i = 0; i <= 10; ++i) {
+                const std::int64_t t = kStart + i * kSecond;
+                writer.append(m["nvme1c1n1read_bytes_per_s"], t, 95 * kMiB);
+                writer.append(m["nvme1c2n1read_bytes_per_s"], t, 5 * kMiB);
+                writer.append(m["nvme1c1n1write_bytes_per_s"], t, 0);
+                writer.append(m["nvme1c2n1write_bytes_per_s"], t, 0);
+            }
+            writer.stop();
+        }
+        const auto text = run({"--db", db, "analyze", "--session", QString::number(id)});
+        QVERIFY2(text.code == 0, text.err.constData());
+        QVERIFY2(text.out.contains("multipath: ") && text.out.contains("nvme1c1n1") &&
+                     text.out.contains("95.0 %"),
+                 text.out.constData());
+        const auto json = nlohmann::json::parse(
+            run({"--db", db, "analyze", "--session", QString::number(id), "--format", "json"})
+                .out.toStdString());
+        const auto& f = json["multipath"]["findings"];
+        QCOMPARE(f.size(), std::size_t(1));
+        QCOMPARE(f[0]["path"].get<std::string>(), std::string("nvme1c1n1"));
+        QCOMPARE(f[0]["share"].get<double>(), 0.95);
+        QCOMPARE(f[0]["iopolicy"].get<std::string>(), std::string("round-robin"));
+    }
+
     // `analyze` shows the TTFT breakdown from the engine histograms' stored sums and counts:
     // per span in the text, per window and per session in the JSON, absent parts null.
     void analyzeShowsTheTtftBreakdown() {
