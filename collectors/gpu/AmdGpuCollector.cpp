@@ -6,6 +6,23 @@
 
 namespace tierscope {
 
+namespace {
+
+void addLinkAndPartition(AmdRocmSmi& smi, const AmdRocmSmi::Device& d, nlohmann::json& attrs) {
+    const auto link = smi.pcieLink(d);
+    if (link.maxWidth)
+        attrs["pcie_link_width_max"] = *link.maxWidth;
+    if (link.maxSpeedGts)
+        attrs["pcie_link_speed_max_gts"] = *link.maxSpeedGts;
+    const auto partition = smi.partition(d);
+    if (!partition.compute.empty())
+        attrs["compute_partition"] = partition.compute;
+    if (!partition.memory.empty())
+        attrs["memory_partition"] = partition.memory;
+}
+
+} // namespace
+
 AmdGpuCollector::AmdGpuCollector(std::shared_ptr<AmdRocmSmi> smi, int firstIndex)
     : m_smi(std::move(smi)), m_firstIndex(firstIndex) {}
 
@@ -33,8 +50,17 @@ std::vector<Reading> AmdGpuCollector::sample(std::int64_t tNs) {
         const auto activity = m_smi->activity(d);
         emit("gfx_activity_pct", "percent", activity.gfxPct);
         emit("umc_activity_pct", "percent", activity.umcPct);
+        if (activity.throttleStatus) {
+            emit("throttle_status", "1", static_cast<double>(*activity.throttleStatus));
+            emit("throttled", "1", *activity.throttleStatus != 0 ? 1.0 : 0.0);
+        }
         if (!slow)
             continue;
+        const auto link = m_smi->pcieLink(d);
+        emit("pcie_link_width", "1", link.width);
+        emit("pcie_link_width_max", "1", link.maxWidth);
+        emit("pcie_link_speed_gts", "GT/s", link.speedGts);
+        emit("pcie_link_speed_max_gts", "GT/s", link.maxSpeedGts);
         if (d.vramTotalBytes)
             emit("vram_total_bytes", "bytes", static_cast<double>(*d.vramTotalBytes));
         emit("gtt_used_bytes", "bytes", m_smi->gttUsedBytes(d));
@@ -64,6 +90,9 @@ std::vector<DeviceRecord> AmdGpuCollector::devices() {
         }
         if (d.vramTotalBytes)
             attrs["vram_total_bytes"] = *d.vramTotalBytes;
+        // amdgpu's own attributes can resume a suspended GPU to answer: not asked then.
+        if (attrs["power_state"] == "active")
+            addLinkAndPartition(*m_smi, d, attrs);
         out.push_back({"gpu", "gpu" + std::to_string(m_firstIndex + static_cast<int>(d.index)),
                        attrs.dump()});
     }

@@ -9,12 +9,14 @@
 namespace tierscope {
 
 // Per AMD GPU: busy %, memory-controller busy %, VRAM used/total, GTT used, average power,
-// edge/junction temperature and gpu_metrics activity. PCIe throughput is AmdPcieCollector's,
-// because its read sleeps a second in the kernel. A runtime-suspended GPU reports only
-// gpu/<i>/suspended = 1 and is not polled, so monitoring never wakes it.
-// Slow-moving readings (temperatures, GTT, and VRAM total, which is read once at discovery)
-// are taken at most once a second whatever the interval: at 10 Hz that halves the reads, the
-// cost that matters with 8 GPUs (bench_amdgpu).
+// edge/junction temperature, gpu_metrics activity and throttle status, and the PCIe link's
+// current and maximum width and speed. The partition modes are device attributes: they change
+// only when an administrator repartitions the GPU, which re-enumerates it. PCIe throughput is
+// AmdPcieCollector's, because its read sleeps a second in the kernel. A runtime-suspended GPU
+// reports only gpu/<i>/suspended = 1 and is not polled, so monitoring never wakes it.
+// Slow-moving readings (temperatures, GTT, the PCIe link, and VRAM total, which is read once at
+// discovery) are taken at most once a second whatever the interval: at 10 Hz that halves the
+// reads, the cost that matters with 8 GPUs (bench_amdgpu).
 class AmdGpuCollector : public Collector {
   public:
     // firstIndex: global GPU number of rocm-smi device 0 (metric paths are gpu/<n>/...).

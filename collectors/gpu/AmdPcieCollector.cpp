@@ -2,6 +2,8 @@
 
 #include "collectors/gpu/GpuLabels.h"
 
+#include <nlohmann/json.hpp>
+
 namespace tierscope {
 
 AmdPcieCollector::AmdPcieCollector(std::shared_ptr<AmdRocmSmi> smi, int firstIndex)
@@ -17,11 +19,10 @@ std::vector<Reading> AmdPcieCollector::sample(std::int64_t) {
             continue;
         const std::string prefix =
             "gpu/" + std::to_string(m_firstIndex + static_cast<int>(d.index)) + "/";
-        const std::string labels = GpuLabels::json("amd", d.name, d.busId, true);
+        auto labels = nlohmann::json::parse(GpuLabels::json("amd", d.name, d.busId, true));
+        labels["direction"] = "both";
         out.push_back(
-            {{prefix + "pcie_tx_bytes_per_s", "bytes/s", "gauge", labels}, pcie->txBytesPerS});
-        out.push_back(
-            {{prefix + "pcie_rx_bytes_per_s", "bytes/s", "gauge", labels}, pcie->rxBytesPerS});
+            {{prefix + "pcie_bytes_per_s", "bytes/s", "gauge", labels.dump()}, pcie->bytesPerS});
     }
     return out;
 }

@@ -7,9 +7,11 @@
 
 namespace tierscope {
 
-// PCIe sent/received bytes/s per AMD GPU. The kernel's pcie_bw read sleeps 1 s under a lock,
-// so this collector gets its own scheduler thread and never delays the other GPU readings. The
-// values are message counts times the maximum payload size: an upper bound, labelled so.
+// PCIe bytes/s per AMD GPU, both directions together (gpu/<n>/pcie_bytes_per_s, labelled
+// direction "both"): pcie_bw's two counts do not say for certain which way they went. The
+// kernel's pcie_bw read sleeps 1 s under a lock, so this collector gets its own scheduler
+// thread and never delays the other GPU readings. The values are message counts times the
+// maximum payload size: an upper bound, labelled so.
 class AmdPcieCollector : public Collector {
   public:
     AmdPcieCollector(std::shared_ptr<AmdRocmSmi> smi, int firstIndex);

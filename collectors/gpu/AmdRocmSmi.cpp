@@ -341,6 +341,8 @@ AmdRocmSmi::Activity AmdRocmSmi::activity(const Device& d) {
         a.gfxPct = metrics.average_gfx_activity;
     if (metrics.average_umc_activity != 0xffff)
         a.umcPct = metrics.average_umc_activity;
+    if (metrics.throttle_status != 0xffffffff)
+        a.throttleStatus = metrics.throttle_status;
     return a;
 }
 
@@ -349,8 +351,42 @@ std::optional<AmdRocmSmi::PcieThroughput> AmdRocmSmi::parsePcieBw(const std::str
     if (std::sscanf(text.c_str(), "%llu %llu %llu", &sent, &received, &maxPayload) != 3)
         return std::nullopt;
     // The kernel counts messages over one second; each carries at most maxPayload bytes.
-    return PcieThroughput{static_cast<double>(sent * maxPayload),
-                          static_cast<double>(received * maxPayload)};
+    return PcieThroughput{static_cast<double>(sent + received) * static_cast<double>(maxPayload)};
+}
+
+std::optional<double> AmdRocmSmi::parseLinkSpeed(const std::string& text) {
+    double gts = 0;
+    char unit[8] = {};
+    if (std::sscanf(text.c_str(), "%lf %7s", &gts, unit) != 2 || std::strcmp(unit, "GT/s") != 0 ||
+        gts <= 0)
+        return std::nullopt;
+    return gts;
+}
+
+AmdRocmSmi::PcieLink AmdRocmSmi::pcieLink(const Device& d) {
+    if (d.deviceDir.empty())
+        return {};
+    auto lanes = [&](const char* name) -> std::optional<double> {
+        // A link that is down reports 0 lanes: no reading, not a narrow link.
+        const auto n = SysfsReader::readUint(d.deviceDir + "/" + name);
+        return n && *n > 0 ? std::optional<double>(static_cast<double>(*n)) : std::nullopt;
+    };
+    auto speed = [&](const char* name) {
+        const auto text = SysfsReader::readAttr(d.deviceDir + "/" + name);
+        return text ? parseLinkSpeed(*text) : std::nullopt;
+    };
+    return {lanes("current_link_width"), lanes("max_link_width"), speed("current_link_speed"),
+            speed("max_link_speed")};
+}
+
+AmdRocmSmi::Partition AmdRocmSmi::partition(const Device& d) {
+    if (d.deviceDir.empty())
+        return {};
+    auto mode = [&](const char* name) {
+        const auto text = SysfsReader::readAttr(d.deviceDir + "/" + name).value_or("");
+        return text == "UNKNOWN" ? std::string() : text;
+    };
+    return {mode("current_compute_partition"), mode("current_memory_partition")};
 }
 
 std::optional<AmdRocmSmi::PcieThroughput> AmdRocmSmi::pcieThroughput(const Device& d) {

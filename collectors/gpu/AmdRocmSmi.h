@@ -37,13 +37,29 @@ class AmdRocmSmi {
         std::string serial;
         std::optional<std::uint64_t> vramTotalBytes;
     };
+    // pcie_bw's two message counts added up, times the maximum payload: an upper bound on the
+    // bytes that crossed the link in both directions together. Which count is which direction
+    // is not settled (the kernel's counter setup says the first counts received messages,
+    // rocm-smi names it "sent"), so no direction is claimed.
     struct PcieThroughput {
-        double txBytesPerS = 0; // "sent": message count x max payload, an upper bound
-        double rxBytesPerS = 0;
+        double bytesPerS = 0;
     };
     struct Activity {
         std::optional<double> gfxPct;
         std::optional<double> umcPct;
+        // gpu_metrics' throttle_status: which throttlers are active, bits specific to the
+        // ASIC's firmware; 0 none.
+        std::optional<std::uint32_t> throttleStatus;
+    };
+    // The card's PCI device's link, from the kernel's PCI sysfs attributes.
+    struct PcieLink {
+        std::optional<double> width, maxWidth;       // lanes
+        std::optional<double> speedGts, maxSpeedGts; // GT/s
+    };
+    // amdgpu's current_compute_partition (SPX, DPX, QPX, CPX, ...) and
+    // current_memory_partition (NPS1, NPS4, ...); empty where the GPU has none.
+    struct Partition {
+        std::string compute, memory;
     };
 
     // nullptr when the backend is unavailable; status says why (or what was found).
@@ -68,8 +84,13 @@ class AmdRocmSmi {
     // directly: rsmi_dev_pci_throughput_get holds rocm-smi's per-device mutex for that second,
     // which would stall every other reading of the same GPU (tst_amdgpu measures this).
     std::optional<PcieThroughput> pcieThroughput(const Device& d);
-    // "sent received max_payload" as the amdgpu pcie_bw attribute prints it.
+    // "count count max_payload" as the amdgpu pcie_bw attribute prints it.
     static std::optional<PcieThroughput> parsePcieBw(const std::string& text);
+    // Read from sysfs: rocm-smi-lib 5.2.3 has no call for these.
+    PcieLink pcieLink(const Device& d);
+    Partition partition(const Device& d);
+    // "16.0 GT/s PCIe" (kernel 5.x and later), "8 GT/s" (older): GT/s; "Unknown": nullopt.
+    static std::optional<double> parseLinkSpeed(const std::string& text);
 
   private:
     AmdRocmSmi() = default;

@@ -5,8 +5,9 @@
 
 namespace tierscope {
 
-// Per NVIDIA GPU: utilization (gpu and memory), memory used/total, PCIe tx/rx, power and
-// temperature through NVML.
+// Per NVIDIA GPU: utilization (gpu and memory), memory used/total, PCIe tx/rx, power,
+// temperature, the clocks event (throttle) reasons and the PCIe link's current and maximum
+// width and speed through NVML.
 class NvidiaGpuCollector : public Collector {
   public:
     NvidiaGpuCollector(std::shared_ptr<NvidiaNvml> nvml, int firstIndex);

@@ -54,6 +54,15 @@ std::shared_ptr<NvidiaNvml> NvidiaNvml::open(const std::string& libraryPath,
     nvml->m_lib.bind(nvml->m_getPcie, "nvmlDeviceGetPcieThroughput");
     nvml->m_lib.bind(nvml->m_getPower, "nvmlDeviceGetPowerUsage");
     nvml->m_lib.bind(nvml->m_getTemperature, "nvmlDeviceGetTemperature");
+    // Renamed in NVML 12.2 (driver 535); drivers before it have only the old name.
+    if (!nvml->m_lib.bind(nvml->m_getClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons"))
+        nvml->m_lib.bind(nvml->m_getClocksEventReasons,
+                         "nvmlDeviceGetCurrentClocksThrottleReasons");
+    nvml->m_lib.bind(nvml->m_getLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth");
+    nvml->m_lib.bind(nvml->m_getMaxLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth");
+    nvml->m_lib.bind(nvml->m_getLinkGen, "nvmlDeviceGetCurrPcieLinkGeneration");
+    nvml->m_lib.bind(nvml->m_getMaxLinkGen, "nvmlDeviceGetMaxPcieLinkGeneration");
+    nvml->m_lib.bind(nvml->m_getGpuMaxLinkGen, "nvmlDeviceGetGpuMaxPcieLinkGeneration");
 
     unsigned int n = 0;
     if (count(&n) != nvml::kSuccess || n == 0) {
@@ -128,6 +137,30 @@ std::optional<double> NvidiaNvml::temperatureC(const Device& d) {
         !check(m_getTemperature(d.handle, nvml::kTemperatureGpu, &celsius), d, "temperature"))
         return std::nullopt;
     return static_cast<double>(celsius);
+}
+
+std::optional<unsigned long long> NvidiaNvml::clocksEventReasons(const Device& d) {
+    unsigned long long reasons = 0;
+    if (!m_getClocksEventReasons ||
+        !check(m_getClocksEventReasons(d.handle, &reasons), d, "clocks event reasons"))
+        return std::nullopt;
+    return reasons;
+}
+
+std::optional<unsigned> NvidiaNvml::readUint(UintGetter getter, const Device& d,
+                                             const char* field) {
+    unsigned int value = 0;
+    if (!getter || !check(getter(d.handle, &value), d, field))
+        return std::nullopt;
+    return value;
+}
+
+NvidiaNvml::PcieLink NvidiaNvml::pcieLink(const Device& d) {
+    return {readUint(m_getLinkWidth, d, "PCIe link width"),
+            readUint(m_getMaxLinkWidth, d, "PCIe maximum link width"),
+            readUint(m_getLinkGen, d, "PCIe link generation"),
+            readUint(m_getMaxLinkGen, d, "PCIe maximum link generation"),
+            readUint(m_getGpuMaxLinkGen, d, "GPU's maximum PCIe generation")};
 }
 
 } // namespace tierscope

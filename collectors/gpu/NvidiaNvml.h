@@ -26,6 +26,12 @@ class NvidiaNvml {
         double usedBytes = 0;
         double totalBytes = 0;
     };
+    // The PCIe link as NVML reports it: generations (1..6), not GT/s. maxGen is what this GPU
+    // and this slot allow together; gpuMaxGen what the GPU alone could do.
+    struct PcieLink {
+        std::optional<unsigned> width, maxWidth;
+        std::optional<unsigned> gen, maxGen, gpuMaxGen;
+    };
 
     // libraryPath: normally "libnvidia-ml.so.1"; $TIERSCOPE_NVML_LIBRARY overrides it.
     static std::shared_ptr<NvidiaNvml> open(const std::string& libraryPath,
@@ -38,6 +44,9 @@ class NvidiaNvml {
     std::optional<double> pcieBytesPerS(const Device& d, int counter);
     std::optional<double> powerW(const Device& d);
     std::optional<double> temperatureC(const Device& d);
+    // nvmlDeviceGetCurrentClocksEventReasons, or its older name ...ThrottleReasons.
+    std::optional<unsigned long long> clocksEventReasons(const Device& d);
+    PcieLink pcieLink(const Device& d);
     bool usesMemoryV2() const { return m_getMemoryV2 != nullptr; }
 
   private:
@@ -53,6 +62,11 @@ class NvidiaNvml {
     nvml::Return (*m_getPcie)(nvml::Device, int, unsigned int*) = nullptr;
     nvml::Return (*m_getPower)(nvml::Device, unsigned int*) = nullptr;
     nvml::Return (*m_getTemperature)(nvml::Device, int, unsigned int*) = nullptr;
+    nvml::Return (*m_getClocksEventReasons)(nvml::Device, unsigned long long*) = nullptr;
+    using UintGetter = nvml::Return (*)(nvml::Device, unsigned int*);
+    UintGetter m_getLinkWidth = nullptr, m_getMaxLinkWidth = nullptr;
+    UintGetter m_getLinkGen = nullptr, m_getMaxLinkGen = nullptr, m_getGpuMaxLinkGen = nullptr;
+    std::optional<unsigned> readUint(UintGetter getter, const Device& d, const char* field);
     std::vector<Device> m_devices;
     LogOnce m_logOnce;
 };

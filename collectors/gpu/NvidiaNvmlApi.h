@@ -12,6 +12,9 @@ constexpr Return kErrorNotSupported = 3;
 constexpr int kPcieTxBytes = 0;    // NVML_PCIE_UTIL_TX_BYTES, KB/s
 constexpr int kPcieRxBytes = 1;    // NVML_PCIE_UTIL_RX_BYTES, KB/s
 constexpr int kTemperatureGpu = 0; // NVML_TEMPERATURE_GPU, degrees C
+// nvmlClocksEventReasonGpuIdle (formerly nvmlClocksThrottleReasonGpuIdle): nothing runs, so
+// the clocks are low by design, not held back.
+constexpr unsigned long long kClocksEventReasonGpuIdle = 0x1ull;
 
 struct Utilization { // nvmlUtilization_t
     unsigned int gpu;

@@ -1,7 +1,9 @@
 // A stand-in for libnvidia-ml.so.1 with known values, declared from NVML's public API
 // (nvml.h), independently of collectors/gpu/NvidiaNvmlApi.h. Built in three variants:
 //   default            everything, memory v1 and v2
-//   FAKE_NVML_V1_ONLY  no nvmlDeviceGetMemoryInfo_v2 (older drivers)
+//   FAKE_NVML_V1_ONLY  no nvmlDeviceGetMemoryInfo_v2, and the clocks event reasons under their
+//                      name before NVML 12.2, nvmlDeviceGetCurrentClocksThrottleReasons (older
+//                      drivers)
 //   FAKE_NVML_NO_INIT  no nvmlInit_v2 (a broken or foreign library)
 #include <cstring>
 
@@ -114,6 +116,44 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int* 
     if (sensor != 0)
         return NVML_ERROR_INVALID_ARGUMENT;
     *celsius = indexOf(d) == 0 ? 55 : 41;
+    return NVML_SUCCESS;
+}
+// nvmlClocksEventReasonSwPowerCap (0x4) on GPU 0; GPU 1 is idle (nvmlClocksEventReasonGpuIdle).
+static nvmlReturn_t clocksEventReasons(nvmlDevice_t d, unsigned long long* reasons) {
+    *reasons = indexOf(d) == 0 ? 0x4ull : 0x1ull;
+    return NVML_SUCCESS;
+}
+#ifndef FAKE_NVML_V1_ONLY
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long* r) {
+    return clocksEventReasons(d, r);
+}
+#else
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t d, unsigned long long* r) {
+    return clocksEventReasons(d, r);
+}
+#endif
+// GPU 0: a Gen5 x16 GPU whose link runs at Gen4 x16; GPU 1: x8 of x16 at Gen5, and no answer
+// for the GPU's own maximum generation.
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int* width) {
+    *width = indexOf(d) == 0 ? 16 : 8;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t, unsigned int* width) {
+    *width = 16;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int* generation) {
+    *generation = indexOf(d) == 0 ? 4 : 5;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t, unsigned int* generation) {
+    *generation = 5;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int* generation) {
+    if (indexOf(d) == 1)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *generation = 5;
     return NVML_SUCCESS;
 }
 }

@@ -48,6 +48,7 @@ void gpuMetrics(const fs::path& path, const FakeAmdGpu& gpu) {
     m.common_header.content_revision = 1;
     m.average_gfx_activity = gpu.gfxActivity.value_or(0xffff);
     m.average_umc_activity = gpu.umcActivity.value_or(0xffff);
+    m.throttle_status = gpu.throttleStatus.value_or(0xffffffff);
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(&m), sizeof m);
 }
 
@@ -98,8 +99,17 @@ void FakeAmdGpuTree::build(const std::string& root, const std::vector<FakeAmdGpu
         put(d / "unique_id", g.uniqueId);
         put(d / "serial_number", g.serial);
         put(d / "power/runtime_status", g.suspended ? "suspended" : "active");
-        if (g.gfxActivity || g.umcActivity)
+        if (g.gfxActivity || g.umcActivity || g.throttleStatus)
             gpuMetrics(d / "gpu_metrics", g);
+        for (const auto& [name, text] :
+             {std::pair{"current_link_speed", &g.linkSpeed},
+              std::pair{"max_link_speed", &g.maxLinkSpeed},
+              std::pair{"current_link_width", &g.linkWidth},
+              std::pair{"max_link_width", &g.maxLinkWidth},
+              std::pair{"current_compute_partition", &g.computePartition},
+              std::pair{"current_memory_partition", &g.memoryPartition}})
+            if (!text->empty())
+                put(d / name, *text);
         const fs::path h = d / "hwmon" / hw;
         put(h / "name", "amdgpu");
         put(h / "in0_label", "vddgfx");

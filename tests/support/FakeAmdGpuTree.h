@@ -23,6 +23,13 @@ struct FakeAmdGpu {
     std::uint64_t pcieSent = 0, pcieReceived = 0, pcieMaxPayload = 0;
     std::optional<std::uint16_t> gfxActivity; // written into a gpu_metrics v1 blob
     std::optional<std::uint16_t> umcActivity;
+    std::optional<std::uint32_t> throttleStatus; // absent: the firmware's 0xffffffff
+    // The PCI device's link attributes as drivers/pci/pci-sysfs.c prints them
+    // ("16.0 GT/s PCIe", "16"); empty: the file does not exist.
+    std::string linkSpeed, maxLinkSpeed, linkWidth, maxLinkWidth;
+    // amdgpu's current_compute_partition / current_memory_partition, one mode name per line as
+    // amdgpu_gfx.c and amdgpu_gmc.c print them ("SPX", "NPS1"); empty: no such file.
+    std::string computePartition, memoryPartition;
     bool suspended = false;
     std::string serial;
     std::string uniqueId; // "0x..."

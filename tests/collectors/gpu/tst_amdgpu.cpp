@@ -1,4 +1,5 @@
 #include "TestSupport.h"
+#include "collectors/gpu/AmdRocmSmi.h"
 #include "support/FakeAmdGpuTree.h"
 
 #include <QProcess>
@@ -39,6 +40,14 @@ class TestAmdGpu : public QObject {
         g.pcieMaxPayload = 256;
         g.gfxActivity = 42;
         g.umcActivity = 17;
+        g.throttleStatus = 0x2; // a power throttler of the ASIC's firmware
+        // A Gen5 x16 card whose link trained at Gen4 x8.
+        g.linkSpeed = "16.0 GT/s PCIe";
+        g.maxLinkSpeed = "32.0 GT/s PCIe";
+        g.linkWidth = "8";
+        g.maxLinkWidth = "16";
+        g.computePartition = "CPX";
+        g.memoryPartition = "NPS4";
         g.serial = "692251840010";
         g.uniqueId = "0x1234abcd5678ef00";
         return g;
@@ -141,24 +150,48 @@ class TestAmdGpu : public QObject {
         QCOMPARE(r.at("gpu/0/temp_junction_c"), 61.0);
         QCOMPARE(r.at("gpu/0/gfx_activity_pct"), 42.0);
         QCOMPARE(r.at("gpu/0/umc_activity_pct"), 17.0);
-        QCOMPARE(r.at("gpu/0/pcie_tx_bytes_per_s"), 1000.0 * 256);
-        QCOMPARE(r.at("gpu/0/pcie_rx_bytes_per_s"), 2000.0 * 256);
+        // pcie_bw's two counts together: no direction claimed.
+        QCOMPARE(r.at("gpu/0/pcie_bytes_per_s"), (1000.0 + 2000.0) * 256);
+        QVERIFY(r.count("gpu/0/pcie_tx_bytes_per_s") == 0);
+        QVERIFY(r.count("gpu/0/pcie_rx_bytes_per_s") == 0);
         QCOMPARE(r.at("gpu/0/suspended"), 0.0);
+        QCOMPARE(r.at("gpu/0/throttle_status"), 2.0);
+        QCOMPARE(r.at("gpu/0/throttled"), 1.0);
+        QCOMPARE(r.at("gpu/0/pcie_link_speed_gts"), 16.0);
+        QCOMPARE(r.at("gpu/0/pcie_link_speed_max_gts"), 32.0);
+        QCOMPARE(r.at("gpu/0/pcie_link_width"), 8.0);
+        QCOMPARE(r.at("gpu/0/pcie_link_width_max"), 16.0);
 
         QCOMPARE(r.at("gpu/1/busy_pct"), 88.0);
         QCOMPARE(r.at("gpu/1/vram_used_bytes"), 137438953472.0);
         QCOMPARE(r.at("gpu/1/power_w"), 710.0);
         QCOMPARE(r.at("gpu/1/temp_edge_c"), 52.0);
         QCOMPARE(r.at("gpu/1/temp_junction_c"), 79.0);
-        QCOMPARE(r.at("gpu/1/pcie_tx_bytes_per_s"), 10.0 * 512);
+        QCOMPARE(r.at("gpu/1/pcie_bytes_per_s"), (10.0 + 20.0) * 512);
         // Readings the device does not have are absent, not zero.
         QVERIFY(r.count("gpu/1/mem_busy_pct") == 0);
+        QVERIFY(r.count("gpu/1/throttled") == 0);
+        QVERIFY(r.count("gpu/1/pcie_link_width") == 0);
+        QVERIFY(r.count("gpu/1/pcie_link_speed_gts") == 0);
         QVERIFY(r.count("gpu/1/gfx_activity_pct") == 0);
         QVERIFY(r.count("gpu/1/umc_activity_pct") == 0);
 
         for (const auto& reading : p.out["cycles"][0])
-            if (reading["path"].get<std::string>().find("pcie") != std::string::npos)
+            if (reading["path"].get<std::string>().ends_with("pcie_bytes_per_s")) {
                 QVERIFY(reading["labels"]["upper_bound"].get<bool>());
+                QCOMPARE(reading["labels"]["direction"].get<std::string>(), std::string("both"));
+            }
+    }
+
+    // The PCI core's current_link_speed / max_link_speed: "16.0 GT/s PCIe" since Linux 5.x,
+    // "8 GT/s" before; a link the kernel cannot decode is "Unknown" ("Unknown speed" before).
+    void linkSpeedAsTheKernelPrintsIt() {
+        QCOMPARE(AmdRocmSmi::parseLinkSpeed("16.0 GT/s PCIe").value_or(-1), 16.0);
+        QCOMPARE(AmdRocmSmi::parseLinkSpeed("2.5 GT/s PCIe").value_or(-1), 2.5);
+        QCOMPARE(AmdRocmSmi::parseLinkSpeed("8 GT/s").value_or(-1), 8.0);
+        QVERIFY(!AmdRocmSmi::parseLinkSpeed("Unknown"));
+        QVERIFY(!AmdRocmSmi::parseLinkSpeed("Unknown speed"));
+        QVERIFY(!AmdRocmSmi::parseLinkSpeed(""));
     }
 
     void identityInDeviceTable() {
@@ -179,7 +212,14 @@ class TestAmdGpu : public QObject {
         QCOMPARE(a["serial"].get<std::string>(), std::string("692251840010"));
         QCOMPARE(a["vram_total_bytes"].get<double>(), 206158430208.0);
         QVERIFY(!a["model"].get<std::string>().empty());
+        QCOMPARE(a["compute_partition"].get<std::string>(), std::string("CPX"));
+        QCOMPARE(a["memory_partition"].get<std::string>(), std::string("NPS4"));
+        QCOMPARE(a["pcie_link_width_max"].get<double>(), 16.0);
+        QCOMPARE(a["pcie_link_speed_max_gts"].get<double>(), 32.0);
         QCOMPARE(gpus.at("gpu1")["bus"].get<std::string>(), std::string("0000:83:00.0"));
+        // No partition files (a GPU that cannot be partitioned): no attribute, not a mode.
+        QVERIFY(!gpus.at("gpu1").contains("compute_partition"));
+        QVERIFY(!gpus.at("gpu1").contains("memory_partition"));
     }
 
     void suspendedGpuIsReportedAndNeverPolled() {
@@ -228,9 +268,9 @@ class TestAmdGpu : public QObject {
         for (const auto& s : p.out["scheduled"]) {
             if (s["path"] == "gpu/0/busy_pct")
                 busyTimes.push_back(s["t"].get<std::int64_t>());
-            if (s["path"] == "gpu/0/pcie_tx_bytes_per_s") {
+            if (s["path"] == "gpu/0/pcie_bytes_per_s") {
                 pcieTimes.push_back(s["t"].get<std::int64_t>());
-                QCOMPARE(s["value"].get<double>(), 256000.0);
+                QCOMPARE(s["value"].get<double>(), 768000.0);
             }
         }
         // At most three slow reads fit in 10 s; they happen on the PCIe collector's own thread.

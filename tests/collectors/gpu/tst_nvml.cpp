@@ -49,6 +49,19 @@ class TestNvml : public QObject {
         // NVML_ERROR_NOT_SUPPORTED: absent, not zero.
         QVERIFY(r.count("gpu/3/power_w") == 0);
         QVERIFY(r.count("gpu/3/pcie_tx_bytes_per_s") == 0);
+        // Clock event reasons: GPU 2 held at its software power cap, GPU 3 only idle.
+        QCOMPARE(r.at("gpu/2/throttle_reasons").value, 4.0);
+        QCOMPARE(r.at("gpu/2/throttled").value, 1.0);
+        QCOMPARE(r.at("gpu/3/throttle_reasons").value, 1.0);
+        QCOMPARE(r.at("gpu/3/throttled").value, 0.0);
+        // The PCIe link, generations as GT/s.
+        QCOMPARE(r.at("gpu/2/pcie_link_width").value, 16.0);
+        QCOMPARE(r.at("gpu/2/pcie_link_width_max").value, 16.0);
+        QCOMPARE(r.at("gpu/2/pcie_link_speed_gts").value, 16.0);
+        QCOMPARE(r.at("gpu/2/pcie_link_speed_max_gts").value, 32.0);
+        QCOMPARE(r.at("gpu/2/pcie_link_speed_gts").metric.unit, std::string("GT/s"));
+        QCOMPARE(r.at("gpu/3/pcie_link_width").value, 8.0);
+        QCOMPARE(r.at("gpu/3/pcie_link_speed_gts").value, 32.0);
         const auto labels = nlohmann::json::parse(r.at("gpu/3/busy_pct").metric.labels);
         QCOMPARE(labels["bus"].get<std::string>(), std::string("00000000:2A:00.0"));
         QCOMPARE(labels["model"].get<std::string>(), std::string("NVIDIA H100 80GB HBM3"));
@@ -56,14 +69,22 @@ class TestNvml : public QObject {
         const auto devices = collector.devices();
         QCOMPARE(devices.size(), std::size_t(2));
         QCOMPARE(devices[0].name, std::string("gpu2"));
-        QCOMPARE(nlohmann::json::parse(devices[0].attrs)["bus"].get<std::string>(),
-                 std::string("00000000:17:00.0"));
+        const auto gpu2 = nlohmann::json::parse(devices[0].attrs);
+        QCOMPARE(gpu2["bus"].get<std::string>(), std::string("00000000:17:00.0"));
+        QCOMPARE(gpu2["pcie_link_width_max"].get<unsigned>(), 16u);
+        QCOMPARE(gpu2["pcie_link_speed_max_gts"].get<double>(), 32.0);
+        QCOMPARE(gpu2["gpu_pcie_link_speed_max_gts"].get<double>(), 32.0);
+        // NVML_ERROR_NOT_SUPPORTED for GPU 3's own maximum: no attribute.
+        QVERIFY(!nlohmann::json::parse(devices[1].attrs).contains("gpu_pcie_link_speed_max_gts"));
     }
 
     void olderLibraryFallsBackToMemoryV1() {
         const auto r = sampleOnce(FAKE_NVML_V1);
         QCOMPARE(r.at("gpu/2/vram_used_bytes"), 42949672960.0 + 536870912.0);
         QCOMPARE(r.at("gpu/2/busy_pct"), 63.0);
+        // Drivers before NVML 12.2 name the clocks event reasons "throttle reasons".
+        QCOMPARE(r.at("gpu/2/throttle_reasons"), 4.0);
+        QCOMPARE(r.at("gpu/2/throttled"), 1.0);
     }
 
     void missingFunctionIsAReason() {
