@@ -255,6 +255,35 @@ EngineMetricsMapper::promptTokenSources(const Snapshot& now) const {
     return out;
 }
 
+// A role's increases by split value, with those of the roles that add to it (catalog
+// adds_to: an engine with one family per tier, such as Dynamo KVBM's onboard counters) under
+// their split value. A role counted in blocks adds bytes only with its engine's block size,
+// which the user gives; its blocks are recorded either way (<role>, per interval).
+std::optional<std::map<std::string, double>>
+EngineMetricsMapper::withAdded(std::vector<Reading>& out, const Snapshot& now,
+                               const std::string& name) const {
+    auto total = increases(now, role(name.c_str()));
+    for (const auto& r : m_catalog.roles()) {
+        if (r.addsTo != name)
+            continue;
+        const auto n = increase(now, &r);
+        if (!n)
+            continue;
+        double bytes = *n;
+        if (r.unit == "blocks") {
+            put(out, r.name, "1", *n);
+            const auto* engine = m_catalog.engine(r.families.front().engine);
+            if (!engine || !engine->blockBytes)
+                continue; // never a block size assumed
+            bytes = *n * *engine->blockBytes;
+        }
+        if (!total)
+            total.emplace();
+        (*total)[r.addsToSplit] += bytes;
+    }
+    return total;
+}
+
 // Where the interval's prompt tokens came from, and what the KV offload tiers moved. Bytes
 // are divided by this interval between scrapes (wall clock), never by the engine's own
 // per-operation time counters.
@@ -273,17 +302,21 @@ void EngineMetricsMapper::tierFigures(std::vector<Reading>& out, const Snapshot&
                     n / total);
         }
     }
-    put(out, "kv_offload_load_bytes", "bytes", increase(now, role("kv_offload_load_bytes")));
+    const auto load = summed(withAdded(out, now, "kv_offload_load_bytes"));
+    const auto store = summed(withAdded(out, now, "kv_offload_store_bytes"));
+    put(out, "kv_offload_load_bytes", "bytes", load);
     // LMCache's remote backend (a storage server, a file system): the bytes route's engine side.
     put(out, "lmcache_remote_read_bytes", "bytes",
         increase(now, role("lmcache_remote_read_bytes")));
-    put(out, "kv_offload_load_bytes_per_s", "bytes/s", rate(now, "kv_offload_load_bytes"));
-    put(out, "kv_offload_store_bytes_per_s", "bytes/s", rate(now, "kv_offload_store_bytes"));
+    if (load)
+        put(out, "kv_offload_load_bytes_per_s", "bytes/s", *load / seconds);
+    if (store)
+        put(out, "kv_offload_store_bytes_per_s", "bytes/s", *store / seconds);
     const std::pair<const char*, const char*> perTier[] = {
         {"kv_tier_read_bytes", "kv_tier_read_bytes_per_s"},
         {"kv_tier_write_bytes", "kv_tier_write_bytes_per_s"}};
     for (const auto& [name, series] : perTier)
-        if (const auto byTier = increases(now, role(name)))
+        if (const auto byTier = withAdded(out, now, name))
             for (const auto& [tier, bytes] : *byTier) {
                 const std::string label = "{tier=" + sanitize(tier) + "}";
                 put(out, std::string(name) + label, "bytes", bytes);

@@ -87,6 +87,8 @@ class EngineMetricsMapper {
                                                            const Family& family) const;
     std::optional<double> increase(const Snapshot& now, const Role* role) const;
     std::optional<std::map<std::string, double>> promptTokenSources(const Snapshot& now) const;
+    std::optional<std::map<std::string, double>>
+    withAdded(std::vector<Reading>& out, const Snapshot& now, const std::string& name) const;
     std::optional<Observed> observed(const Snapshot& now, const Role& role) const;
     void means(std::vector<Reading>& out, const Snapshot& now) const;
     std::optional<double> rate(const Snapshot& now, const char* role) const;

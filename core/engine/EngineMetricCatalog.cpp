@@ -97,6 +97,15 @@ EngineMetricCatalog EngineMetricCatalog::parse(std::string_view toml, const std:
                         e.prefixes.push_back(canonical(s->get()));
             if (e.prefixes.empty())
                 refuse(origin, *t, "engine " + e.id + " has no prefixes = [\"...\"]");
+            if (const auto* bytes = t->get("block_bytes")) {
+                const auto v = bytes->value<double>();
+                if (!v || !(*v > 0))
+                    refuse(origin, *bytes,
+                           "engine " + e.id +
+                               ": block_bytes must be a positive "
+                               "number of bytes");
+                e.blockBytes = *v;
+            }
             c.m_engines.push_back(std::move(e));
         }
     const auto* roles = doc["role"].as_array();
@@ -115,6 +124,12 @@ EngineMetricCatalog EngineMetricCatalog::parse(std::string_view toml, const std:
         r.title = text(*t, "title", origin, true);
         r.split = text(*t, "split", origin, false);
         r.gaugeMax = t->get_as<bool>("gauge_max") && t->get_as<bool>("gauge_max")->get();
+        r.addsTo = text(*t, "adds_to", origin, false);
+        r.addsToSplit = text(*t, "adds_to_split", origin, false);
+        if (!r.addsTo.empty() && (r.type != "counter" || (r.unit != "bytes" && r.unit != "blocks")))
+            refuse(origin, *t, "role " + r.name + ": adds_to needs a counter in bytes or blocks");
+        if (!r.addsTo.empty() && !c.role(r.addsTo))
+            refuse(origin, *t, "role " + r.name + ": adds_to names no earlier role " + r.addsTo);
         if (c.role(r.name))
             refuse(origin, *t, "role " + r.name + " is given twice");
         const auto* families = t->get_as<toml::array>("families");

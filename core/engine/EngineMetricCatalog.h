@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -30,10 +31,17 @@ class EngineMetricCatalog {
         std::string split; // the label whose values stay apart; empty: every series added up
         bool gaugeMax = false;
         std::vector<Family> families; // in order of preference
+        // A counter in bytes (or blocks, with its engine's block size) that is also part of
+        // another role's figure: its increase is added to that role's, under addsToSplit as
+        // the split value (an engine whose tier reads come in one family per tier).
+        std::string addsTo, addsToSplit;
     };
     struct Engine {
         std::string id, title;
         std::vector<std::string> prefixes; // canonical()
+        // The bytes of one KV block, which only the user knows (the model's geometry and the
+        // engine's block size): its "blocks" counters become bytes only with it.
+        std::optional<double> blockBytes;
     };
     // Of one engine an exposition speaks, the roles it served and those it did not.
     struct Coverage {

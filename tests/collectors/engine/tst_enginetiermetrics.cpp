@@ -4,8 +4,10 @@
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 
 using namespace tierscope;
 
@@ -85,6 +87,49 @@ class TestEngineTierMetrics : public QObject {
                                   without(without(t1, newName), "kv_offload_store_bytes"));
         QCOMPARE(old.at("kv_offload_load_bytes_per_s"), 2147483648.0 / 10);
         QCOMPARE(old.at("kv_offload_store_bytes_per_s"), 1073741824.0 / 10);
+    }
+
+    // Dynamo KVBM (README: onboard h2d +768, d2d +256, o2d +32 blocks, object bytes +64 MiB;
+    // offload d2h +1,024, h2d +512 blocks, object bytes +128 MiB): without a block size only
+    // the object tier's own bytes are bytes, and the blocks are recorded as blocks; with the
+    // block size the user gives (2 MiB), the disk tier's reads and the host tier's loads
+    // become bytes too, each counted once (the object tier's blocks add nothing).
+    void kvbmBlocksBecomeBytesOnlyWithTheUsersBlockSize() {
+        const std::string t0 = tiers("dynamo-kvbm-main-t0.txt");
+        const std::string t1 = tiers("dynamo-kvbm-main-t1.txt");
+        constexpr double kMiB = 1024.0 * 1024.0;
+        const auto plain = interval(t0, t1);
+        QCOMPARE(plain.at("kv_tier_read_bytes{tier=object}"), 64 * kMiB);
+        QCOMPARE(plain.at("kv_tier_write_bytes{tier=object}"), 128 * kMiB);
+        QCOMPARE(plain.at("kvbm_onboard_disk_blocks"), 256.0);
+        QCOMPARE(plain.at("kvbm_onboard_host_blocks"), 768.0);
+        QVERIFY(!plain.count("kv_tier_read_bytes{tier=disk}")); // no block size: no bytes
+        QVERIFY(!plain.count("kv_offload_load_bytes"));
+
+        std::ifstream in(std::string(TIERSCOPE_FIXTURES) + "/../../resources/engine-metrics.toml");
+        std::stringstream text;
+        text << in.rdbuf();
+        const std::string withSize =
+            std::regex_replace(text.str(), std::regex("prefixes = \\[\"kvbm_\"\\]"),
+                               "prefixes = [\"kvbm_\"]\nblock_bytes = 2097152");
+        QVERIFY(withSize != text.str());
+        const auto catalog = EngineMetricCatalog::parse(withSize, "user.toml");
+        EngineMetricsMapper mapper("e", false, catalog);
+        mapper.update(PrometheusTextParser::parse(t0), kTenSeconds);
+        std::map<std::string, double> r;
+        for (const auto& reading : mapper.update(PrometheusTextParser::parse(t1), 2 * kTenSeconds))
+            r[reading.metric.path.substr(std::string("engine/e/").size())] = reading.value;
+        QCOMPARE(r.at("kv_tier_read_bytes{tier=disk}"), 256 * 2 * kMiB);
+        QCOMPARE(r.at("kv_tier_read_bytes{tier=object}"), 64 * kMiB);
+        QCOMPARE(r.at("kv_tier_read_bytes_per_s{tier=disk}"), 256 * 2 * kMiB / 10);
+        QCOMPARE(r.at("kv_offload_load_bytes"), 768 * 2 * kMiB);
+        QCOMPARE(r.at("kv_offload_store_bytes_per_s"), 1024 * 2 * kMiB / 10);
+        QCOMPARE(r.at("kv_tier_write_bytes{tier=disk}"), 512 * 2 * kMiB);
+        // A block size that is no size is refused with its line.
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            EngineMetricCatalog::parse(std::regex_replace(withSize, std::regex("2097152"), "0"),
+                                       "user.toml"));
     }
 
     // The schema canary: what this vLLM served of the catalog's vLLM roles, and what it did not.

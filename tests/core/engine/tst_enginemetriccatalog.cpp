@@ -160,6 +160,17 @@ class TestEngineMetricCatalog : public QObject {
             {"[[role]]\nname = \"x\"\ntype = \"gauge\"\nunit = \"s\"\ntitle = \"x\"\n"
              "families = ['a{b=c}']\n",
              "must read label=\"value\""},
+            {"[[role]]\nname = \"x\"\ntype = \"counter\"\nunit = \"blocks\"\ntitle = \"x\"\n"
+             "adds_to = \"y\"\nfamilies = [\"a\"]\n",
+             "adds_to names no earlier role y"},
+            {"[[role]]\nname = \"y\"\ntype = \"counter\"\nunit = \"bytes\"\ntitle = \"y\"\n"
+             "families = [\"b\"]\n[[role]]\nname = \"x\"\ntype = \"gauge\"\nunit = "
+             "\"bytes\"\ntitle = \"x\"\nadds_to = \"y\"\nfamilies = [\"a\"]\n",
+             "adds_to needs a counter in bytes or blocks"},
+            {"[[engine]]\nid = \"k\"\ntitle = \"k\"\nprefixes = [\"k_\"]\nblock_bytes = "
+             "-1\n[[role]]\nname = \"y\"\ntype = \"counter\"\nunit = \"bytes\"\ntitle "
+             "= \"y\"\nfamilies = [\"k_b\"]\n",
+             "block_bytes must be a positive number"},
             {"[[role]\n", "mine.toml:1"},
             {"", "no [[role]]"}};
         for (const auto& [text, why] : broken) {
