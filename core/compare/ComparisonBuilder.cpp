@@ -3,6 +3,7 @@
 #include "core/compare/EngineRoleCheck.h"
 #include "core/compare/GatePresets.h"
 #include "core/compare/GpuRunCheck.h"
+#include "core/compare/PathPolicyCheck.h"
 #include "core/compare/RunKpis.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
@@ -263,6 +264,7 @@ ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
                                   Comparison::RunCheck{0, "engine_schema", "warn", lost.text});
     }
     GpuRunCheck::addTo(store, a, b, in);
+    PathPolicyCheck::addTo(store, a, b, in);
     for (const auto& gate : o.gates) {
         const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),
                                     [&](const KpiComparison& c) { return c.name == gate.kpi; });
