@@ -20,8 +20,13 @@ const std::map<std::string, Kind>& kinds() {
         {"gpu", {"GPUs", {"vendor", "model", "bus", "vram_total_bytes", "serial"}}},
         {"nvme-controller",
          {"NVMe controllers", {"transport", "traddr", "subsysnqn", "model", "serial", "state"}}},
-        {"block", {"Block devices", {"transport", "path_of", "in_total", "model", "size_bytes"}}},
+        {"block",
+         {"Block devices",
+          {"transport", "path_of", "ana_state", "iopolicy", "traddr", "in_total", "model",
+           "size_bytes"}}},
         {"engine-endpoint", {"Engine endpoints", {"url", "authenticated", "tls_verify"}}},
+        // The catalog roles each endpoint served over the session, and those it never did.
+        {"engine-roles", {"Engine metric roles", {"served", "not_served"}}},
         {"backend", {"Backends", {"state", "reason", "detail", "source"}}},
     };
     return k;
@@ -78,7 +83,10 @@ void DevicesView::setDevices(const std::vector<DeviceRecord>& devices) {
             item->setForeground(1, StatusColor::text(StatusColor::Kind::Caution, palette()));
     }
     for (auto& [kind, group] : groups) {
-        if (group->childCount() == 0)
+        // Roles are judged over a recorded session: the live view has none to say yet.
+        if (kind == "engine-roles" && group->childCount() == 0)
+            delete group;
+        else if (group->childCount() == 0)
             new QTreeWidgetItem(group, {tr("none found")});
     }
     expandAll();

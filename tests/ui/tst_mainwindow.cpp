@@ -77,6 +77,13 @@ std::int64_t writeSession(const std::string& db) {
     const int read = writer.defineMetric(
         id, {"block/nvme1n1/read_bytes_per_s", "bytes/s", "rate", R"({"transport":"rdma"})"});
     const int ttft = writer.defineMetric(id, {"engine/gpu1:8000/ttft_p50_s", "s", "gauge", "{}"});
+    // The schema canary the recorder writes: this vLLM served TTFT, never LMCache's hits.
+    const int served =
+        writer.defineMetric(id, {"engine/gpu1:8000/served{role=ttft}", "1", "gauge", "{}"});
+    const int missing = writer.defineMetric(
+        id, {"engine/gpu1:8000/served{role=lmcache_hit_tokens}", "1", "gauge", "{}"});
+    writer.append(served, kStart, 1);
+    writer.append(missing, kStart, 0);
     for (int i = 0; i < 600; ++i) {
         const std::int64_t t = kStart + i * kSecond / 10;
         writer.append(cpu, t, i / 6.0);
@@ -166,6 +173,15 @@ class TestMainWindow : public QObject {
         QVERIFY(index.isValid());
         QCOMPARE(index.parent().data().toString(), QString("nvmeof-rdma"));
         QVERIFY(window.devicesView()->topLevelItemCount() >= 5);
+        // The engine's schema canary: what it never served is said by name, never a zero.
+        QTreeWidgetItem* roles = nullptr;
+        for (int i = 0; i < window.devicesView()->topLevelItemCount(); ++i)
+            if (window.devicesView()->topLevelItem(i)->text(0) == "Engine metric roles")
+                roles = window.devicesView()->topLevelItem(i);
+        QVERIFY(roles);
+        QCOMPARE(roles->childCount(), 1);
+        QCOMPARE(roles->child(0)->text(0), QString("gpu1:8000"));
+        QCOMPARE(roles->child(0)->text(1), QString("served: 1   not_served: LMCache hit tokens"));
     }
 
     void absentSourcesShowTheirReasonInPlace() {

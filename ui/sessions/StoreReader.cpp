@@ -1,5 +1,7 @@
 #include "ui/sessions/StoreReader.h"
 
+#include "core/analysis/EngineRoles.h"
+#include "core/engine/EngineMetricCatalog.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/WallClock.h"
@@ -33,6 +35,34 @@ void StoreReader::listSessions(const QString& db) {
     }
 }
 
+namespace {
+
+// The schema canary of each engine endpoint of the session, as a device of its own: the
+// catalog roles it served and, by their titles, those it never did (absent in every chart,
+// never a zero).
+void addEngineRoles(Store& store, SessionView& view) {
+    const auto& catalog = EngineMetricCatalog::active();
+    for (const auto& [endpoint, roles] :
+         EngineRoles::read(store, view.metrics, view.t0Ns, view.t1Ns)) {
+        std::string missing;
+        int served = 0;
+        for (const auto& [role, yes] : roles) {
+            if (yes) {
+                ++served;
+                continue;
+            }
+            const auto* r = catalog.role(role);
+            missing += (missing.empty() ? "" : ", ") + (r ? r->title : role);
+        }
+        nlohmann::json attrs = {{"served", served}};
+        if (!missing.empty())
+            attrs["not_served"] = missing;
+        view.devices.push_back({"engine-roles", endpoint, attrs.dump()});
+    }
+}
+
+} // namespace
+
 void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
                               const ChartLayout& layout) {
     try {
@@ -51,6 +81,7 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
         view.t1Ns = info->endNs.value_or(
             std::min<std::int64_t>(WallClock().nowNs(), info->startNs + 86400LL * 1000000000LL));
         view.t1Ns = std::max<std::int64_t>(view.t1Ns, view.t0Ns + 1000000000LL);
+        addEngineRoles(store, view);
         for (const auto& event : store.events(sessionId))
             if (const QString text = markerText(event.kind, event.text); !text.isEmpty())
                 view.markers.push_back({event.tNs, text, isRoutineEvent(event.kind)});
