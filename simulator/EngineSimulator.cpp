@@ -90,7 +90,8 @@ struct EngineSimulator::Completion {
 
 EngineSimulator::EngineSimulator(Options options)
     : m_options(std::move(options)), m_server(std::make_unique<httplib::Server>()),
-      m_metrics(std::make_unique<SimulatedMetrics>(m_options.model, !m_options.kvDir.empty())),
+      m_metrics(std::make_unique<SimulatedMetrics>(m_options.model, !m_options.kvDir.empty(),
+                                                   m_options.kvConnector == "offloading")),
       m_random(m_options.seed) {
     if (m_options.threads <= 0)
         m_options.threads = m_options.maxConcurrency + 32;
@@ -224,7 +225,8 @@ std::string EngineSimulator::metricsText() const {
     std::string out =
         m_metrics->text(m_running, m_waiting,
                         std::min(1.0, static_cast<double>(m_activeTokens) /
-                                          static_cast<double>(m_options.kvCapacityTokens)));
+                                          static_cast<double>(m_options.kvCapacityTokens)),
+                        m_deferred);
     out += m_kvTiers->lmcacheMetricsText(m_cached.size());
     out += m_metrics->processText();
     return out;
@@ -334,8 +336,17 @@ void EngineSimulator::handleCompletion(const httplib::Request& req, httplib::Res
 EngineSimulator::Plan EngineSimulator::prefill(const Completion& c) {
     Plan plan = admit(c.requestId, c.prompt, c.maxTokens);
     plan.arrival = c.arrival;
+    const bool deferred = m_options.kvConnector == "offloading" && !plan.cachedChunks.empty();
+    if (deferred) {
+        std::lock_guard lock(m_mutex);
+        ++m_deferred;
+    }
     const SimulatedKvTiers::KvRetrieval kv =
         m_kvTiers->retrieveKv(plan.cachedChunks, plan.promptTokens);
+    if (deferred) {
+        std::lock_guard lock(m_mutex);
+        --m_deferred;
+    }
     const std::int64_t bytes = kv.bytes;
     const double kvRead = kv.readS;
     const int cached =

@@ -77,6 +77,11 @@ class EngineSimulator {
         // take longer than their prefill (estimated from the reads so far), as LMCache's
         // slow-retrieval fallback does. Counted in tierscope_sim:kv_recomputed_tokens.
         bool recomputeFallback = false;
+        // Whose metrics the reads from --kv-dir appear in: "lmcache" (LMCache's
+        // time_to_retrieve, inside vLLM's prefill time) or "offloading" (vLLM's
+        // OffloadingConnector: the request waits deferred, before it is scheduled, and the wait
+        // is kv_offload_lookup_async_delay_seconds inside the queue time).
+        std::string kvConnector = "lmcache";
     };
     struct RequestRecord {
         std::int64_t id = 0;
@@ -133,6 +138,7 @@ class EngineSimulator {
     std::condition_variable m_slotFree;
     int m_running = 0;
     int m_waiting = 0;
+    int m_deferred = 0; // reading their KV under the offloading connector
     std::int64_t m_activeTokens = 0;
     std::list<std::uint64_t> m_lru; // prefix-cache chunk hashes, most recent first
     std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> m_cached;

@@ -212,21 +212,23 @@ std::string SimulatedKvTiers::lmcacheMetricsText(std::size_t diskChunks) const {
     const double chunkBytes =
         static_cast<double>(m_options.kvBytesPerToken) * m_options.chunkTokens;
     // LMCache's names; the simulator's --kv-dir stands for its storage backend, so its reads
-    // count as "remote" reads.
-    metric("lmcache:num_retrieve_requests", "counter", "Total number of retrieve requests",
-           m_lmRetrieves);
-    metric("lmcache:num_requested_tokens", "counter",
-           "Total number of tokens requested for retrieval", m_lmRequestedTokens);
-    metric("lmcache:num_hit_tokens", "counter", "Total number of cache hit tokens from retrieval",
-           m_lmHitTokens);
-    metric("lmcache:num_remote_read_requests", "counter",
-           "Total number of read requests to the KV store (--kv-dir)", m_lmReadRequests);
-    metric("lmcache:num_remote_read_bytes", "counter",
-           "Total number of bytes read from the KV store (--kv-dir)", m_lmReadBytes);
-    metric("lmcache:local_cache_usage", "gauge", "Local (CPU) cache usage in bytes",
-           static_cast<double>(m_cpuCached.size()) * chunkBytes);
-    metric("lmcache:local_storage_usage", "gauge", "Local storage (--kv-dir) usage in bytes",
-           static_cast<double>(diskChunks) * chunkBytes);
+    // count as "remote" reads. Under vLLM's OffloadingConnector there is no LMCache.
+    if (m_options.kvConnector != "offloading") {
+        metric("lmcache:num_retrieve_requests", "counter", "Total number of retrieve requests",
+               m_lmRetrieves);
+        metric("lmcache:num_requested_tokens", "counter",
+               "Total number of tokens requested for retrieval", m_lmRequestedTokens);
+        metric("lmcache:num_hit_tokens", "counter",
+               "Total number of cache hit tokens from retrieval", m_lmHitTokens);
+        metric("lmcache:num_remote_read_requests", "counter",
+               "Total number of read requests to the KV store (--kv-dir)", m_lmReadRequests);
+        metric("lmcache:num_remote_read_bytes", "counter",
+               "Total number of bytes read from the KV store (--kv-dir)", m_lmReadBytes);
+        metric("lmcache:local_cache_usage", "gauge", "Local (CPU) cache usage in bytes",
+               static_cast<double>(m_cpuCached.size()) * chunkBytes);
+        metric("lmcache:local_storage_usage", "gauge", "Local storage (--kv-dir) usage in bytes",
+               static_cast<double>(diskChunks) * chunkBytes);
+    }
     // The same reads under vLLM's tiering names: --kv-dir is the tier below the CPU one.
     out += "# HELP vllm:kv_offload_tiering_read_bytes Bytes read from the tier.\n"
            "# TYPE vllm:kv_offload_tiering_read_bytes counter\n"

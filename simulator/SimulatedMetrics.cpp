@@ -57,11 +57,11 @@ double processStartTime() {
 
 } // namespace
 
-SimulatedMetrics::SimulatedMetrics(std::string model, bool kvStore)
-    : m_model(std::move(model)), m_kvStore(kvStore), m_ttftBuckets(kTtftBounds.size(), 0.0),
-      m_queue(kPhaseBounds), m_prefill(kPhaseBounds), m_decode(kPhaseBounds),
-      m_inference(kPhaseBounds), m_e2e(kPhaseBounds), m_retrieve(kTtftBounds),
-      m_processStart(processStartTime()) {}
+SimulatedMetrics::SimulatedMetrics(std::string model, bool kvStore, bool offloading)
+    : m_model(std::move(model)), m_kvStore(kvStore), m_offloading(kvStore && offloading),
+      m_ttftBuckets(kTtftBounds.size(), 0.0), m_queue(kPhaseBounds), m_prefill(kPhaseBounds),
+      m_decode(kPhaseBounds), m_inference(kPhaseBounds), m_e2e(kPhaseBounds),
+      m_retrieve(kTtftBounds), m_lookupWait(kTtftBounds), m_processStart(processStartTime()) {}
 
 void SimulatedMetrics::countPrompt(int promptTokens, double hitTokens) {
     m_promptTokens += promptTokens;
@@ -86,9 +86,16 @@ void SimulatedMetrics::observeFirstToken(double ttftS, double queueS, double pre
             m_ttftBuckets[b] += 1;
     m_ttftSum += ttftS;
     ++m_ttftCount;
+    if (m_offloading && retrieveS) {
+        // vLLM defers a request until its KV is in: the wait is queue time, not prefill.
+        m_queue.observe(queueS + *retrieveS);
+        m_prefill.observe(std::max(0.0, prefillS - *retrieveS));
+        m_lookupWait.observe(*retrieveS);
+        return;
+    }
     m_queue.observe(queueS);
     m_prefill.observe(prefillS);
-    if (m_kvStore && retrieveS)
+    if (m_kvStore && !m_offloading && retrieveS)
         m_retrieve.observe(*retrieveS);
 }
 
@@ -101,7 +108,8 @@ void SimulatedMetrics::observeFinished(Clock::time_point arrival, Clock::time_po
     m_e2e.observe(std::chrono::duration<double>(now - arrival).count());
 }
 
-std::string SimulatedMetrics::text(double running, double waiting, double kvCacheUsage) const {
+std::string SimulatedMetrics::text(double running, double waiting, double kvCacheUsage,
+                                   double deferred) const {
     const std::string labels = "engine=\"0\",model_name=\"" + m_model + "\"";
     std::string out;
     auto gauge = [&](const char* name, const char* help, double v) {
@@ -115,6 +123,13 @@ std::string SimulatedMetrics::text(double running, double waiting, double kvCach
     gauge("vllm:num_requests_running", "Number of requests in model execution batches.", running);
     gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", waiting);
     gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", kvCacheUsage);
+    if (m_offloading) {
+        out += "# HELP vllm:num_requests_waiting_by_reason Number of requests waiting, by "
+               "reason.\n# TYPE vllm:num_requests_waiting_by_reason gauge\n";
+        for (const auto& [reason, n] : {std::pair{"capacity", waiting}, {"deferred", deferred}})
+            out += "vllm:num_requests_waiting_by_reason{" + labels + ",reason=\"" + reason +
+                   "\"} " + std::to_string(n) + "\n";
+    }
     counter("vllm:prompt_tokens", "Number of prefill tokens processed.", m_promptTokens);
     counter("vllm:generation_tokens", "Number of generation tokens processed.", m_generationTokens);
     counter("vllm:prefix_cache_queries",
@@ -164,7 +179,10 @@ std::string SimulatedMetrics::phaseText(const std::string& labels) const {
                          "Histogram of time spent in RUNNING phase for request.", labels) +
         m_e2e.text("vllm:e2e_request_latency_seconds",
                    "Histogram of e2e request latency in seconds.", labels);
-    if (m_kvStore) // LMCache is there only with a KV tier
+    if (m_offloading)
+        out += m_lookupWait.text("vllm:kv_offload_lookup_async_delay_seconds",
+                                 "Time requests waited for their KV offload lookup.", labels);
+    else if (m_kvStore) // LMCache is there only with a KV tier
         out +=
             m_retrieve.text("lmcache:time_to_retrieve", "Time to retrieve from lmcache (seconds)",
                             "model_name=\"" + m_model + "\",worker_id=\"0\"");

@@ -18,8 +18,9 @@ class SimulatedMetrics {
     using Clock = std::chrono::steady_clock;
 
   public:
-    // kvStore: the engine has --kv-dir, so LMCache's time_to_retrieve is there too.
-    SimulatedMetrics(std::string model, bool kvStore);
+    // kvStore: the engine has --kv-dir, so LMCache's time_to_retrieve is there too, or with
+    // offloading vLLM's OffloadingConnector's lookup wait and deferred requests instead.
+    SimulatedMetrics(std::string model, bool kvStore, bool offloading = false);
 
     // A prompt admitted, and how many of its tokens the prefix cache held.
     void countPrompt(int promptTokens, double hitTokens);
@@ -34,7 +35,8 @@ class SimulatedMetrics {
 
     // The engine's gauges and the vLLM metrics. The exposition puts the KV tiers' metrics
     // between these and processText().
-    std::string text(double running, double waiting, double kvCacheUsage) const;
+    std::string text(double running, double waiting, double kvCacheUsage,
+                     double deferred = 0) const;
     std::string processText() const; // process_start_time_seconds
 
   private:
@@ -42,6 +44,7 @@ class SimulatedMetrics {
 
     std::string m_model;
     bool m_kvStore = false;
+    bool m_offloading = false;
     std::vector<double> m_ttftBuckets; // cumulative counts per bound in kTtftBounds
     double m_ttftSum = 0;
     std::int64_t m_ttftCount = 0;
@@ -57,6 +60,8 @@ class SimulatedMetrics {
     // TTFT and its parts are observed together at the first token, so over any scrape interval
     // TTFT's sum is queue's plus prefill's plus the front end's (parsing) time.
     SimulatedHistogram m_queue, m_prefill, m_decode, m_inference, m_e2e, m_retrieve;
+    // The offloading connector's reads: vllm:kv_offload_lookup_async_delay_seconds.
+    SimulatedHistogram m_lookupWait;
     double m_processStart = 0; // process_start_time_seconds, as Prometheus clients compute it
 };
 

@@ -58,6 +58,13 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
                     "A CPU (RAM) KV tier of this many tokens in front of --kv-dir (0: none)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--kv-connector", o.kvConnector,
+                    "Whose metrics the reads from --kv-dir appear in: lmcache (LMCache's "
+                    "retrieve time, inside the prefill) or offloading (vLLM's "
+                    "OffloadingConnector: requests deferred for their KV, the wait a lookup "
+                    "delay inside the queue time)")
+        ->check(CLI::IsMember({"lmcache", "offloading"}))
+        ->capture_default_str();
     cmd->add_flag("--recompute-fallback", o.recomputeFallback,
                   "Recompute cached chunks when reading them from --kv-dir would be slower");
     cmd->add_option("--error-rate", o.errorRate, "Share of requests answered with HTTP 500")

@@ -94,10 +94,8 @@ TtftBreakdown breakdownOf(const std::vector<Reading>& readings) {
         return o;
     };
     TtftBreakdown b;
-    b.ttft = part("ttft");
-    b.queue = part("queue_time");
-    b.prefill = part("prefill_time");
-    b.retrieve = part("lmcache_retrieve");
+    for (const auto& p : TtftBreakdown::parts())
+        b.*p.member = part(p.role);
     return b;
 }
 
@@ -192,13 +190,15 @@ class TestEngineSimulator : public QObject {
     struct Arm {
         TtftBreakdown breakdown;
         std::vector<EngineSimulator::RequestRecord> records;
+        std::map<std::string, double> readings; // engine/sim/<what> of the measured interval
     };
-    void runArm(double kvReadBytesPerS, Arm& arm) {
+    void runArm(double kvReadBytesPerS, Arm& arm, const std::string& connector = "lmcache") {
         QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
         auto options = small(kv.path().toStdString());
         options.kvBytesPerToken = 4096; // a 4-token chunk is 16 KiB
         options.prefillTokensPerS = 1000;
         options.kvReadBytesPerS = kvReadBytesPerS;
+        options.kvConnector = connector;
         EngineSimulator sim(options);
         const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
         const std::string prefix = words("shared", 64);
@@ -216,8 +216,11 @@ class TestEngineSimulator : public QObject {
         mapper.update(PrometheusTextParser::parse(request(base + "/metrics").body), 1'000'000'000);
         for (int i = 0; i < 5; ++i)
             QCOMPARE(send(i), 200L);
-        arm.breakdown = breakdownOf(mapper.update(
-            PrometheusTextParser::parse(request(base + "/metrics").body), 2'000'000'000));
+        const auto readings = mapper.update(
+            PrometheusTextParser::parse(request(base + "/metrics").body), 2'000'000'000);
+        arm.breakdown = breakdownOf(readings);
+        for (const auto& r : readings)
+            arm.readings[r.metric.path.substr(std::string("engine/sim/").size())] = r.value;
         arm.records = sim.records();
         arm.records.erase(arm.records.begin()); // the warm-up request, before the first scrape
     }
@@ -277,6 +280,52 @@ class TestEngineSimulator : public QObject {
         QVERIFY2(*slow.breakdown.retrievePerRequestS() >= 0.25, slow.breakdown.text().c_str());
         QVERIFY2(*slow.breakdown.storageShare() > *fast.breakdown.storageShare(),
                  (slow.breakdown.text() + " vs " + fast.breakdown.text()).c_str());
+    }
+
+    // vLLM's OffloadingConnector (--kv-connector offloading): a request waits deferred while
+    // its KV is read from the tier, so the read is a lookup wait inside the queue time, not
+    // LMCache's retrieve inside the prefill. The wait, the tier's bytes and the prompt tokens
+    // by source the simulator injected come back through the mapper, and the breakdown's
+    // parts and residual add up to the engine's mean TTFT with the residual the front end's
+    // small share.
+    void offloadingConnectorWaitsInTheQueue() {
+        Arm arm;
+        runArm(1e6, arm, "offloading");
+        if (QTest::currentTestFailed())
+            return;
+        const auto& b = arm.breakdown;
+        QVERIFY(b.ttft && b.queue && b.prefill && b.lookupWait);
+        QVERIFY(!b.retrieve); // no LMCache here
+        QCOMPARE(b.lookupWait->count, 5.0);
+        double ttft = 0, queue = 0, kvRead = 0, bytes = 0;
+        for (const auto& r : arm.records) {
+            ttft += r.ttftS;
+            queue += r.queueS;
+            kvRead += r.kvReadS;
+            bytes += static_cast<double>(r.kvBytesRead);
+        }
+        QVERIFY(std::abs(b.lookupWait->sumS - kvRead) < 1e-6);
+        QVERIFY(std::abs(b.queue->sumS - (queue + kvRead)) < 1e-6);
+        QVERIFY(std::abs(b.ttft->sumS - ttft) < 1e-6);
+        // Each part is the injected one, per request, and they add up to the mean TTFT.
+        QVERIFY(std::abs(*b.storageWaitS() - kvRead / 5) < 1e-6);
+        QVERIFY(std::abs(*b.queueLessStorageS() - queue / 5) < 1e-6);
+        const double sum =
+            *b.queueLessStorageS() + *b.storageWaitS() + *b.prefillComputeS() + *b.residualS();
+        QVERIFY(std::abs(sum - *b.meanTtftS()) < 1e-9);
+        QVERIFY2(std::abs(*b.residualS()) < 0.1 * *b.meanTtftS(), b.text().c_str());
+        QVERIFY2(*b.storageWaitS() >= 0.25, b.text().c_str()); // 256 KiB at 1 MB/s a request
+        // The stacked chart's parts are the same numbers.
+        QVERIFY(std::abs(arm.readings.at("ttft_part_s{part=storage_wait}") - *b.storageWaitS()) <
+                1e-9);
+        // The tier's bytes over the interval (1 s apart in the mapper's clock) and the tokens
+        // the connector brought in.
+        QCOMPARE(arm.readings.at("kv_tier_read_bytes{tier=1:fs}"), bytes);
+        QCOMPARE(arm.readings.at("kv_tier_read_bytes_per_s{tier=1:fs}"), bytes);
+        QCOMPARE(arm.readings.at("prompt_tokens{source=external_kv_transfer}"), 5.0 * 64);
+        QCOMPARE(arm.readings.at("requests_waiting{reason=deferred}"), 0.0); // none at rest
+        QVERIFY(!arm.readings.count("lmcache_remote_read_bytes"));
+        qInfo("offloading: %s", b.text().c_str());
     }
 
     void chatStreamsRoleFirst() {
