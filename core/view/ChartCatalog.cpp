@@ -92,10 +92,15 @@ bool place(const MetricInfo& m, std::string& chart, ChartCatalog::Series& series
     if (p.size() == 3 && p[0] == "block" && p[1] != "total" &&
         (p[2] == "read_bytes_per_s" || p[2] == "write_bytes_per_s")) {
         const std::string transport = label(m, "transport");
+        // An NVMe multipath path disk says whose path it is: per-path bandwidth beside its
+        // namespace's, where a skewed path shows.
+        const std::string head = label(m, "path_of");
+        std::string detail = transport.empty() ? "" : ChartCatalog::transportName(transport);
+        if (!head.empty())
+            detail += (detail.empty() ? "" : ", ") + std::string("path of ") + head;
         chart = "storage";
-        series.name =
-            p[1] + (p[2][0] == 'r' ? " read" : " write") +
-            (transport.empty() ? "" : " (" + ChartCatalog::transportName(transport) + ")");
+        series.name = p[1] + (p[2][0] == 'r' ? " read" : " write") +
+                      (detail.empty() ? "" : " (" + detail + ")");
         return true;
     }
     if (p.size() == 2 && p[0] == "workload") {

@@ -42,7 +42,9 @@ class TestChartCatalog : public QObject {
              metric(13, "workload/read_bytes_per_s", R"({"workload":"kv-restore"})"),
              metric(14, "host/mem/dirty_bytes"), metric(15, "host/cpu/steal_pct"),
              metric(16, "engine/gpu1:8000/queue_time_p50_s"),
-             metric(17, "engine/gpu1:8000/prefill_time_p50_s")},
+             metric(17, "engine/gpu1:8000/prefill_time_p50_s"),
+             metric(18, "block/nvme1c2n1/read_bytes_per_s",
+                    R"({"path_of":"nvme1n1","transport":"rdma"})")},
             {});
         const auto& busy = find(charts, "gpu-busy");
         QCOMPARE(busy.series.size(), std::size_t(1));
@@ -57,7 +59,10 @@ class TestChartCatalog : public QObject {
         QStringList names;
         for (const auto& s : storage.series)
             names << QString::fromStdString(s.name);
-        QCOMPARE(names, QStringList({"kv-restore read", "nvme1n1 read (NVMe/RDMA)", "vda write"}));
+        // A multipath path disk beside its namespace: per-path bandwidth, said whose it is.
+        QCOMPARE(names,
+                 QStringList({"kv-restore read", "nvme1c2n1 read (NVMe/RDMA, path of nvme1n1)",
+                              "nvme1n1 read (NVMe/RDMA)", "vda write"}));
         const auto& cpu = find(charts, "host-cpu"); // the total and steal, not per core
         QCOMPARE(cpu.series.size(), std::size_t(2));
         QCOMPARE(cpu.series[1].name, std::string("CPU steal"));
