@@ -232,15 +232,26 @@ void EngineMetricsMapper::intervalFigures(std::vector<Reading>& out, const Snaps
 // The interval's prompt tokens by source, in vLLM's names (local_compute, local_cache_hit,
 // external_kv_transfer) where vLLM counts them; from SGLang HiCache's cached tokens by source
 // otherwise: device -> local_cache_hit, host -> host_tier, storage -> storage_tier, and the
-// prompt tokens none of them held -> local_compute.
+// prompt tokens none of them held -> local_compute; from an older vLLM's prefill-computed
+// tokens last: local_compute and "cached".
 std::optional<std::map<std::string, double>>
 EngineMetricsMapper::promptTokenSources(const Snapshot& now) const {
     if (auto vllm = increases(now, role("prompt_tokens_by_source")))
         return vllm;
     const auto cached = increases(now, role("cached_tokens_by_source"));
     const auto prompt = increase(now, role("prompt_tokens"));
-    if (!cached || !prompt)
+    if (!prompt)
         return std::nullopt;
+    if (!cached) {
+        // An older vLLM: the tokens its finished requests computed, the rest cached somewhere.
+        // Observed at a request's end, not its prefill: per interval the two may not pair.
+        const auto* r = role("prefill_computed_tokens");
+        const auto computed = r ? observed(now, *r) : std::nullopt;
+        if (!computed || computed->count <= 0)
+            return std::nullopt;
+        return std::map<std::string, double>{{"local_compute", computed->sumS},
+                                             {"cached", std::max(0.0, *prompt - computed->sumS)}};
+    }
     static const std::map<std::string, std::string> kNames = {
         {"device", "local_cache_hit"}, {"host", "host_tier"}, {"storage", "storage_tier"}};
     std::map<std::string, double> out;

@@ -132,6 +132,27 @@ class TestEngineTierMetrics : public QObject {
                                        "user.toml"));
     }
 
+    // A vLLM without prompt_tokens_by_source: its finished requests' prefill-computed tokens
+    // are the computed ones, the rest of its prompt tokens cached (from where, unsaid).
+    void olderVllmSourcesFromPrefillComputedTokens() {
+        auto scrape = [](int prompt, int computedSum, int count) {
+            return "# TYPE vllm:prompt_tokens counter\nvllm:prompt_tokens_total " +
+                   std::to_string(prompt) +
+                   "\n# TYPE vllm:request_prefill_kv_computed_tokens histogram\n"
+                   "vllm:request_prefill_kv_computed_tokens_bucket{le=\"+Inf\"} " +
+                   std::to_string(count) + "\nvllm:request_prefill_kv_computed_tokens_sum " +
+                   std::to_string(computedSum) +
+                   "\nvllm:request_prefill_kv_computed_tokens_count " + std::to_string(count) +
+                   "\n";
+        };
+        const auto r = interval(scrape(1000, 300, 2), scrape(1600, 500, 4));
+        QCOMPARE(r.at("prompt_tokens{source=local_compute}"), 200.0);
+        QCOMPARE(r.at("prompt_tokens{source=cached}"), 400.0);
+        // No request finished: no computed tokens to pair with, so no sources (not all cached).
+        const auto idle = interval(scrape(1000, 300, 2), scrape(1600, 300, 2));
+        QVERIFY(!idle.count("prompt_tokens{source=cached}"));
+    }
+
     // The schema canary: what this vLLM served of the catalog's vLLM roles, and what it did not.
     void coverageSaysWhichRolesAnEndpointServed() {
         EngineMetricsMapper mapper("e", false, EngineMetricCatalog::shipped());
