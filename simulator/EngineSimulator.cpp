@@ -91,7 +91,7 @@ struct EngineSimulator::Completion {
 EngineSimulator::EngineSimulator(Options options)
     : m_options(std::move(options)), m_server(std::make_unique<httplib::Server>()),
       m_metrics(std::make_unique<SimulatedMetrics>(m_options.model, !m_options.kvDir.empty(),
-                                                   m_options.kvConnector == "offloading")),
+                                                   m_options.kvConnector)),
       m_random(m_options.seed) {
     if (m_options.threads <= 0)
         m_options.threads = m_options.maxConcurrency + 32;
@@ -137,6 +137,8 @@ int EngineSimulator::start() {
     // the kernel drops SYNs that clients resend only after a second: raise it as servers do.
     if (m_listenFd >= 0)
         ::listen(m_listenFd, 4096);
+    if (m_options.kvConnector == "lmcache-mp")
+        startLmcacheServer();
     auto returned = std::make_shared<std::atomic<bool>>(false);
     m_listener = std::thread([this, returned] {
         m_server->listen_after_bind();
@@ -149,7 +151,35 @@ int EngineSimulator::start() {
     return port;
 }
 
+// LMCache's multi-process server answers on a port of its own: its lookups, read from the
+// same tiers the engine reads.
+void EngineSimulator::startLmcacheServer() {
+    m_mpServer = std::make_unique<httplib::Server>();
+    m_mpServer->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+        res.set_content(m_kvTiers->lmcacheMpText(), "text/plain; version=0.0.4");
+    });
+    m_mpPort = m_options.lmcacheMpPort == 0
+                   ? m_mpServer->bind_to_any_port(m_options.host)
+                   : (m_mpServer->bind_to_port(m_options.host, m_options.lmcacheMpPort)
+                          ? m_options.lmcacheMpPort
+                          : -1);
+    if (m_mpPort <= 0)
+        throw std::runtime_error("cannot listen for LMCache's server on " + m_options.host + ":" +
+                                 std::to_string(m_options.lmcacheMpPort));
+    auto returned = std::make_shared<std::atomic<bool>>(false);
+    m_mpListener = std::thread([this, returned] {
+        m_mpServer->listen_after_bind();
+        *returned = true;
+    });
+    while (!m_mpServer->is_running() && !*returned)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
 void EngineSimulator::stop() {
+    if (m_mpServer)
+        m_mpServer->stop();
+    if (m_mpListener.joinable())
+        m_mpListener.join();
     if (m_server)
         m_server->stop();
     if (m_listener.joinable())

@@ -78,10 +78,13 @@ class EngineSimulator {
         // slow-retrieval fallback does. Counted in tierscope_sim:kv_recomputed_tokens.
         bool recomputeFallback = false;
         // Whose metrics the reads from --kv-dir appear in: "lmcache" (LMCache's
-        // time_to_retrieve, inside vLLM's prefill time) or "offloading" (vLLM's
-        // OffloadingConnector: the request waits deferred, before it is scheduled, and the wait
-        // is kv_offload_lookup_async_delay_seconds inside the queue time).
+        // time_to_retrieve, inside vLLM's prefill time), "lmcache-mp" (LMCache's multi-process
+        // server, whose lmcache_mp_* lookups are served on a /metrics of its own, on
+        // lmcacheMpPort) or "offloading" (vLLM's OffloadingConnector: the request waits
+        // deferred, before it is scheduled, and the wait is
+        // kv_offload_lookup_async_delay_seconds inside the queue time).
         std::string kvConnector = "lmcache";
+        int lmcacheMpPort = 0; // with "lmcache-mp"; 0: any free port (lmcacheMpPort())
     };
     struct RequestRecord {
         std::int64_t id = 0;
@@ -98,6 +101,8 @@ class EngineSimulator {
     int start(); // returns the bound port; throws std::runtime_error when it cannot bind
     void stop();
     void wait(); // until stop()
+    // The LMCache server's own /metrics port (kvConnector "lmcache-mp", after start()); 0 else.
+    int lmcacheMpPort() const { return m_mpPort; }
 
     std::vector<RequestRecord> records() const; // the newest Options::recordLimit
     std::string metricsText() const;
@@ -116,6 +121,7 @@ class EngineSimulator {
     bool roll(double rate);
     void remember(RequestRecord record); // with m_mutex held
     void routes();
+    void startLmcacheServer();
     void handleResetPrefixCache(httplib::Response& res);
     void handleMetrics(httplib::Response& res) const;
     void handleModels(httplib::Response& res) const;
@@ -130,6 +136,9 @@ class EngineSimulator {
     Options m_options;
     std::unique_ptr<httplib::Server> m_server;
     std::thread m_listener;
+    std::unique_ptr<httplib::Server> m_mpServer; // LMCache's server, "lmcache-mp" only
+    std::thread m_mpListener;
+    int m_mpPort = 0;
     std::atomic<std::int64_t> m_nextId{1};
     int m_listenFd = -1;
     std::unique_ptr<SimulatedKvTiers> m_kvTiers; // its own locks, taken after m_mutex

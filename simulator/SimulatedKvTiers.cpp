@@ -213,7 +213,7 @@ std::string SimulatedKvTiers::lmcacheMetricsText(std::size_t diskChunks) const {
         static_cast<double>(m_options.kvBytesPerToken) * m_options.chunkTokens;
     // LMCache's names; the simulator's --kv-dir stands for its storage backend, so its reads
     // count as "remote" reads. Under vLLM's OffloadingConnector there is no LMCache.
-    if (m_options.kvConnector != "offloading") {
+    if (m_options.kvConnector == "lmcache") {
         metric("lmcache:num_retrieve_requests", "counter", "Total number of retrieve requests",
                m_lmRetrieves);
         metric("lmcache:num_requested_tokens", "counter",
@@ -238,6 +238,25 @@ std::string SimulatedKvTiers::lmcacheMetricsText(std::size_t diskChunks) const {
            "Cached tokens served from the CPU tier, without I/O", m_cpuHitTokens);
     metric("tierscope_sim:kv_recomputed_tokens", "counter",
            "Cached tokens recomputed instead of read (--recompute-fallback)", m_recomputedTokens);
+    return out;
+}
+
+// LMCache's multi-process server, as its OpenTelemetry exporter names the lookups: tokens
+// asked for, found, found in its L1 (the CPU tier) and in its L2 (--kv-dir), and the L2 loads.
+std::string SimulatedKvTiers::lmcacheMpText() const {
+    std::lock_guard lock(m_tierMutex);
+    const std::string labels = "{model_name=\"" + m_options.model + "\"}";
+    std::string out;
+    auto counter = [&](const std::string& name, const std::string& series, double v) {
+        out += "# TYPE " + name + " counter\n" + name + "_total" + series + " " +
+               std::to_string(v) + "\n";
+    };
+    counter("lmcache_mp_lookup_requested_tokens", labels, m_lmRequestedTokens);
+    counter("lmcache_mp_lookup_hit_tokens", labels, m_lmHitTokens);
+    counter("lmcache_mp_lookup_hit_l1_tokens", labels, m_cpuHitTokens);
+    counter("lmcache_mp_lookup_hit_l2_tokens", labels,
+            std::max(0.0, m_lmHitTokens - m_cpuHitTokens));
+    counter("lmcache_mp_l2_load_completed_requests", "{l2_name=\"fs\"}", m_lmReadRequests);
     return out;
 }
 

@@ -42,6 +42,8 @@ class SimulatedKvTiers {
     // The prefix cache evicted the chunk: its file in --kv-dir goes too.
     void removeKv(std::uint64_t chunkHash);
     std::string lmcacheMetricsText(std::size_t diskChunks) const;
+    // LMCache's multi-process server's /metrics (kvConnector "lmcache-mp"): its lookups.
+    std::string lmcacheMpText() const;
     bool kvDirectIo() const { return m_kvDirectIo; }
 
   private:

@@ -57,11 +57,13 @@ double processStartTime() {
 
 } // namespace
 
-SimulatedMetrics::SimulatedMetrics(std::string model, bool kvStore, bool offloading)
-    : m_model(std::move(model)), m_kvStore(kvStore), m_offloading(kvStore && offloading),
-      m_ttftBuckets(kTtftBounds.size(), 0.0), m_queue(kPhaseBounds), m_prefill(kPhaseBounds),
-      m_decode(kPhaseBounds), m_inference(kPhaseBounds), m_e2e(kPhaseBounds),
-      m_retrieve(kTtftBounds), m_lookupWait(kTtftBounds), m_processStart(processStartTime()) {}
+SimulatedMetrics::SimulatedMetrics(std::string model, bool kvStore, const std::string& connector)
+    : m_model(std::move(model)), m_kvStore(kvStore),
+      m_offloading(kvStore && connector == "offloading"),
+      m_retrieve(kvStore && connector == "lmcache"), m_ttftBuckets(kTtftBounds.size(), 0.0),
+      m_queue(kPhaseBounds), m_prefill(kPhaseBounds), m_decode(kPhaseBounds),
+      m_inference(kPhaseBounds), m_e2e(kPhaseBounds), m_retrieveTime(kTtftBounds),
+      m_lookupWait(kTtftBounds), m_processStart(processStartTime()) {}
 
 void SimulatedMetrics::countPrompt(int promptTokens, double hitTokens) {
     m_promptTokens += promptTokens;
@@ -95,8 +97,8 @@ void SimulatedMetrics::observeFirstToken(double ttftS, double queueS, double pre
     }
     m_queue.observe(queueS);
     m_prefill.observe(prefillS);
-    if (m_kvStore && !m_offloading && retrieveS)
-        m_retrieve.observe(*retrieveS);
+    if (m_retrieve && retrieveS)
+        m_retrieveTime.observe(*retrieveS);
 }
 
 void SimulatedMetrics::observeFinished(Clock::time_point arrival, Clock::time_point admitted,
@@ -182,10 +184,10 @@ std::string SimulatedMetrics::phaseText(const std::string& labels) const {
     if (m_offloading)
         out += m_lookupWait.text("vllm:kv_offload_lookup_async_delay_seconds",
                                  "Time requests waited for their KV offload lookup.", labels);
-    else if (m_kvStore) // LMCache is there only with a KV tier
-        out +=
-            m_retrieve.text("lmcache:time_to_retrieve", "Time to retrieve from lmcache (seconds)",
-                            "model_name=\"" + m_model + "\",worker_id=\"0\"");
+    else if (m_retrieve) // LMCache in the engine's process, with a KV tier
+        out += m_retrieveTime.text("lmcache:time_to_retrieve",
+                                   "Time to retrieve from lmcache (seconds)",
+                                   "model_name=\"" + m_model + "\",worker_id=\"0\"");
     return out;
 }
 

@@ -20,7 +20,8 @@ class SimulatedMetrics {
   public:
     // kvStore: the engine has --kv-dir, so LMCache's time_to_retrieve is there too, or with
     // offloading vLLM's OffloadingConnector's lookup wait and deferred requests instead.
-    SimulatedMetrics(std::string model, bool kvStore, bool offloading = false);
+    // connector: EngineSimulator::Options::kvConnector.
+    SimulatedMetrics(std::string model, bool kvStore, const std::string& connector = "lmcache");
 
     // A prompt admitted, and how many of its tokens the prefix cache held.
     void countPrompt(int promptTokens, double hitTokens);
@@ -45,6 +46,7 @@ class SimulatedMetrics {
     std::string m_model;
     bool m_kvStore = false;
     bool m_offloading = false;
+    bool m_retrieve = false;           // LMCache in the engine's process: its time_to_retrieve
     std::vector<double> m_ttftBuckets; // cumulative counts per bound in kTtftBounds
     double m_ttftSum = 0;
     std::int64_t m_ttftCount = 0;
@@ -59,7 +61,7 @@ class SimulatedMetrics {
     // last token; LMCache time_to_retrieve = the KV reads from --kv-dir, for requests that read.
     // TTFT and its parts are observed together at the first token, so over any scrape interval
     // TTFT's sum is queue's plus prefill's plus the front end's (parsing) time.
-    SimulatedHistogram m_queue, m_prefill, m_decode, m_inference, m_e2e, m_retrieve;
+    SimulatedHistogram m_queue, m_prefill, m_decode, m_inference, m_e2e, m_retrieveTime;
     // The offloading connector's reads: vllm:kv_offload_lookup_async_delay_seconds.
     SimulatedHistogram m_lookupWait;
     double m_processStart = 0; // process_start_time_seconds, as Prometheus clients compute it

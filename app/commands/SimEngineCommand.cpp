@@ -60,11 +60,17 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--kv-connector", o.kvConnector,
                     "Whose metrics the reads from --kv-dir appear in: lmcache (LMCache's "
-                    "retrieve time, inside the prefill) or offloading (vLLM's "
-                    "OffloadingConnector: requests deferred for their KV, the wait a lookup "
-                    "delay inside the queue time)")
-        ->check(CLI::IsMember({"lmcache", "offloading"}))
+                    "retrieve time, inside the prefill), lmcache-mp (LMCache's multi-process "
+                    "server: its lookups on a /metrics of its own, --lmcache-mp-port) or "
+                    "offloading (vLLM's OffloadingConnector: requests deferred for their KV, the "
+                    "wait a lookup delay inside the queue time)")
+        ->check(CLI::IsMember({"lmcache", "lmcache-mp", "offloading"}))
         ->capture_default_str();
+    cmd->add_option("--lmcache-mp-port", o.lmcacheMpPort,
+                    "With --kv-connector lmcache-mp: the LMCache server's /metrics port (0: any "
+                    "free port, printed)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 65535));
     cmd->add_flag("--recompute-fallback", o.recomputeFallback,
                   "Recompute cached chunks when reading them from --kv-dir would be slower");
     cmd->add_option("--error-rate", o.errorRate, "Share of requests answered with HTTP 500")
@@ -117,6 +123,9 @@ int SimEngineCommand::run(const EngineSimulator::Options& options) {
         "/sim/requests; "
         "Ctrl-C stops\n",
         port);
+    if (simulator.lmcacheMpPort() > 0)
+        std::printf("  LMCache server /metrics: http://127.0.0.1:%d/metrics\n",
+                    simulator.lmcacheMpPort());
     std::fflush(stdout);
     while (!CancelOnSignal::flag())
         std::this_thread::sleep_for(std::chrono::milliseconds(100));

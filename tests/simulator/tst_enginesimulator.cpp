@@ -328,6 +328,55 @@ class TestEngineSimulator : public QObject {
         qInfo("offloading: %s", b.text().c_str());
     }
 
+    // LMCache's multi-process server (--kv-connector lmcache-mp) answers on a /metrics of its
+    // own: the engine's has no LMCache family, the server's has its lookups, and read through
+    // the catalog its hit rate is the tokens the requests found over those they asked for.
+    // One engine, two endpoints, as a plan arm's metrics_urls names them.
+    void lmcacheServerOnItsOwnPort() {
+        QTemporaryDir kv(QDir::currentPath() + "/kv-XXXXXX");
+        auto options = small(kv.path().toStdString());
+        options.kvConnector = "lmcache-mp";
+        EngineSimulator sim(options);
+        const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
+        QVERIFY(sim.lmcacheMpPort() > 0);
+        const std::string mp =
+            "http://127.0.0.1:" + std::to_string(sim.lmcacheMpPort()) + "/metrics";
+        const std::string prefix = words("shared", 64);
+        auto send = [&](int i) {
+            const nlohmann::json body = {
+                {"prompt", prefix + words("q" + std::to_string(i) + "-", 20)}, {"max_tokens", 2}};
+            return request(base + "/v1/completions", body.dump()).status;
+        };
+        QCOMPARE(send(-1), 200L);
+        QTRY_VERIFY(QDir(kv.path()).entryList(QDir::Files).size() >= 16);
+        const std::string engineText = request(base + "/metrics").body;
+        QVERIFY(engineText.find("lmcache") == std::string::npos);
+        EngineMetricsMapper server("mp", false);
+        const auto first =
+            server.update(PrometheusTextParser::parse(request(mp).body), 1'000'000'000);
+        bool served = false;
+        for (const auto& r : first)
+            served = served ||
+                     (r.metric.path == "engine/mp/served{role=lmcache_hit_tokens}" && r.value == 1);
+        QVERIFY(served);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(send(i), 200L);
+        std::map<std::string, double> r;
+        for (const auto& reading :
+             server.update(PrometheusTextParser::parse(request(mp).body), 2'000'000'000))
+            r[reading.metric.path] = reading.value;
+        double hit = 0, asked = 0;
+        auto records = sim.records();
+        records.erase(records.begin());
+        for (const auto& record : records) {
+            hit += record.cachedTokens;
+            asked += record.promptTokens;
+        }
+        QCOMPARE(hit, 3.0 * 64);
+        QVERIFY2(std::abs(r.at("engine/mp/lmcache_hit_rate") - hit / asked) < 1e-9,
+                 std::to_string(r.at("engine/mp/lmcache_hit_rate")).c_str());
+    }
+
     void chatStreamsRoleFirst() {
         EngineSimulator sim(small({}));
         const std::string base = "http://127.0.0.1:" + std::to_string(sim.start());
