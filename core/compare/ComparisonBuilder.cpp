@@ -7,6 +7,7 @@
 #include "core/compare/RunKpis.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
+#include "core/util/Joined.h"
 #include "core/util/UnitFormat.h"
 
 #include <algorithm>
@@ -52,13 +53,6 @@ std::vector<std::int64_t> runList(const std::string& text, const std::string& sp
                 out.push_back(id);
         from = comma + 1;
     }
-    return out;
-}
-
-std::string joined(const std::set<std::string>& names) {
-    std::string out;
-    for (const auto& n : names)
-        out += (out.empty() ? "" : ", ") + n;
     return out;
 }
 

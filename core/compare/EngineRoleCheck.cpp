@@ -2,6 +2,7 @@
 
 #include "core/compare/RunKpis.h"
 #include "core/engine/EngineMetricCatalog.h"
+#include "core/util/Joined.h"
 
 #include <map>
 #include <set>
@@ -30,13 +31,6 @@ Roles rolesOf(const ComparisonSide& side) {
     }
     for (const auto& role : out.served)
         out.missingAt.erase(role); // served in some run: not lost
-    return out;
-}
-
-std::string joined(const std::set<std::string>& items) {
-    std::string out;
-    for (const auto& item : items)
-        out += (out.empty() ? "" : ", ") + item;
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include "core/compare/ComparisonResult.h"
 #include "core/compare/RunKpis.h"
 #include "core/store/Store.h"
+#include "core/util/Joined.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -26,15 +27,9 @@ std::string percent(double share) {
     return text;
 }
 
-std::string joined(const std::vector<std::string>& items, const char* separator = ", ") {
-    std::string out;
-    for (const auto& item : items)
-        out += (out.empty() ? "" : separator) + item;
-    return out;
-}
-
-std::string joined(const std::set<std::string>& items) {
-    return joined(std::vector<std::string>(items.begin(), items.end()), "/");
+// Partition modes of several GPUs: "SPX/CPX".
+std::string modes(const std::set<std::string>& items) {
+    return joined(items, "/");
 }
 
 void peak(std::optional<double>& into, double value) {
@@ -129,8 +124,8 @@ std::vector<GpuRunCheck::Flag> GpuRunCheck::of(const Side& a, const Side& b) {
          {std::tuple{"compute", &a.computePartitions, &b.computePartitions},
           std::tuple{"memory", &a.memoryPartitions, &b.memoryPartitions}})
         if (!ma->empty() && !mb->empty() && *ma != *mb)
-            differ.push_back(std::string(what) + " partition " + joined(*ma) + " on A's GPUs, " +
-                             joined(*mb) + " on B's");
+            differ.push_back(std::string(what) + " partition " + modes(*ma) + " on A's GPUs, " +
+                             modes(*mb) + " on B's");
     // Neither side is the odd one out: both carry it.
     if (!differ.empty())
         for (const char side : {'A', 'B'})

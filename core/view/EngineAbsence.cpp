@@ -1,5 +1,7 @@
 #include "core/view/EngineAbsence.h"
 
+#include "core/util/Joined.h"
+
 #include <nlohmann/json.hpp>
 
 namespace tierscope {
@@ -8,13 +10,6 @@ namespace {
 
 // The catalog's advice for an engine chart; matched by its start so new engine charts follow.
 constexpr const char* kNoEngine = "No inference engine is scraped";
-
-std::string joined(const std::vector<std::string>& urls) {
-    std::string out;
-    for (const auto& url : urls)
-        out += (out.empty() ? "" : ", ") + url;
-    return out;
-}
 
 } // namespace
 
