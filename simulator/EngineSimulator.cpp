@@ -252,6 +252,13 @@ std::vector<EngineSimulator::RequestRecord> EngineSimulator::records() const {
 
 std::string EngineSimulator::metricsText() const {
     std::lock_guard lock(m_mutex);
+    if (m_options.kvConnector == "hicache") {
+        const auto [host, storage] = m_kvTiers->hitTokensByTier();
+        const double usage = std::min(1.0, static_cast<double>(m_activeTokens) /
+                                               static_cast<double>(m_options.kvCapacityTokens));
+        return m_metrics->sglangText(m_running, m_waiting, usage, host, storage) +
+               m_metrics->processText();
+    }
     std::string out =
         m_metrics->text(m_running, m_waiting,
                         std::min(1.0, static_cast<double>(m_activeTokens) /

@@ -82,7 +82,9 @@ class EngineSimulator {
         // server, whose lmcache_mp_* lookups are served on a /metrics of its own, on
         // lmcacheMpPort) or "offloading" (vLLM's OffloadingConnector: the request waits
         // deferred, before it is scheduled, and the wait is
-        // kv_offload_lookup_async_delay_seconds inside the queue time).
+        // kv_offload_lookup_async_delay_seconds inside the queue time) or "hicache" (SGLang
+        // with HiCache: every family in SGLang's names, cached tokens by source, the reads a
+        // load back).
         std::string kvConnector = "lmcache";
         int lmcacheMpPort = 0; // with "lmcache-mp"; 0: any free port (lmcacheMpPort())
     };

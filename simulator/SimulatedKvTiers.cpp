@@ -241,6 +241,11 @@ std::string SimulatedKvTiers::lmcacheMetricsText(std::size_t diskChunks) const {
     return out;
 }
 
+std::pair<double, double> SimulatedKvTiers::hitTokensByTier() const {
+    std::lock_guard lock(m_tierMutex);
+    return {m_cpuHitTokens, std::max(0.0, m_lmHitTokens - m_cpuHitTokens)};
+}
+
 // LMCache's multi-process server, as its OpenTelemetry exporter names the lookups: tokens
 // asked for, found, found in its L1 (the CPU tier) and in its L2 (--kv-dir), and the L2 loads.
 std::string SimulatedKvTiers::lmcacheMpText() const {

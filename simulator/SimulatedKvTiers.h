@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tierscope {
@@ -44,6 +45,8 @@ class SimulatedKvTiers {
     std::string lmcacheMetricsText(std::size_t diskChunks) const;
     // LMCache's multi-process server's /metrics (kvConnector "lmcache-mp"): its lookups.
     std::string lmcacheMpText() const;
+    // Cached tokens served from the CPU tier and from --kv-dir (read, not recomputed).
+    std::pair<double, double> hitTokensByTier() const;
     bool kvDirectIo() const { return m_kvDirectIo; }
 
   private:

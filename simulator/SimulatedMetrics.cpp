@@ -59,11 +59,11 @@ double processStartTime() {
 
 SimulatedMetrics::SimulatedMetrics(std::string model, bool kvStore, const std::string& connector)
     : m_model(std::move(model)), m_kvStore(kvStore),
-      m_offloading(kvStore && connector == "offloading"),
+      m_offloading(kvStore && connector == "offloading"), m_hicache(connector == "hicache"),
       m_retrieve(kvStore && connector == "lmcache"), m_ttftBuckets(kTtftBounds.size(), 0.0),
       m_queue(kPhaseBounds), m_prefill(kPhaseBounds), m_decode(kPhaseBounds),
       m_inference(kPhaseBounds), m_e2e(kPhaseBounds), m_retrieveTime(kTtftBounds),
-      m_lookupWait(kTtftBounds), m_processStart(processStartTime()) {}
+      m_lookupWait(kTtftBounds), m_loadBack(kTtftBounds), m_processStart(processStartTime()) {}
 
 void SimulatedMetrics::countPrompt(int promptTokens, double hitTokens) {
     m_promptTokens += promptTokens;
@@ -88,6 +88,13 @@ void SimulatedMetrics::observeFirstToken(double ttftS, double queueS, double pre
             m_ttftBuckets[b] += 1;
     m_ttftSum += ttftS;
     ++m_ttftCount;
+    if (m_hicache) {
+        // SGLang: queue, then the load back from its tiers, then the prefill forward.
+        m_queue.observe(queueS);
+        if (retrieveS)
+            m_loadBack.observe(*retrieveS);
+        return;
+    }
     if (m_offloading && retrieveS) {
         // vLLM defers a request until its KV is in: the wait is queue time, not prefill.
         m_queue.observe(queueS + *retrieveS);
@@ -145,27 +152,63 @@ std::string SimulatedMetrics::text(double running, double waiting, double kvCach
                                     {"external_kv_transfer", m_sourceExternal}})
         out += "vllm:prompt_tokens_by_source_total{" + labels + ",source=\"" + source + "\"} " +
                std::to_string(n) + "\n";
-    out += "# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.\n"
-           "# TYPE vllm:time_to_first_token_seconds histogram\n";
-    char line[256];
-    for (std::size_t b = 0; b < kTtftBounds.size(); ++b) {
-        std::snprintf(line, sizeof line,
-                      "vllm:time_to_first_token_seconds_bucket{%s,le=\"%g\"} %.0f\n",
-                      labels.c_str(), kTtftBounds[b], m_ttftBuckets[b]);
-        out += line;
-    }
-    char sum[64];
-    std::snprintf(sum, sizeof sum, "%.9f", m_ttftSum);
-    const std::string count = std::to_string(m_ttftCount);
-    out += "vllm:time_to_first_token_seconds_bucket{" + labels + ",le=\"+Inf\"} " + count + "\n";
-    out += "vllm:time_to_first_token_seconds_sum{" + labels + "} " + sum + "\n";
-    out += "vllm:time_to_first_token_seconds_count{" + labels + "} " + count + "\n";
+    out += ttftText("vllm:time_to_first_token_seconds", labels);
     out += phaseText(labels);
     out +=
         "# HELP tierscope_sim:prefix_cache_resets Prefix-cache resets (POST /reset_prefix_cache).\n"
         "# TYPE tierscope_sim:prefix_cache_resets counter\n"
         "tierscope_sim:prefix_cache_resets_total{" +
         labels + "} " + std::to_string(m_prefixResets) + "\n";
+    return out;
+}
+
+std::string SimulatedMetrics::ttftText(const std::string& name, const std::string& labels) const {
+    std::string out = "# HELP " + name + " Histogram of time to first token in seconds.\n" +
+                      "# TYPE " + name + " histogram\n";
+    char line[256];
+    for (std::size_t b = 0; b < kTtftBounds.size(); ++b) {
+        std::snprintf(line, sizeof line, "%s_bucket{%s,le=\"%g\"} %.0f\n", name.c_str(),
+                      labels.c_str(), kTtftBounds[b], m_ttftBuckets[b]);
+        out += line;
+    }
+    char sum[64];
+    std::snprintf(sum, sizeof sum, "%.9f", m_ttftSum);
+    const std::string count = std::to_string(m_ttftCount);
+    out += name + "_bucket{" + labels + ",le=\"+Inf\"} " + count + "\n";
+    out += name + "_sum{" + labels + "} " + sum + "\n";
+    out += name + "_count{" + labels + "} " + count + "\n";
+    return out;
+}
+
+// SGLang's names (python/sglang/srt/metrics/collector.py): its gauges, token counters, TTFT,
+// queue time and HiCache's load back; the tiers' cached tokens come from SimulatedKvTiers.
+// SGLang has no prefill histogram: the prefill is what its TTFT does not otherwise explain.
+std::string SimulatedMetrics::sglangText(double running, double waiting, double tokenUsage,
+                                         double hostHits, double storageHits) const {
+    const std::string labels = "model_name=\"" + m_model + "\"";
+    std::string out;
+    auto one = [&](const char* name, const char* type, double v, const std::string& extra = "") {
+        out += std::string("# TYPE ") + name + " " + type + "\n" + name +
+               (std::string(type) == "counter" ? "_total{" : "{") + labels + extra + "} " +
+               std::to_string(v) + "\n";
+    };
+    one("sglang:num_running_reqs", "gauge", running);
+    one("sglang:num_queue_reqs", "gauge", waiting);
+    one("sglang:token_usage", "gauge", tokenUsage);
+    one("sglang:prompt_tokens", "counter", m_promptTokens);
+    one("sglang:generation_tokens", "counter", m_generationTokens);
+    out += "# TYPE sglang:cached_tokens counter\n";
+    for (const auto& [source, n] :
+         {std::pair{"device", m_sourceCacheHit}, {"host", hostHits}, {"storage", storageHits}})
+        out += "sglang:cached_tokens_total{cache_source=\"" + std::string(source) + "\"," + labels +
+               "} " + std::to_string(n) + "\n";
+    out += ttftText("sglang:time_to_first_token_seconds", labels);
+    out +=
+        m_queue.text("sglang:queue_time_seconds", "Histogram of queueing time in seconds.", labels);
+    out += m_loadBack.text("sglang:load_back_duration_seconds",
+                           "Time of loading KV back into the GPU from the HiCache tiers.", labels);
+    out += m_e2e.text("sglang:e2e_request_latency_seconds",
+                      "Histogram of End-to-end request latency in seconds", labels);
     return out;
 }
 

@@ -39,13 +39,19 @@ class SimulatedMetrics {
     std::string text(double running, double waiting, double kvCacheUsage,
                      double deferred = 0) const;
     std::string processText() const; // process_start_time_seconds
+    // The same engine in SGLang's names (kvConnector "hicache"): cached tokens by source from
+    // the host tier (hostHits) and the storage tier (storageHits), load back as its KV wait.
+    std::string sglangText(double running, double waiting, double tokenUsage, double hostHits,
+                           double storageHits) const;
 
   private:
     std::string phaseText(const std::string& labels) const;
+    std::string ttftText(const std::string& name, const std::string& labels) const;
 
     std::string m_model;
     bool m_kvStore = false;
     bool m_offloading = false;
+    bool m_hicache = false;            // SGLang with HiCache: sglangText() instead of text()
     bool m_retrieve = false;           // LMCache in the engine's process: its time_to_retrieve
     std::vector<double> m_ttftBuckets; // cumulative counts per bound in kTtftBounds
     double m_ttftSum = 0;
@@ -64,6 +70,8 @@ class SimulatedMetrics {
     SimulatedHistogram m_queue, m_prefill, m_decode, m_inference, m_e2e, m_retrieveTime;
     // The offloading connector's reads: vllm:kv_offload_lookup_async_delay_seconds.
     SimulatedHistogram m_lookupWait;
+    // SGLang HiCache's load back from its host and storage tiers.
+    SimulatedHistogram m_loadBack;
     double m_processStart = 0; // process_start_time_seconds, as Prometheus clients compute it
 };
 

@@ -61,10 +61,11 @@ CLI::App* SimEngineCommand::attach(CLI::App& parent, EngineSimulator::Options& o
     cmd->add_option("--kv-connector", o.kvConnector,
                     "Whose metrics the reads from --kv-dir appear in: lmcache (LMCache's "
                     "retrieve time, inside the prefill), lmcache-mp (LMCache's multi-process "
-                    "server: its lookups on a /metrics of its own, --lmcache-mp-port) or "
+                    "server: its lookups on a /metrics of its own, --lmcache-mp-port), "
                     "offloading (vLLM's OffloadingConnector: requests deferred for their KV, the "
-                    "wait a lookup delay inside the queue time)")
-        ->check(CLI::IsMember({"lmcache", "lmcache-mp", "offloading"}))
+                    "wait a lookup delay inside the queue time) or hicache (SGLang with HiCache: "
+                    "SGLang's names, cached tokens by source, the reads a load back)")
+        ->check(CLI::IsMember({"lmcache", "lmcache-mp", "offloading", "hicache"}))
         ->capture_default_str();
     cmd->add_option("--lmcache-mp-port", o.lmcacheMpPort,
                     "With --kv-connector lmcache-mp: the LMCache server's /metrics port (0: any "

@@ -328,6 +328,36 @@ class TestEngineSimulator : public QObject {
         qInfo("offloading: %s", b.text().c_str());
     }
 
+    // SGLang with HiCache (--kv-connector hicache): every family in SGLang's names. The
+    // prompt tokens by source come back from cached_tokens{cache_source} (here all from the
+    // storage tier, the rest computed), the reads are HiCache's load back, a storage wait of
+    // the TTFT, and with no prefill histogram the residual holds the prefill: the parts still
+    // add up to the mean TTFT.
+    void hicacheInSglangsNames() {
+        Arm arm;
+        runArm(1e6, arm, "hicache");
+        if (QTest::currentTestFailed())
+            return;
+        const auto& b = arm.breakdown;
+        QVERIFY(b.ttft && b.queue && b.loadBack);
+        QVERIFY(!b.prefill && !b.retrieve && !b.lookupWait);
+        double kvRead = 0, ttft = 0;
+        for (const auto& r : arm.records) {
+            kvRead += r.kvReadS;
+            ttft += r.ttftS;
+        }
+        QVERIFY(std::abs(b.loadBack->sumS - kvRead) < 1e-6);
+        QVERIFY(std::abs(b.ttft->sumS - ttft) < 1e-6);
+        const double sum = *b.queueLessStorageS() + *b.storageWaitS() + *b.residualS();
+        QVERIFY(std::abs(sum - *b.meanTtftS()) < 1e-9);
+        QVERIFY2(*b.residualS() > 0, b.text().c_str()); // the prefill compute, unexposed
+        QCOMPARE(arm.readings.at("prompt_tokens{source=storage_tier}"), 5.0 * 64);
+        QCOMPARE(arm.readings.at("prompt_tokens{source=host_tier}"), 0.0);
+        QCOMPARE(arm.readings.at("prompt_tokens{source=local_compute}"), 5.0 * 20);
+        QVERIFY(arm.readings.count("requests_running"));
+        qInfo("hicache: %s", b.text().c_str());
+    }
+
     // LMCache's multi-process server (--kv-connector lmcache-mp) answers on a /metrics of its
     // own: the engine's has no LMCache family, the server's has its lookups, and read through
     // the catalog its hit rate is the tokens the requests found over those they asked for.
