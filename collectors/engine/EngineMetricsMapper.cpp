@@ -333,6 +333,13 @@ void EngineMetricsMapper::tierFigures(std::vector<Reading>& out, const Snapshot&
                 put(out, std::string(name) + label, "bytes", bytes);
                 put(out, std::string(series) + label, "bytes/s", bytes / seconds);
             }
+    // Between instances (NIXL): the interval's bytes over its own wall-clock seconds.
+    if (const auto* nixl = role("nixl_transfer_bytes"))
+        if (const auto moved = observed(now, *nixl)) {
+            put(out, "nixl_transfer_bytes", "bytes", moved->sumS);
+            put(out, "nixl_transfer_bytes_per_s", "bytes/s", moved->sumS / seconds);
+        }
+    put(out, "nixl_failed_transfers", "1", increase(now, role("nixl_failed_transfers")));
     if (const auto failures = increases(now, role("kv_tier_failures")))
         for (const auto& [tier, n] : *failures)
             put(out, "kv_tier_failures{tier=" + sanitize(tier) + "}", "1", n);

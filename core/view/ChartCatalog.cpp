@@ -66,6 +66,9 @@ bool kvRoute(const std::vector<std::string>& p, std::string& chart, ChartCatalog
     } else if (name == "kv_offload_load_bytes_per_s" || name == "kv_offload_store_bytes_per_s") {
         chart = "kv-tiers";
         series.name = p[1] + (name[11] == 'l' ? " offload load" : " offload store");
+    } else if (what == "nixl_transfer_bytes_per_s") {
+        chart = "kv-tiers";
+        series.name = p[1] + " NIXL transfer (between instances)";
     } else if (what == "requests_waiting{reason=deferred}") {
         chart = "requests";
         series.name = p[1] + " deferred (waiting for KV)";

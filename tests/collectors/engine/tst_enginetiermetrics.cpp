@@ -153,6 +153,34 @@ class TestEngineTierMetrics : public QObject {
         QVERIFY(!idle.count("prompt_tokens{source=cached}"));
     }
 
+    // vLLM's NIXL connector (names from NixlPromMetrics, nixl_connector.py): the bytes moved
+    // between instances are its bytes histogram's _sum increase, over the interval's seconds;
+    // its transfer time is a latency with quantiles, its failures a count.
+    void nixlTransfersBetweenInstances() {
+        auto scrape = [](double bytes, int transfers, double seconds, int failed) {
+            const std::string n = std::to_string(transfers);
+            return "# TYPE vllm:nixl_bytes_transferred histogram\n"
+                   "vllm:nixl_bytes_transferred_bucket{engine=\"0\",le=\"+Inf\"} " +
+                   n + "\nvllm:nixl_bytes_transferred_sum{engine=\"0\"} " + std::to_string(bytes) +
+                   "\nvllm:nixl_bytes_transferred_count{engine=\"0\"} " + n +
+                   "\n# TYPE vllm:nixl_xfer_time_seconds histogram\n"
+                   "vllm:nixl_xfer_time_seconds_bucket{engine=\"0\",le=\"0.1\"} " +
+                   n + "\nvllm:nixl_xfer_time_seconds_bucket{engine=\"0\",le=\"+Inf\"} " + n +
+                   "\nvllm:nixl_xfer_time_seconds_sum{engine=\"0\"} " + std::to_string(seconds) +
+                   "\nvllm:nixl_xfer_time_seconds_count{engine=\"0\"} " + n +
+                   "\n# TYPE vllm:nixl_num_failed_transfers counter\n"
+                   "vllm:nixl_num_failed_transfers_total{engine=\"0\"} " +
+                   std::to_string(failed) + "\n";
+        };
+        const auto r = interval(scrape(1e9, 10, 0.5, 0), scrape(3e9, 30, 1.5, 2));
+        QCOMPARE(r.at("nixl_transfer_bytes"), 2e9);
+        QCOMPARE(r.at("nixl_transfer_bytes_per_s"), 2e8); // 10 s between the scrapes
+        QCOMPARE(r.at("nixl_transfer_time_count"), 20.0);
+        QCOMPARE(r.at("nixl_transfer_time_mean_s"), 0.05);
+        QCOMPARE(r.at("nixl_failed_transfers"), 2.0);
+        QVERIFY(!r.count("kv_tier_read_bytes{tier=nixl}")); // not a storage tier's reads
+    }
+
     // The schema canary: what this vLLM served of the catalog's vLLM roles, and what it did not.
     void coverageSaysWhichRolesAnEndpointServed() {
         EngineMetricsMapper mapper("e", false, EngineMetricCatalog::shipped());

@@ -143,7 +143,8 @@ class TestChartCatalog : public QObject {
              metric(5, "engine/e/kv_tier_write_bytes_per_s{tier=1:fs}"),
              metric(6, "engine/e/kv_offload_load_bytes_per_s"),
              metric(7, "engine/e/requests_waiting{reason=deferred}"),
-             metric(8, "engine/e/requests_waiting{reason=capacity}")},
+             metric(8, "engine/e/requests_waiting{reason=capacity}"),
+             metric(9, "engine/e/nixl_transfer_bytes_per_s")},
             {});
         auto names = [&](const char* id) {
             QStringList out;
@@ -154,7 +155,9 @@ class TestChartCatalog : public QObject {
         QCOMPARE(names("kv-token-sources"),
                  QStringList({"e external_kv_transfer", "e local_compute"}));
         QVERIFY(find(charts, "kv-token-sources").unit == ChartCatalog::Unit::Ratio);
-        QCOMPARE(names("kv-tiers"), QStringList({"e 1:fs read", "e 1:fs write", "e offload load"}));
+        QCOMPARE(names("kv-tiers"),
+                 QStringList({"e 1:fs read", "e 1:fs write", "e NIXL transfer (between instances)",
+                              "e offload load"}));
         QCOMPARE(names("requests"), QStringList({"e deferred (waiting for KV)"}));
         const auto none = ChartCatalog::build({metric(1, "engine/e/ttft_p50_s")}, {});
         for (const auto& c : none)
