@@ -231,14 +231,16 @@ void EngineMetricsMapper::intervalFigures(std::vector<Reading>& out, const Snaps
 
 // The interval's prompt tokens by source, in vLLM's names (local_compute, local_cache_hit,
 // external_kv_transfer) where vLLM counts them; from SGLang HiCache's cached tokens by source
-// otherwise: device -> local_cache_hit, host -> host_tier, storage -> storage_tier, and the
-// prompt tokens none of them held -> local_compute; from an older vLLM's prefill-computed
-// tokens last: local_compute and "cached".
+// otherwise, or TensorRT-LLM's by cache tier: device/gpu -> local_cache_hit, host -> host_tier,
+// storage/disk -> storage_tier, and the prompt tokens none of them held -> local_compute; from
+// an older vLLM's prefill-computed tokens last: local_compute and "cached".
 std::optional<std::map<std::string, double>>
 EngineMetricsMapper::promptTokenSources(const Snapshot& now) const {
     if (auto vllm = increases(now, role("prompt_tokens_by_source")))
         return vllm;
-    const auto cached = increases(now, role("cached_tokens_by_source"));
+    auto cached = increases(now, role("cached_tokens_by_source"));
+    if (!cached)
+        cached = increases(now, role("cached_tokens_by_tier")); // TensorRT-LLM
     const auto prompt = increase(now, role("prompt_tokens"));
     if (!prompt)
         return std::nullopt;
@@ -252,8 +254,11 @@ EngineMetricsMapper::promptTokenSources(const Snapshot& now) const {
         return std::map<std::string, double>{{"local_compute", computed->sumS},
                                              {"cached", std::max(0.0, *prompt - computed->sumS)}};
     }
-    static const std::map<std::string, std::string> kNames = {
-        {"device", "local_cache_hit"}, {"host", "host_tier"}, {"storage", "storage_tier"}};
+    static const std::map<std::string, std::string> kNames = {{"device", "local_cache_hit"},
+                                                              {"gpu", "local_cache_hit"},
+                                                              {"host", "host_tier"},
+                                                              {"storage", "storage_tier"},
+                                                              {"disk", "storage_tier"}};
     std::map<std::string, double> out;
     double held = 0;
     for (const auto& [source, n] : *cached) {

@@ -181,6 +181,30 @@ class TestEngineTierMetrics : public QObject {
         QVERIFY(!r.count("kv_tier_read_bytes{tier=nixl}")); // not a storage tier's reads
     }
 
+    // TensorRT-LLM's prompt tokens by cache tier (README: the per-level series appear only with
+    // the first iteration report, so from t0 to t1 the family is absent, never a 12,288-token
+    // increase); once both scrapes have them, the tiers are sources like SGLang's.
+    void trtllmTokensByCacheTier() {
+        const auto first =
+            interval(tiers("trtllm-main-050f80d-t0.txt"), tiers("trtllm-main-050f80d-t1.txt"));
+        for (const auto& [path, value] : first)
+            QVERIFY2(path.rfind("prompt_tokens{source=", 0) != 0, path.c_str());
+        auto scrape = [](int prompt, int gpu, int host) {
+            const std::string labels = "engine_type=\"trtllm\",model_name=\"m\"";
+            return "# TYPE trtllm_prompt_tokens counter\ntrtllm_prompt_tokens_total{" + labels +
+                   "} " + std::to_string(prompt) +
+                   "\n# TYPE trtllm_prompt_cache_hit_tokens counter\n"
+                   "trtllm_prompt_cache_hit_tokens_total{cache_level=\"0\",cache_tier=\"gpu\"," +
+                   labels + "} " + std::to_string(gpu) +
+                   "\ntrtllm_prompt_cache_hit_tokens_total{cache_level=\"1\",cache_tier=\"host\"," +
+                   labels + "} " + std::to_string(host) + "\n";
+        };
+        const auto r = interval(scrape(1000, 100, 50), scrape(2000, 400, 250));
+        QCOMPARE(r.at("prompt_tokens{source=local_cache_hit}"), 300.0);
+        QCOMPARE(r.at("prompt_tokens{source=host_tier}"), 200.0);
+        QCOMPARE(r.at("prompt_tokens{source=local_compute}"), 500.0);
+    }
+
     // The schema canary: what this vLLM served of the catalog's vLLM roles, and what it did not.
     void coverageSaysWhichRolesAnEndpointServed() {
         EngineMetricsMapper mapper("e", false, EngineMetricCatalog::shipped());
