@@ -267,6 +267,11 @@ class TestMainWindow : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(charts.at(2)->geometry().bottom() <= scroll->viewport()->height(),
                                  5000);
         QVERIFY(charts.at(2)->height() >= 150);
+        // The KV tiers' bandwidth right under the block devices that carry it, then the TTFT's
+        // parts and the token sources, before the KV cache and the host.
+        QCOMPARE(TimelineView::storyRank("kv-tiers"), TimelineView::storyRank("storage") + 1);
+        QVERIFY(TimelineView::storyRank("ttft-breakdown") < TimelineView::storyRank("kv-cache"));
+        QVERIFY(TimelineView::storyRank("kv-token-sources") < TimelineView::storyRank("host-cpu"));
     }
 
     // An experiment session: its runs shaded on every chart, coloured by arm, a warm-up and an

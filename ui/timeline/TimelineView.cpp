@@ -149,9 +149,12 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
 }
 
 int TimelineView::storyRank(const std::string& chartId) {
+    // The KV tiers' bandwidth right under the block devices' that carry it, then where the
+    // TTFT went and where the prompt tokens came from.
     static const char* const story[] = {
-        "load-ttft", "load-throughput", "engine-ttft", "engine-tokens", "requests",   "gpu-busy",
-        "storage",   "kv-cache",        "gpu-vram",    "host-cpu",      "host-memory"};
+        "load-ttft", "load-throughput", "engine-ttft", "engine-tokens",  "requests",
+        "gpu-busy",  "storage",         "kv-tiers",    "ttft-breakdown", "kv-token-sources",
+        "kv-cache",  "gpu-vram",        "host-cpu",    "host-memory"};
     for (std::size_t i = 0; i < std::size(story); ++i)
         if (chartId == story[i])
             return static_cast<int>(i);
