@@ -27,6 +27,8 @@ const std::map<std::string, Kind>& kinds() {
         {"engine-endpoint", {"Engine endpoints", {"url", "authenticated", "tls_verify"}}},
         // The catalog roles each endpoint served over the session, and those it never did.
         {"engine-roles", {"Engine metric roles", {"served", "not_served"}}},
+        // NVMe multipath: a path that carried nearly all the I/O, or is not optimized.
+        {"path-finding", {"Multipath findings", {"text"}}},
         {"backend", {"Backends", {"state", "reason", "detail", "source"}}},
     };
     return k;
@@ -79,12 +81,14 @@ void DevicesView::setDevices(const std::vector<DeviceRecord>& devices) {
                                     : QString::fromStdString(d.attrs);
         auto* item = new QTreeWidgetItem(parentItem, {QString::fromStdString(d.name), details});
         item->setToolTip(1, QString::fromStdString(attrs.is_object() ? attrs.dump(2) : d.attrs));
-        if (d.kind == "backend" && attrs.is_object() && attrs.value("state", "") != "available")
+        const bool unavailable =
+            d.kind == "backend" && attrs.is_object() && attrs.value("state", "") != "available";
+        if (unavailable || d.kind == "path-finding")
             item->setForeground(1, StatusColor::text(StatusColor::Kind::Caution, palette()));
     }
     for (auto& [kind, group] : groups) {
-        // Roles are judged over a recorded session: the live view has none to say yet.
-        if (kind == "engine-roles" && group->childCount() == 0)
+        // Judged over a recorded session's data: without them, no group rather than "none".
+        if ((kind == "engine-roles" || kind == "path-finding") && group->childCount() == 0)
             delete group;
         else if (group->childCount() == 0)
             new QTreeWidgetItem(group, {tr("none found")});

@@ -94,6 +94,14 @@ std::int64_t writeSession(const std::string& db) {
     return id;
 }
 
+// The top-level group of the devices view with this title, if there is one.
+QTreeWidgetItem* findGroup(QTreeWidget& view, const QString& title) {
+    for (int i = 0; i < view.topLevelItemCount(); ++i)
+        if (view.topLevelItem(i)->text(0) == title)
+            return view.topLevelItem(i);
+    return nullptr;
+}
+
 // A minute: storage at its ceiling with idle GPUs and slow first tokens, then busy GPUs.
 std::int64_t writeBottleneckSession(const std::string& db) {
     std::int64_t id = 0;
@@ -867,7 +875,18 @@ class TestMainWindow : public QObject {
         QCOMPARE(engines->child(0)->text(0), QString("gpu1:8000"));
         QCOMPARE(engines->child(0)->text(1), QString("url: http://gpu1:8000/metrics   "
                                                      "authenticated: false   tls_verify: true"));
+        // A session's multipath finding gets a group of its own, in the caution colour; without
+        // one there is no such group (not "none found", which would claim it was judged).
+        QVERIFY(!findGroup(view, "Multipath findings"));
+        view.setDevices(
+            {{"path-finding", "nvme1c1n1",
+              R"({"finding":"one-path-carries-all","text":"nvme1c1n1 carried 95.0 %"})"}});
+        auto* paths = findGroup(view, "Multipath findings");
+        QVERIFY(paths);
+        QCOMPARE(paths->child(0)->text(1), QString("text: nvme1c1n1 carried 95.0 %"));
+        QVERIFY(paths->child(0)->foreground(1).color() != view.palette().color(QPalette::Text));
     }
+
 
     // Markers (Ctrl+M) are stored as events: a recorded session draws them on every chart.
     void aRecordedSessionDrawsItsMarkers() {

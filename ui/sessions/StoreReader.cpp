@@ -1,6 +1,7 @@
 #include "ui/sessions/StoreReader.h"
 
 #include "core/analysis/EngineRoles.h"
+#include "core/analysis/MultipathHeads.h"
 #include "core/engine/EngineMetricCatalog.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
@@ -61,6 +62,19 @@ void addEngineRoles(Store& store, SessionView& view) {
     }
 }
 
+// NVMe multipath: the session's per-path traffic judged (a skewed path, a path not
+// optimized), as `analyze` judges it, one device entry per finding.
+void addPathFindings(Store& store, SessionView& view) {
+    auto heads = MultipathHeads::fromDevices(view.devices);
+    if (heads.empty())
+        return;
+    MultipathHeads::addTraffic(heads, store, view.info.id, view.t0Ns, view.t1Ns);
+    for (const auto& f : PathSkew::judge(heads).findings)
+        view.devices.push_back(
+            {"path-finding", f.path,
+             nlohmann::json{{"finding", PathSkew::kindName(f.kind)}, {"text", f.text}}.dump()});
+}
+
 } // namespace
 
 void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
@@ -82,6 +96,7 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
             std::min<std::int64_t>(WallClock().nowNs(), info->startNs + 86400LL * 1000000000LL));
         view.t1Ns = std::max<std::int64_t>(view.t1Ns, view.t0Ns + 1000000000LL);
         addEngineRoles(store, view);
+        addPathFindings(store, view);
         for (const auto& event : store.events(sessionId))
             if (const QString text = markerText(event.kind, event.text); !text.isEmpty())
                 view.markers.push_back({event.tNs, text, isRoutineEvent(event.kind)});
