@@ -43,6 +43,11 @@ class EngineMetricsMapper {
     static constexpr std::size_t kMaxNewRawSeriesPerScrape = 2'000;
 
   private:
+    // Every split value's increase added up; absent stays absent.
+    static std::optional<double>
+    summed(const std::optional<std::map<std::string, double>>& bySplit);
+    // A label value as a series name may carry it.
+    static std::string sanitize(const std::string& text);
     using Role = EngineMetricCatalog::Role;
     using Family = EngineMetricCatalog::Family;
     // A counter's or gauge's series: its value and its value of the role's split label.
