@@ -208,13 +208,32 @@ void EngineMetricsMapper::gauges(std::vector<Reading>& out, const Snapshot& now)
     put(out, "cpu_kv_cache_usage_ratio", "ratio", gauge(now, "cpu_kv_cache_usage"));
     put(out, "lmcache_local_cache_usage_bytes", "bytes", gauge(now, "lmcache_local_cache_usage"));
     put(out, "lmcache_remote_cache_usage_bytes", "bytes", gauge(now, "lmcache_remote_cache_usage"));
+    recorded(out, now, false);
     // Why requests wait: "deferred" ones wait for their KV from a connector (a tier, storage).
     if (const auto byReason = gauge(now, role("requests_waiting_by_reason")))
         for (const auto& [reason, n] : *byReason)
             put(out, "requests_waiting{reason=" + sanitize(reason) + "}", "1", n);
 }
 
+// The roles the catalog has recorded as served (record = true): a gauge's value now, a
+// counter's increase over the interval; per split value where the role keeps them apart.
+void EngineMetricsMapper::recorded(std::vector<Reading>& out, const Snapshot& now,
+                                   bool interval) const {
+    for (const auto& r : m_catalog.roles()) {
+        if (!r.record || (r.type == "counter") != interval)
+            continue;
+        const auto bySplit = interval ? increases(now, &r) : gauge(now, &r);
+        if (!bySplit)
+            continue;
+        for (const auto& [split, v] : *bySplit)
+            put(out,
+                r.split.empty() ? r.name : r.name + "{" + r.split + "=" + sanitize(split) + "}",
+                r.unit == "s" ? "s" : "1", v);
+    }
+}
+
 void EngineMetricsMapper::intervalFigures(std::vector<Reading>& out, const Snapshot& now) {
+    recorded(out, now, true);
     for (const auto& r : m_catalog.roles())
         if (r.type == "histogram" && r.unit == "s")
             quantiles(out, now, r);

@@ -75,6 +75,7 @@ class EngineMetricsMapper {
     void put(std::vector<Reading>& out, const std::string& what, const char* unit,
              std::optional<double> value) const;
     void gauges(std::vector<Reading>& out, const Snapshot& now) const;
+    void recorded(std::vector<Reading>& out, const Snapshot& now, bool interval) const;
     void recordCoverage(std::vector<Reading>& out, std::vector<EngineMetricCatalog::Coverage> now,
                         std::int64_t tNs);
     void intervalFigures(std::vector<Reading>& out, const Snapshot& now);

@@ -124,6 +124,9 @@ EngineMetricCatalog EngineMetricCatalog::parse(std::string_view toml, const std:
         r.title = text(*t, "title", origin, true);
         r.split = text(*t, "split", origin, false);
         r.gaugeMax = t->get_as<bool>("gauge_max") && t->get_as<bool>("gauge_max")->get();
+        r.record = t->get_as<bool>("record") && t->get_as<bool>("record")->get();
+        if (r.record && r.type == "histogram")
+            refuse(origin, *t, "role " + r.name + ": record is for counters and gauges");
         r.addsTo = text(*t, "adds_to", origin, false);
         r.addsToSplit = text(*t, "adds_to_split", origin, false);
         if (!r.addsTo.empty() && (r.type != "counter" || (r.unit != "bytes" && r.unit != "blocks")))

@@ -35,6 +35,9 @@ class EngineMetricCatalog {
         // another role's figure: its increase is added to that role's, under addsToSplit as
         // the split value (an engine whose tier reads come in one family per tier).
         std::string addsTo, addsToSplit;
+        // Recorded as the engine serves it, with no figure derived: a counter's increase per
+        // interval, a gauge's value (engine/<endpoint>/<role>, {<split>=<value>} per split).
+        bool record = false;
     };
     struct Engine {
         std::string id, title;

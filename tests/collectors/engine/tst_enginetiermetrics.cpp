@@ -205,6 +205,29 @@ class TestEngineTierMetrics : public QObject {
         QCOMPARE(r.at("prompt_tokens{source=local_compute}"), 500.0);
     }
 
+    // The families recorded as served (record = true in the catalog), from vLLM's and
+    // LMCache's server's fixtures (README: the injected values): per tier where the role keeps
+    // tiers apart, a counter's increase, a gauge's value; the catalog alone adds them.
+    void familiesRecordedAsServed() {
+        const auto v = interval(tiers("vllm-main-0078e9d-tiering-t0.txt"),
+                                tiers("vllm-main-0078e9d-tiering-t1.txt"));
+        QCOMPARE(v.at("kv_tier_chunk_queries{tier=1:fs}"), 24.0);
+        QCOMPARE(v.at("kv_tier_chunk_queries{tier=0:primary}"), 64.0);
+        QCOMPARE(v.at("kv_tier_chunk_hits{tier=0:primary}"), 40.0);
+        QCOMPARE(v.at("kv_offload_allocation_failures"), 2.0);
+        QVERIFY(std::abs(v.at("kv_offload_load_time") - 0.1) < 1e-9); // summed over transfers
+        QCOMPARE(v.at("kv_lookup_sync_wait_count"), 40.0);
+        const auto l = interval(tiers("lmcache-mp-otel-t0.txt"), tiers("lmcache-mp-otel-t1.txt"));
+        QCOMPARE(l.at("lmcache_l1_hit_tokens"), 8192.0);
+        QCOMPARE(l.at("lmcache_l2_hit_tokens"), 16384.0);
+        QCOMPARE(l.at("lmcache_l2_loads{l2_name=fs}"), 12.0);
+        QCOMPARE(l.at("lmcache_l2_prefetch_failures{reason=l1_oom}"), 2.0);
+        QCOMPARE(l.at("lmcache_l2_prefetch_failures{reason=not_found}"), 0.0);
+        QCOMPARE(l.at("lmcache_inflight_l2_loads"), 3.0);
+        QCOMPARE(l.at("lmcache_l1_usage"), 0.53125);
+        QCOMPARE(l.at("lmcache_transfer_phase_bytes{phase=staging}"), 1610612736.0);
+    }
+
     // The schema canary: what this vLLM served of the catalog's vLLM roles, and what it did not.
     void coverageSaysWhichRolesAnEndpointServed() {
         EngineMetricsMapper mapper("e", false, EngineMetricCatalog::shipped());
