@@ -12,15 +12,15 @@ const char* const BottleneckClassifier::kRulesText =
     "absent, never zero, and a missing measurement never wins a class by elimination.\n"
     "  kv-capacity-bound  KV-cache usage >= 90 % with >= 1 request waiting or preemptions.\n"
     "  storage-bound      a storage device is saturated: bandwidth or IOPS >= 80 % of its\n"
-    "                     ceiling, or await >= 3x its unloaded await at queue depth >= 8;\n"
+    "                     ceiling, or await >= 3x its unloaded await at queue depth >= 8\n"
+    "                     (where the runs name their KV tier's directory, a device under it);\n"
     "                     AND GPU data exists with every GPU < 60 % busy; AND the engine\n"
     "                     shows work waiting on storage: storage wait (KV lookup wait, KV\n"
     "                     retrieve, KV load back) or prefill >= 50 % of TTFT where it\n"
     "                     reports them (the histograms' means over the window; their p50s\n"
-    "                     where it reports no sums), or >= 1 request\n"
-    "                     deferred for its KV (vLLM's waiting reason \"deferred\"), else\n"
-    "                     >= 1 request waiting. Without any it is unknown\n"
-    "                     (no-engine-evidence).\n"
+    "                     where it reports no sums), or >= 1 request deferred for its KV\n"
+    "                     (vLLM's waiting reason \"deferred\"), else >= 1 request waiting.\n"
+    "                     Without any it is unknown (no-engine-evidence).\n"
     "                     Device %util is shown but is never evidence: a device serving\n"
     "                     requests in parallel is 100 % busy with one request in flight.\n"
     "  gpu-compute-bound  some GPU (each on its own, not the mean) >= 85 % busy while the\n"
@@ -136,10 +136,15 @@ const Storage* hottest(const Window& w) {
     return best;
 }
 
+// The busiest saturated device; where the runs name their KV tier's devices, only one of them:
+// a saturated disk that holds no KV is not what the requests wait on.
 const Storage* saturatedDevice(const Window& w, const Thresholds& t) {
+    const bool tierKnown =
+        std::any_of(w.storage.begin(), w.storage.end(), [](const Storage& s) { return s.kvTier; });
     const Storage* best = nullptr;
     for (const auto& s : w.storage)
-        if (saturated(s, t) && (!best || load(s).value_or(0) > load(*best).value_or(0)))
+        if ((!tierKnown || s.kvTier) && saturated(s, t) &&
+            (!best || load(s).value_or(0) > load(*best).value_or(0)))
             best = &s;
     return best;
 }
@@ -186,8 +191,8 @@ std::string storageText(const Window& w, const Storage* s, const Thresholds& t) 
         return "no storage data";
     if (!s)
         s = hottest(w);
-    std::string out =
-        s->name + " " + (s->bytesPerS ? UnitFormat::bytesPerSecond(*s->bytesPerS) : "no bandwidth");
+    std::string out = s->name + (s->kvTier ? " (KV tier)" : "") + " " +
+                      (s->bytesPerS ? UnitFormat::bytesPerSecond(*s->bytesPerS) : "no bandwidth");
     if (const auto share = bandwidthShare(*s))
         out += " = " + number("%.0f %%", *share * 100) + " of its " +
                UnitFormat::bytesPerSecond(*s->bandwidthCeiling) + " ceiling" +

@@ -38,6 +38,9 @@ class BottleneckClassifier {
         std::optional<double> iopsCeiling;
         std::optional<double> unloadedAwaitS;
         bool probed = false;
+        // Under a run's KV tier directory (its summary's kv_tier): where the tier is known, only
+        // its devices can make a window storage-bound.
+        bool kvTier = false;
     };
     struct Window {
         std::vector<Storage> storage;          // empty: no storage data

@@ -139,7 +139,25 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
         [&store](std::int64_t metric, std::int64_t from, std::int64_t to, int points) {
             return store.readDecimated(metric, from, to, points);
         },
-        t0, end, windowNs, ceilings(store, sessionId), t);
+        t0, end, windowNs, ceilings(store, sessionId), t, tierDevices(store, sessionId));
+}
+
+std::set<std::string> SessionAnalysis::tierDevices(Store& store, std::int64_t sessionId) {
+    std::set<std::string> out;
+    for (const auto& run : store.runsOfSession(sessionId)) {
+        const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
+        if (!summary.is_object() || !summary.contains("kv_tier") || !summary["kv_tier"].is_object())
+            continue;
+        const auto& tier = summary["kv_tier"];
+        if (tier.contains("device") && tier["device"].is_string())
+            out.insert(tier["device"].get<std::string>());
+        for (const char* key : {"members", "paths"})
+            if (tier.contains(key) && tier[key].is_array())
+                for (const auto& name : tier[key])
+                    if (name.is_string())
+                        out.insert(name.get<std::string>());
+    }
+    return out;
 }
 
 SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t sessionId) {
@@ -338,7 +356,8 @@ Windowed windowed(const std::vector<MetricInfo>& metrics, const SessionAnalysis:
 
 // The classifier's measurements of window w.
 BottleneckClassifier::Window windowInput(const Windowed& data, std::size_t w,
-                                         const SessionAnalysis::Ceilings& ceilings) {
+                                         const SessionAnalysis::Ceilings& ceilings,
+                                         const std::set<std::string>& tierDevices) {
     BottleneckClassifier::Window in;
     for (const auto& device : data.devices) {
         BottleneckClassifier::Storage s;
@@ -350,6 +369,7 @@ BottleneckClassifier::Window windowInput(const Windowed& data, std::size_t w,
         s.utilPct = data.value(std::string("util") + kSep + device, w);
         if (!s.bytesPerS && !s.iops && !s.awaitS && !s.queueDepth && !s.utilPct)
             continue; // the device reported nothing in this window
+        s.kvTier = tierDevices.count(device) != 0;
         if (const auto c = ceilings.find(device); c != ceilings.end()) {
             s.bandwidthCeiling = c->second.bytesPerS;
             s.iopsCeiling = c->second.iops;
@@ -403,7 +423,8 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
                                                        const Reader& read, std::int64_t t0,
                                                        std::int64_t end, std::int64_t windowNs,
                                                        const Ceilings& ceilings,
-                                                       const BottleneckClassifier::Thresholds& t) {
+                                                       const BottleneckClassifier::Thresholds& t,
+                                                       const std::set<std::string>& tierDevices) {
     Result result;
     result.windowNs = windowNs;
     result.ceilings = ceilings;
@@ -413,7 +434,7 @@ SessionAnalysis::Result SessionAnalysis::analyzeSeries(const std::vector<MetricI
         static_cast<std::size_t>(std::max<std::int64_t>(1, (end - t0 + windowNs - 1) / windowNs));
     const Windowed data = windowed(metrics, read, t0, windowNs, n);
     for (std::size_t w = 0; w < n; ++w) {
-        BottleneckClassifier::Window in = windowInput(data, w, ceilings);
+        BottleneckClassifier::Window in = windowInput(data, w, ceilings, tierDevices);
         const TtftBreakdown ttft = windowTtft(data, w);
         // The window's own p50 where its buckets were stored, over the mean of the scrape
         // intervals' p50s (which is no latency quantile of anything).

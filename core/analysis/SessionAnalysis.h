@@ -72,7 +72,11 @@ class SessionAnalysis {
     static Result analyzeSeries(const std::vector<MetricInfo>& metrics, const Reader& read,
                                 std::int64_t t0Ns, std::int64_t t1Ns, std::int64_t windowNs,
                                 const Ceilings& ceilings = {},
-                                const BottleneckClassifier::Thresholds& thresholds = {});
+                                const BottleneckClassifier::Thresholds& thresholds = {},
+                                const std::set<std::string>& tierDevices = {});
+    // The block devices under the KV tier directories the session's runs name (their
+    // summaries' kv_tier: the device, its members, its NVMe paths).
+    static std::set<std::string> tierDevices(Store& store, std::int64_t sessionId);
     // The storage target a metric measures and which of its quantities ("bytes", "iops",
     // "await", "queue_depth", "util"); absent for other metrics and for block/total.
     static std::optional<std::pair<std::string, std::string>> storageOf(const MetricInfo& m);

@@ -95,6 +95,31 @@ class TestBottleneck : public QObject {
         QCOMPARE(BottleneckClassifier::classify(w).cls, Class::KvCapacityBound);
     }
 
+    // Where the runs name their KV tier's directory, only a device under it can make the window
+    // storage-bound: a saturated disk that holds no KV beside a tier with headroom is not what
+    // the requests wait on. The tier's own saturation is, and the evidence says it is the tier.
+    void onlyTheKvTiersDeviceMakesItStorageBound() {
+        Window w;
+        Storage busy = device(5.9e9, 6.5e9); // nvme0n1: saturated, holds the model, not the KV
+        Storage tier = device(0.5e9, 6.5e9);
+        tier.name = "nvme1n1";
+        tier.kvTier = true;
+        w.storage = {busy, tier};
+        w.gpuBusy = {{"0", 35}};
+        w.requestsRunning = 16;
+        w.ttftS = 9.3;
+        w.retrieveS = 4.8;
+        QVERIFY(BottleneckClassifier::classify(w).cls != Class::StorageBound);
+        w.storage[1].bytesPerS = 6.0e9;
+        const auto v = BottleneckClassifier::classify(w);
+        QCOMPARE(v.cls, Class::StorageBound);
+        QVERIFY2(contains(v.evidence, "nvme1n1 (KV tier) 6.0 GB/s"), v.evidence.c_str());
+        // Without a named tier any saturated device still counts, as before.
+        w.storage = {busy, device(0.5e9, 6.5e9)};
+        w.storage[1].name = "nvme1n1";
+        QCOMPARE(BottleneckClassifier::classify(w).cls, Class::StorageBound);
+    }
+
     void storageBoundByBandwidthAgainstAHistoryCeiling() {
         Window w;
         w.storage = {device(5.9e9, 6.5e9)};

@@ -1,6 +1,7 @@
 #include "collectors/storage/BlockStatCollector.h"
 #include "collectors/storage/PathDevice.h"
 #include "core/analysis/RunTimeline.h"
+#include "core/analysis/SessionAnalysis.h"
 #include "core/compare/Comparison.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
@@ -15,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <unistd.h>
 
 using namespace tierscope;
@@ -137,6 +139,9 @@ class TestBytesRoute : public QObject {
         }
         writer.stop();
         Store store(db, Store::Mode::ReadOnly);
+        // The tier's devices, for the storage-bound rule: the device and its paths.
+        QCOMPARE(SessionAnalysis::tierDevices(store, session),
+                 (std::set<std::string>{"nvme1c1n1", "nvme1c2n1", "nvme1n1"}));
         const auto info = *store.run(run);
         const auto t = RunTimeline::read(store, info);
         const auto& r = t.bytesRoute;
