@@ -327,6 +327,11 @@ class TestEngineTierMetrics : public QObject {
         QCOMPARE(r.at("kv_load_back_count"), 4.0);
         QVERIFY(std::abs(r.at("kv_load_back_sum_s") - 0.016) < 1e-9);
         QVERIFY(std::abs(r.at("storage_wait_per_request_s") - 0.002) < 1e-9);
+        // Its request stages, each a latency of its own (8 requests: 0.05 s waiting for the
+        // prefill batch, 0.2 s in the forward pass), never summed into one.
+        QCOMPARE(r.at("sglang_prefill_waiting_count"), 8.0);
+        QVERIFY(std::abs(r.at("sglang_prefill_waiting_mean_s") - 0.05) < 1e-9);
+        QVERIFY(std::abs(r.at("sglang_prefill_forward_mean_s") - 0.2) < 1e-9);
     }
 };
 
