@@ -1,6 +1,7 @@
 #include "core/analysis/RunTimeline.h"
 
 #include "core/analysis/EngineRoles.h"
+#include "core/analysis/KvTier.h"
 #include "core/analysis/SessionAnalysis.h"
 #include "core/stats/PeakWindow.h"
 #include "core/store/Store.h"
@@ -150,18 +151,12 @@ void add(std::optional<double>& into, const std::optional<double>& v) {
 // and what is below it, the NICs, the RDMA ports, the GPUs.
 void readDeviceRoute(Store& store, const RunInfo& run, std::int64_t end,
                      const std::vector<MetricInfo>& metrics, BytesRoute& route) {
-    const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
     std::set<std::string> below;
-    if (summary.is_object() && summary.contains("kv_tier") && summary["kv_tier"].is_object()) {
-        const auto& tier = summary["kv_tier"];
-        if (tier.contains("device") && tier["device"].is_string())
-            route.device = tier["device"].get<std::string>();
-        route.deviceWhy = tier.value("why", "");
-        for (const char* key : {"members", "paths"})
-            if (tier.contains(key) && tier[key].is_array())
-                for (const auto& name : tier[key])
-                    if (name.is_string())
-                        below.insert(name.get<std::string>());
+    if (const auto tier = KvTier::ofSummary(run.summaryJson)) {
+        route.device = tier->device;
+        route.deviceWhy = tier->why;
+        below.insert(tier->members.begin(), tier->members.end());
+        below.insert(tier->paths.begin(), tier->paths.end());
     } else {
         route.deviceWhy = "the run names no tier directory (an arm's path)";
     }

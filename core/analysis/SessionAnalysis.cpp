@@ -1,5 +1,6 @@
 #include "core/analysis/SessionAnalysis.h"
 
+#include "core/analysis/KvTier.h"
 #include "core/store/Store.h"
 #include "core/util/WallClock.h"
 
@@ -144,19 +145,11 @@ SessionAnalysis::Result SessionAnalysis::analyzeRange(Store& store, std::int64_t
 
 std::set<std::string> SessionAnalysis::tierDevices(Store& store, std::int64_t sessionId) {
     std::set<std::string> out;
-    for (const auto& run : store.runsOfSession(sessionId)) {
-        const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
-        if (!summary.is_object() || !summary.contains("kv_tier") || !summary["kv_tier"].is_object())
-            continue;
-        const auto& tier = summary["kv_tier"];
-        if (tier.contains("device") && tier["device"].is_string())
-            out.insert(tier["device"].get<std::string>());
-        for (const char* key : {"members", "paths"})
-            if (tier.contains(key) && tier[key].is_array())
-                for (const auto& name : tier[key])
-                    if (name.is_string())
-                        out.insert(name.get<std::string>());
-    }
+    for (const auto& run : store.runsOfSession(sessionId))
+        if (const auto tier = KvTier::ofSummary(run.summaryJson)) {
+            const auto names = tier->all();
+            out.insert(names.begin(), names.end());
+        }
     return out;
 }
 
