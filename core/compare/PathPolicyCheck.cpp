@@ -1,28 +1,32 @@
 #include "core/compare/PathPolicyCheck.h"
 
+#include "core/analysis/KvTier.h"
 #include "core/compare/ComparisonResult.h"
 #include "core/compare/RunKpis.h"
 #include "core/store/Store.h"
+#include "core/util/Joined.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace tierscope {
 
 namespace {
 
-std::string listed(const PathPolicyCheck::Policies& p, const char* side) {
-    std::set<std::string> policies;
+// policy -> the devices under it, in name order.
+std::map<std::string, std::vector<std::string>> byPolicy(const PathPolicyCheck::Policies& p) {
+    std::map<std::string, std::vector<std::string>> out;
     for (const auto& [device, policy] : p)
-        policies.insert(policy);
-    std::string out;
-    for (const auto& policy : policies) {
-        std::string devices;
-        for (const auto& [device, pol] : p)
-            if (pol == policy)
-                devices += (devices.empty() ? "" : ", ") + device;
-        out += (out.empty() ? "" : "; ") + policy + " on " + side + "'s " + devices;
-    }
+        out[policy].push_back(device);
     return out;
+}
+
+// "round-robin on A's nvme1n1, nvme2n1; numa on A's nvme3n1".
+std::string listed(const PathPolicyCheck::Policies& p, const char* side) {
+    std::vector<std::string> parts;
+    for (const auto& [policy, devices] : byPolicy(p))
+        parts.push_back(policy + " on " + side + "'s " + joined(devices));
+    return joined(parts, "; ");
 }
 
 } // namespace
@@ -33,17 +37,14 @@ PathPolicyCheck::Policies PathPolicyCheck::read(Store& store, const ComparisonSi
     for (const auto& run : side.runs) {
         if (!RunKpis::isMeasurement(run))
             continue;
-        const auto summary = nlohmann::json::parse(run.summaryJson, nullptr, false);
-        if (!summary.is_object() || !summary.contains("kv_tier") || !summary["kv_tier"].is_object())
+        const auto tier = KvTier::ofSummary(run.summaryJson);
+        if (!tier)
             continue;
-        const auto& tier = summary["kv_tier"];
+        // The device and what it is stacked on: the heads whose subsystem has a policy.
         auto& devices = tierDevices[run.sessionId];
-        if (tier.contains("device") && tier["device"].is_string())
-            devices.insert(tier["device"].get<std::string>());
-        if (tier.contains("members") && tier["members"].is_array())
-            for (const auto& m : tier["members"])
-                if (m.is_string())
-                    devices.insert(m.get<std::string>());
+        if (!tier->device.empty())
+            devices.insert(tier->device);
+        devices.insert(tier->members.begin(), tier->members.end());
     }
     Policies out;
     for (const auto& [session, devices] : tierDevices)
@@ -60,12 +61,9 @@ PathPolicyCheck::Policies PathPolicyCheck::read(Store& store, const ComparisonSi
 std::string PathPolicyCheck::differs(const Policies& a, const Policies& b) {
     if (a.empty() || b.empty())
         return {};
-    std::set<std::string> pa, pb;
-    for (const auto& [device, policy] : a)
-        pa.insert(policy);
-    for (const auto& [device, policy] : b)
-        pb.insert(policy);
-    if (pa == pb)
+    const auto pa = byPolicy(a), pb = byPolicy(b);
+    if (std::equal(pa.begin(), pa.end(), pb.begin(), pb.end(),
+                   [](const auto& x, const auto& y) { return x.first == y.first; }))
         return {};
     return listed(a, "A") + ", " + listed(b, "B") +
            ": the paths under the KV tier share the I/O differently";
