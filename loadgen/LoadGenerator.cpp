@@ -23,6 +23,27 @@ std::string LoadGenerator::redacted(const std::string& url) {
     return Redaction::url(url);
 }
 
+std::optional<std::string> LoadGenerator::checkExtraBody(const nlohmann::json& body) {
+    if (!body.is_object())
+        return "the extra request body must be a JSON object, such as {\"top_k\": 1}";
+    // The fields whose value the measurement is: a stream without usage has no token counts, a
+    // second choice doubles the tokens, and the prompt and output length are the dataset's.
+    static const char* const owned[] = {"model",
+                                        "prompt",
+                                        "messages",
+                                        "stream",
+                                        "stream_options",
+                                        "max_tokens",
+                                        "max_completion_tokens",
+                                        "n"};
+    for (const char* key : owned)
+        if (body.contains(key))
+            return std::string("the extra request body may not set \"") + key +
+                   "\": tierscope sends it (the dataset's prompts, --output-len, --model, "
+                   "one streamed choice with usage)";
+    return std::nullopt;
+}
+
 LoadGenerator::LoadGenerator(Options options, std::vector<Conversation> conversations,
                              const WallClock& clock)
     : m_options(std::move(options)), m_conversations(std::move(conversations)), m_clock(clock) {
@@ -35,6 +56,8 @@ LoadGenerator::LoadGenerator(Options options, std::vector<Conversation> conversa
         if (c.questions.empty() || c.questions.size() != c.maxTokens.size())
             throw std::invalid_argument("every conversation needs at least one round, each with "
                                         "its max_tokens");
+    if (const auto why = checkExtraBody(m_options.extraBody))
+        throw std::invalid_argument(*why);
     if ((m_options.concurrency > 0) == (m_options.rate > 0))
         throw std::invalid_argument("give exactly one of concurrency and rate");
     if (m_options.requests <= 0 && m_options.duration.count() <= 0)

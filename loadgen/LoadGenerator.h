@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,13 @@ class LoadGenerator {
         std::chrono::milliseconds requestTimeout{600'000};
         std::uint64_t seed = 0;
         std::size_t maxLineBytes = 1 << 20;
+        // vLLM bench serve's --ignore-eos: every output is max_tokens long, so output lengths,
+        // E2E, TPOT and throughput do not differ between runs by where a model stopped.
+        bool ignoreEos = false;
+        // Fields merged into every request body (vLLM bench serve's --extra-body): sampling
+        // parameters, priorities, a KV-transfer hint. An object without the fields the
+        // generator owns (checkExtraBody).
+        nlohmann::json extraBody = nlohmann::json::object();
     };
     struct Progress {
         long issued = 0, completed = 0, failed = 0, inFlight = 0;
@@ -68,6 +77,10 @@ class LoadGenerator {
     static bool httpUrl(const std::string& url);
     // The URL as stored or printed: without any user:password@ part.
     static std::string redacted(const std::string& url);
+    // Why `body` cannot be merged into requests: not an object, or a field whose value the
+    // measurement depends on (model, prompt, messages, stream, stream_options, max_tokens,
+    // max_completion_tokens, n); nothing when it can.
+    static std::optional<std::string> checkExtraBody(const nlohmann::json& body);
 
   private:
     Options m_options;

@@ -143,6 +143,9 @@ std::string LoadRun::requestBody(const Cursor& cursor) const {
         prompt += (prompt.empty() ? "" : " ") + c.questions[cursor.round];
         body["prompt"] = prompt;
     }
+    if (m_options.ignoreEos)
+        body["ignore_eos"] = true;
+    body.update(m_options.extraBody);
     return body.dump();
 }
 

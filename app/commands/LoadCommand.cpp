@@ -188,6 +188,14 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--input-len", o.inputLen, "Synthetic prompt length in words: N or MIN-MAX")
         ->capture_default_str();
     cmd->add_option("--output-len", o.outputLen, "max_tokens per request")->capture_default_str();
+    cmd->add_flag("--ignore-eos", o.ignoreEos,
+                  "Send ignore_eos: true, so every output is --output-len tokens long (as vLLM "
+                  "bench serve's --ignore-eos): output lengths, E2E, TPOT and throughput then "
+                  "do not differ between runs by where the model stopped");
+    cmd->add_option("--extra-body", o.extraBody,
+                    "A JSON object merged into every request body, e.g. '{\"top_k\": 1, "
+                    "\"priority\": 0}' (not model, prompt, messages, stream, stream_options, "
+                    "max_tokens, max_completion_tokens or n)");
     cmd->add_option("--users", o.users, "shared-prefix: conversations")->capture_default_str();
     cmd->add_option("--system-tokens", o.systemTokens,
                     "shared-prefix: shared system prompt length (words)")
@@ -278,6 +286,14 @@ std::optional<std::string> generatorOptions(const LoadCommand::Options& o, Setup
     options.tokenEnvVar = o.tokenEnv;
     options.insecureTls = o.insecure;
     options.seed = o.seed;
+    options.ignoreEos = o.ignoreEos;
+    if (!o.extraBody.empty()) {
+        options.extraBody = nlohmann::json::parse(o.extraBody, nullptr, false);
+        if (options.extraBody.is_discarded())
+            return "--extra-body is not JSON: " + o.extraBody;
+        if (const auto why = LoadGenerator::checkExtraBody(options.extraBody))
+            return "--extra-body: " + *why;
+    }
     if (!o.duration.empty()) {
         const auto d = DurationParser::parse(o.duration);
         if (!d || d->count() <= 0)
@@ -368,6 +384,11 @@ nlohmann::json runParams(const LoadCommand::Options& o, const MeasuredLoad& load
                              {"input_len", o.inputLen},
                              {"output_len", o.outputLen},
                              {"seed", o.seed}};
+    // What changes what the engine does is part of what a run is compared on.
+    if (o.ignoreEos)
+        params["ignore_eos"] = true;
+    if (!o.extraBody.empty())
+        params["extra_body"] = nlohmann::json::parse(o.extraBody, nullptr, false);
     if (load.coldRecovery())
         params.update(load.coldParams());
     return params;

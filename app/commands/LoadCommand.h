@@ -45,6 +45,8 @@ class LoadCommand {
         std::string storageProfile;
         std::string tokenEnv;
         bool insecure = false;
+        bool ignoreEos = false;
+        std::string extraBody; // a JSON object merged into every request body
         std::uint64_t seed = 0;
         std::string requestTimeout = "600s";
     };
