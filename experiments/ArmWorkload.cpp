@@ -81,6 +81,35 @@ std::optional<double> kvBytesPerToken(const Params& p) {
     return MeasuredLoad::bytesPerToken(explicitBytes, param(p, "geometry", ""));
 }
 
+// The request fields a plan's workload adds: ignore_eos and extra_body, checked by the plan's
+// parser already.
+void requestFields(const Params& p, LoadGenerator::Options& options, nlohmann::json& params) {
+    options.ignoreEos = param(p, "ignore_eos", "false") == "true";
+    if (options.ignoreEos)
+        params["ignore_eos"] = true;
+    if (p.count("extra_body")) {
+        options.extraBody = nlohmann::json::parse(p.at("extra_body"));
+        params["extra_body"] = options.extraBody;
+    }
+}
+
+// The engine's own reads over the measured phase, as per-run figures: its process group's
+// read_bytes (and write_bytes) in /proc/<pid>/io, and the read rate over the benchmark's
+// duration. Absent, never 0, without an engine tierscope started.
+void engineIo(const EvidenceSnapshot& before, const EvidenceSnapshot& after,
+              nlohmann::json& summary) {
+    const auto read = EvidenceSnapshot::engineReadDelta(before, after);
+    if (!read)
+        return;
+    summary["engine_read_bytes"] = *read;
+    if (after.engineWriteBytes && before.engineWriteBytes &&
+        *after.engineWriteBytes >= *before.engineWriteBytes)
+        summary["engine_write_bytes"] = *after.engineWriteBytes - *before.engineWriteBytes;
+    const double duration = summary.value("duration", 0.0);
+    if (duration > 0)
+        summary["engine_read_gb_per_s"] = *read / duration / 1e9;
+}
+
 } // namespace
 
 // The data a read workload needs, written once per arm outside any measurement.
@@ -161,17 +190,14 @@ ArmWorkload::Outcome ArmWorkload::storageRun(const ExperimentPlan::Workload& w,
 }
 
 ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
-                                          const ExperimentPlan::Arm& arm, int concurrency,
-                                          int repetition, const WallClock& clock,
-                                          const std::atomic<bool>& cancel,
-                                          std::optional<double> maxFailureRate) {
+                                          const ExperimentPlan::Arm& arm, const LoadContext& x) {
     if (arm.engineUrl.empty())
         throw WorkloadError(WorkloadError::Kind::Refused,
                             "arm \"" + arm.label + "\" has no engine_url for a load workload");
     LoadGenerator::Options options;
     options.url = arm.engineUrl;
     options.model = param(w.params, "model", "tierscope-sim");
-    options.concurrency = concurrency > 0 ? concurrency : 8;
+    options.concurrency = x.concurrency > 0 ? x.concurrency : 8;
     options.requests = intParam(w.params, "requests", 100);
     options.warmup = intParam(w.params, "warmup_requests", 0);
     MeasuredLoad load;
@@ -188,15 +214,10 @@ ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
     // Each repetition its own prompts, the same for every arm: a later run is not served from
     // the prefix cache an earlier one filled, and the arms of a repetition stay paired.
     load.seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
-                static_cast<std::uint64_t>(repetition);
+                static_cast<std::uint64_t>(x.repetition);
     const auto conversations = load.prompts().measured;
-    LoadGenerator generator(options, conversations, clock);
     Outcome o;
     o.workload = "load";
-    o.requests = generator.run({}, &cancel);
-    o.cancelled = cancel;
-    o.summary =
-        LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
     o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
                 {"seed", load.seed},
                 {"model", options.model},
@@ -204,19 +225,25 @@ ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
                 {"requests", options.requests},
                 {"input_len", load.inputMin},
                 {"output_len", load.outputLen}};
+    requestFields(w.params, options, o.params);
+    const auto before = EvidenceSnapshot::take({}, {}, {}, x.enginePgid);
+    LoadGenerator generator(options, conversations, x.clock);
+    o.requests = generator.run({}, &x.cancel);
+    o.cancelled = x.cancel;
+    const auto after = EvidenceSnapshot::take({}, {}, {}, x.enginePgid);
+    o.summary =
+        LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
+    engineIo(before, after, o.summary);
     if (!o.cancelled)
-        o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
+        o.validity.push_back(errorsCheck(o.requests, x.maxFailureRate));
     return o;
 }
 
 // Long documents sent once (populate), the arm's reset steps, then questions over the same
 // documents (measured), so their KV must come back from the KV store.
 ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload& w,
-                                                  const ExperimentPlan::Arm& arm, int concurrency,
-                                                  int repetition, const WallClock& clock,
-                                                  const std::atomic<bool>& cancel,
-                                                  const Resets& reset,
-                                                  std::optional<double> maxFailureRate) {
+                                                  const ExperimentPlan::Arm& arm,
+                                                  const LoadContext& x, const Resets& reset) {
     if (arm.engineUrl.empty())
         throw WorkloadError(WorkloadError::Kind::Refused,
                             "arm \"" + arm.label +
@@ -231,7 +258,7 @@ ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload
     load.kvBytesPerToken = kvBytesPerToken(w.params);
     // Each repetition its own documents, the same for every arm (see loadRun).
     load.seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
-                static_cast<std::uint64_t>(repetition);
+                static_cast<std::uint64_t>(x.repetition);
     const auto data = load.prompts();
     LoadGenerator::Options options;
     options.url = arm.engineUrl;
@@ -239,7 +266,7 @@ ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload
     options.api = param(w.params, "api", "completions");
     const double rate = w.params.count("rate") ? std::stod(w.params.at("rate")) : 0;
     options.rate = rate;
-    options.concurrency = concurrency > 0 ? concurrency : rate > 0 ? 0 : 8;
+    options.concurrency = x.concurrency > 0 ? x.concurrency : rate > 0 ? 0 : 8;
     Outcome o;
     o.workload = "load";
     o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
@@ -252,21 +279,24 @@ ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload
     o.params.update(load.coldParams());
     if (load.kvBytesPerToken)
         o.params["kv_bytes_per_token"] = *load.kvBytesPerToken;
+    if (arm.cache == ExperimentPlan::Arm::Cache::Recompute)
+        o.params["cache"] = "recompute";
+    requestFields(w.params, options, o.params);
 
     const auto atStart = EvidenceSnapshot::take(arm.path, {});
     Phase populate;
-    populate.startNs = clock.nowNs();
+    populate.startNs = x.clock.nowNs();
     {
         auto p = options;
         p.requests = load.documents;
-        LoadGenerator generator(p, data.populate, clock);
-        populate.requests = generator.run({}, &cancel);
+        LoadGenerator generator(p, data.populate, x.clock);
+        populate.requests = generator.run({}, &x.cancel);
         populate.summary = LoadSummary::compute(populate.requests, generator.durationS(),
                                                 generator.maxConcurrent(), {});
     }
-    populate.endNs = clock.nowNs();
+    populate.endNs = x.clock.nowNs();
     o.populate = std::move(populate);
-    if (cancel) {
+    if (x.cancel) {
         o.cancelled = true;
         return o;
     }
@@ -274,26 +304,31 @@ ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload
     o.summary["reset"] = toJson(resets);
     if (!(o.error = firstFailure(resets)).empty())
         return o;
-    const auto before = EvidenceSnapshot::take(arm.path, arm.engineUrl);
-    o.measuredStartNs = clock.nowNs();
+    const auto before = EvidenceSnapshot::take(arm.path, arm.engineUrl, {}, x.enginePgid);
+    o.measuredStartNs = x.clock.nowNs();
     auto m = options;
     m.requests = static_cast<int>(data.measured.size());
-    LoadGenerator generator(m, data.measured, clock);
-    o.requests = generator.run({}, &cancel);
-    o.cancelled = cancel;
-    const auto after = EvidenceSnapshot::take(arm.path, arm.engineUrl);
+    LoadGenerator generator(m, data.measured, x.clock);
+    o.requests = generator.run({}, &x.cancel);
+    o.cancelled = x.cancel;
+    const auto after = EvidenceSnapshot::take(arm.path, arm.engineUrl, {}, x.enginePgid);
     auto summary =
         LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
     summary["reset"] = o.summary["reset"];
     summary["populate"] = o.populate->summary;
     o.summary = std::move(summary);
+    engineIo(before, after, o.summary);
 
-    const ColdRecoveryEvidence evidence(atStart, before, after, load.impliedKvBytes());
+    ValidityChecks::CacheExpectation expect;
+    expect.recompute = arm.cache == ExperimentPlan::Arm::Cache::Recompute;
+    expect.minHitShare = x.minHitShare;
+    const ColdRecoveryEvidence evidence(atStart, before, after,
+                                        load.impliedKv(o.populate->requests), expect);
     o.summary["evidence"] = evidence.toJson();
     if (o.cancelled)
         return o;
     MeasuredLoad::addEvidenceChecks(o.validity, evidence, true, true);
-    o.validity.push_back(errorsCheck(o.requests, maxFailureRate));
+    o.validity.push_back(errorsCheck(o.requests, x.maxFailureRate));
     return o;
 }
 

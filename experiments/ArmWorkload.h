@@ -50,13 +50,23 @@ class ArmWorkload {
                             const std::atomic<bool>& cancel, const Say& say);
     static Outcome storageRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
                               int concurrency, const std::atomic<bool>& cancel, Recorder& recorder);
+    // What a load or cold-recovery run needs beside its workload and arm.
+    struct LoadContext {
+        int concurrency = 0; // 0: the workload's default
+        int repetition = 0;
+        const WallClock& clock;
+        const std::atomic<bool>& cancel;
+        std::optional<double> maxFailureRate;
+        double minHitShare = 0.5;
+        // The process group of the engine tierscope started for the arm (0: none, so the
+        // engine's own reads are unknown).
+        int enginePgid = 0;
+    };
     static Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
-                           int concurrency, int repetition, const WallClock& clock,
-                           const std::atomic<bool>& cancel, std::optional<double> maxFailureRate);
+                           const LoadContext& context);
     static Outcome coldRecoveryRun(const ExperimentPlan::Workload& w,
-                                   const ExperimentPlan::Arm& arm, int concurrency, int repetition,
-                                   const WallClock& clock, const std::atomic<bool>& cancel,
-                                   const Resets& reset, std::optional<double> maxFailureRate);
+                                   const ExperimentPlan::Arm& arm, const LoadContext& context,
+                                   const Resets& reset);
 
     static nlohmann::json toJson(const std::vector<CacheReset::Outcome>& outcomes);
     static std::string firstFailure(const std::vector<CacheReset::Outcome>& outcomes);

@@ -15,9 +15,17 @@ template <typename T> nlohmann::json orNull(const std::optional<T>& v) {
 ColdRecoveryEvidence::ColdRecoveryEvidence(const EvidenceSnapshot& atStart,
                                            const EvidenceSnapshot& before,
                                            const EvidenceSnapshot& after,
-                                           std::optional<double> impliedBytes)
+                                           std::optional<ImpliedKv> implied,
+                                           ValidityChecks::CacheExpectation expect)
     : m_device(before.device), m_deviceWhy(before.deviceWhy),
-      m_deviceRead(EvidenceSnapshot::readDelta(before, after)), m_implied(impliedBytes) {
+      m_deviceRead(EvidenceSnapshot::readDelta(before, after)), m_impliedKv(implied),
+      m_engineRead(EvidenceSnapshot::engineReadDelta(before, after)), m_expect(expect) {
+    if (implied)
+        m_implied = implied->bytes;
+    if (m_engineRead && after.engineWriteBytes && before.engineWriteBytes &&
+        *after.engineWriteBytes >= *before.engineWriteBytes)
+        m_engineWrite = static_cast<double>(*after.engineWriteBytes - *before.engineWriteBytes);
+    m_engineProcesses = after.engineProcesses;
     if (atStart.pageCacheBytes && after.pageCacheBytes)
         m_pageGrowth = static_cast<double>(*after.pageCacheBytes) -
                        static_cast<double>(*atStart.pageCacheBytes);
@@ -26,19 +34,37 @@ ColdRecoveryEvidence::ColdRecoveryEvidence(const EvidenceSnapshot& atStart,
 }
 
 nlohmann::json ColdRecoveryEvidence::toJson() const {
-    return {{"device", orNull(m_device)},
-            {"device_read_bytes", orNull(m_deviceRead)},
-            {"page_cache_growth_bytes", orNull(m_pageGrowth)},
-            {"implied_kv_bytes", orNull(m_implied)},
-            {"engine_counters", orNull(m_counters)}};
+    nlohmann::json out = {{"device", orNull(m_device)},
+                          {"device_read_bytes", orNull(m_deviceRead)},
+                          {"engine_read_bytes", orNull(m_engineRead)},
+                          {"engine_write_bytes", orNull(m_engineWrite)},
+                          {"page_cache_growth_bytes", orNull(m_pageGrowth)},
+                          {"implied_kv_bytes", orNull(m_implied)},
+                          {"engine_counters", orNull(m_counters)}};
+    if (m_impliedKv) {
+        out["implied_kv_tokens"] = m_impliedKv->tokens;
+        out["implied_kv_from"] = m_impliedKv->from;
+    }
+    if (m_expect.recompute)
+        out["cache"] = "recompute";
+    return out;
 }
 
 nlohmann::json ColdRecoveryEvidence::storageCheck() const {
-    return ValidityChecks::storageEvidence(m_device, m_deviceWhy, m_deviceRead, m_implied);
+    ValidityChecks::Reads reads;
+    reads.device = m_device;
+    reads.deviceWhy = m_deviceWhy;
+    reads.deviceBytes = m_deviceRead;
+    reads.engineBytes = m_engineRead;
+    reads.engineProcesses = m_engineProcesses;
+    return ValidityChecks::storageEvidence(reads, m_implied, m_expect);
 }
 
 nlohmann::json ColdRecoveryEvidence::cacheCheck() const {
-    return ValidityChecks::cacheEvidence(m_counters, m_deviceRead, m_implied);
+    // The engine's reads, where known, say better than the device's whether hits came from
+    // storage at all.
+    return ValidityChecks::cacheEvidence(m_counters, m_engineRead ? m_engineRead : m_deviceRead,
+                                         m_implied, m_expect);
 }
 
 nlohmann::json ColdRecoveryEvidence::pageCacheCheck() const {

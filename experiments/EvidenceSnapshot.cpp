@@ -3,6 +3,7 @@
 #include "collectors/base/SysfsReader.h"
 #include "collectors/engine/PrometheusTextParser.h"
 #include "collectors/host/MeminfoParser.h"
+#include "collectors/host/ProcessIo.h"
 #include "collectors/storage/BlockDeviceNames.h"
 #include "collectors/storage/DiskstatsParser.h"
 #include "core/engine/EngineMetricCatalog.h"
@@ -55,9 +56,25 @@ std::optional<double> EvidenceSnapshot::readDelta(const EvidenceSnapshot& before
     return static_cast<double>(*after.pathsReadBytes) - static_cast<double>(*before.pathsReadBytes);
 }
 
+std::optional<double> EvidenceSnapshot::engineReadDelta(const EvidenceSnapshot& before,
+                                                        const EvidenceSnapshot& after) {
+    if (!before.engineReadBytes || !after.engineReadBytes ||
+        before.enginePgid != after.enginePgid || *after.engineReadBytes < *before.engineReadBytes)
+        return std::nullopt;
+    return static_cast<double>(*after.engineReadBytes - *before.engineReadBytes);
+}
+
 EvidenceSnapshot EvidenceSnapshot::take(const std::string& path, const std::string& engineUrl,
-                                        const SystemPaths& paths) {
+                                        const SystemPaths& paths, int enginePgid) {
     EvidenceSnapshot s;
+    if (enginePgid > 0) {
+        s.enginePgid = enginePgid;
+        if (const auto io = ProcessIo::group(enginePgid, paths.proc)) {
+            s.engineReadBytes = io->readBytes;
+            s.engineWriteBytes = io->writeBytes;
+            s.engineProcesses = io->processes;
+        }
+    }
     struct stat st {};
     if (path.empty()) {
         s.deviceWhy = "the arm has no path";

@@ -23,9 +23,19 @@ struct EvidenceSnapshot {
     std::optional<std::uint64_t> pathsReadBytes;
     std::optional<std::uint64_t> pageCacheBytes;
     std::map<std::string, double> engineCounters; // catalog role -> sum over label sets
+    // The engine's own I/O: read_bytes and write_bytes summed over the processes of its process
+    // group (/proc/<pid>/io), which tierscope started; absent without one or when unreadable.
+    int enginePgid = 0;
+    std::optional<std::uint64_t> engineReadBytes, engineWriteBytes;
+    int engineProcesses = 0;
 
+    // `enginePgid`: the process group of the engine tierscope started (0: none).
     static EvidenceSnapshot take(const std::string& path, const std::string& engineUrl,
-                                 const SystemPaths& paths = {});
+                                 const SystemPaths& paths = {}, int enginePgid = 0);
+    // Bytes the engine's processes read from `before` to `after`; absent when either is
+    // unknown, the group changed or a process of it exited (its count left the sum).
+    static std::optional<double> engineReadDelta(const EvidenceSnapshot& before,
+                                                 const EvidenceSnapshot& after);
     // Bytes the device read from `before` to `after`: the head's counters when they moved, else
     // its paths' (never both, as BlockTotal counts it).
     static std::optional<double> readDelta(const EvidenceSnapshot& before,

@@ -6,6 +6,7 @@
 #include "core/util/ShellTemplate.h"
 #include "core/util/SizeParser.h"
 #include "experiments/EngineIdentity.h"
+#include "experiments/TomlJson.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
 
@@ -188,7 +189,8 @@ const std::vector<Key> kPlanKeys = {{"name", Kind::Text},
                                     {"gates", Kind::Gates},
                                     {"arm", Kind::Tables},
                                     {"workload", Kind::Tables},
-                                    {"max_failure_rate", Kind::Any}};
+                                    {"max_failure_rate", Kind::Any},
+                                    {"min_hit_share", Kind::Any}};
 
 const std::vector<Key> kArmKeys = {{"label", Kind::Text},
                                    {"storage_profile", Kind::Text},
@@ -206,7 +208,8 @@ const std::vector<Key> kArmKeys = {{"label", Kind::Text},
                                    {"engine_restart", Kind::Text},
                                    {"reset_prefix_cache", Kind::Any},
                                    {"drop_caches", Kind::Any},
-                                   {"reset", Kind::Text}};
+                                   {"reset", Kind::Text},
+                                   {"cache", Kind::Text}};
 
 // Sizes that would otherwise be found too large only after allocating for them (2e9 tokens
 // or requests ended in bad_alloc): a context of 10M tokens, 10M requests a run, and the
@@ -246,7 +249,9 @@ std::vector<Key> workloadKeys(const std::string& kind) {
              {"output_len", Kind::Integer, 1, kMaxContextTokens},
              {"seed", Kind::Integer, 0},
              {"geometry", Kind::Text},
-             {"kv_bytes_per_token", Kind::Size}});
+             {"kv_bytes_per_token", Kind::Size},
+             {"ignore_eos", Kind::Any},
+             {"extra_body", Kind::Any}});
     if (kind == "load")
         add({{"api", Kind::Text},
              {"model", Kind::Text},
@@ -259,7 +264,9 @@ std::vector<Key> workloadKeys(const std::string& kind) {
              {"users", Kind::Integer, 1, Datasets::kMaxUsers},
              {"system_tokens", Kind::Integer, 0, Datasets::kMaxPromptWords},
              {"rounds", Kind::Integer, 1, Datasets::kMaxRounds},
-             {"question_tokens", Kind::Integer, 1, Datasets::kMaxPromptWords}});
+             {"question_tokens", Kind::Integer, 1, Datasets::kMaxPromptWords},
+             {"ignore_eos", Kind::Any},
+             {"extra_body", Kind::Any}});
     return keys;
 }
 
@@ -275,6 +282,21 @@ std::string text(const toml::node& node) {
     if (const auto* b = node.as_boolean())
         return b->get() ? "true" : "false";
     fail(node, "expected a string, number or boolean");
+}
+
+// extra_body: a TOML table ({ top_k = 1 }), or a JSON object as a string.
+nlohmann::json extraBody(const toml::node& node) {
+    nlohmann::json body;
+    if (node.is_table())
+        body = TomlJson::convert(node).value_or(nullptr);
+    else if (node.is_string())
+        body = nlohmann::json::parse(node.as_string()->get(), nullptr, false);
+    if (body.is_discarded() || body.is_null())
+        fail(node, "extra_body is a table such as { top_k = 1 } (of strings, numbers, booleans, "
+                   "arrays and tables) or a JSON object as a string");
+    if (const auto why = LoadGenerator::checkExtraBody(body))
+        fail(node, "extra_body: " + *why);
+    return body;
 }
 
 std::chrono::milliseconds duration(const toml::table& t, const char* key,
@@ -333,6 +355,14 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     a.resetPrefixCache = t["reset_prefix_cache"].value_or(false);
     a.dropCaches = t["drop_caches"].value_or(false);
     a.reset = t["reset"].value_or(std::string());
+    if (const auto* cache = t.get("cache")) {
+        const std::string value = cache->value_or(std::string());
+        if (value != "restore" && value != "recompute")
+            fail(*cache, "cache is restore (the KV comes back from the arm's tier, the default) "
+                         "or recompute (the baseline: no KV tier, prefixes computed again)");
+        a.cache = value == "recompute" ? ExperimentPlan::Arm::Cache::Recompute
+                                       : ExperimentPlan::Arm::Cache::Restore;
+    }
     for (const char* key : {"setup", "teardown", "engine_start", "reset"})
         if (const auto* command = t.get(key))
             if (const auto why = ShellTemplate::misplaced(command->value_or(std::string()),
@@ -380,6 +410,12 @@ ExperimentPlan::Workload workload(const toml::table& t) {
             if (!v.is_integer() || v.as_integer()->get() <= 0)
                 fail(v, "concurrency must be a positive integer");
             w.concurrency.push_back(static_cast<int>(v.as_integer()->get()));
+            continue;
+        }
+        if (key == "ignore_eos" && !v.is_boolean())
+            fail(v, "ignore_eos is true or false");
+        if (key == "extra_body") {
+            w.params[key] = extraBody(v).dump();
             continue;
         }
         w.params[key] = text(v);
@@ -441,6 +477,12 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
         if (!rate || *rate < 0 || *rate > 1)
             fail(*limit, "max_failure_rate is a share from 0 to 1, such as 0.01");
         p.maxFailureRate = *rate;
+    }
+    if (const auto* share = doc.get("min_hit_share")) {
+        const auto value = share->value<double>();
+        if (!value || *value < 0 || *value > 1)
+            fail(*share, "min_hit_share is a share from 0 to 1, such as 0.5");
+        p.minHitShare = *value;
     }
     // Checked here, not after an hour of runs.
     if (const auto* gates = doc["gates"].as_array())

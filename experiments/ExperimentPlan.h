@@ -46,6 +46,12 @@ struct ExperimentPlan {
         std::string reset;
         bool dropCaches = false;
         bool hasReset() const { return resetPrefixCache || !reset.empty() || dropCaches; }
+        // What the arm's KV should come from in a cold-recovery run: restored from its KV
+        // tier (the default), or recomputed, the baseline a KV tier is measured against (vLLM
+        // with --no-enable-prefix-caching or without a connector). Its cache evidence then
+        // passes on no tier hits, and its storage evidence on reading next to nothing.
+        enum class Cache { Restore, Recompute };
+        Cache cache = Cache::Restore;
         // One of the arm's commands with {path} quoted for /bin/sh: a path with a space stays
         // one word (the parser refused a {path} inside quotes already, naming $TIERSCOPE_PATH).
         std::string expand(const std::string& command) const;
@@ -77,6 +83,9 @@ struct ExperimentPlan {
     // The errors validity check fails a run whose share of failed requests is above this (0..1);
     // without it, any failure is a warning.
     std::optional<double> maxFailureRate;
+    // A restoring arm's cache evidence fails when fewer of the tokens it looked up in its KV
+    // tier hit than this share (0..1): a few hit tokens do not make a restore.
+    double minHitShare = 0.5;
 
     // Throws std::runtime_error naming the line of what is wrong.
     static ExperimentPlan parse(std::string_view toml);

@@ -288,12 +288,18 @@ void ExperimentRunner::measure(Context& c, const Step& step, const ScheduledRun&
     if (engineWork)
         c.settleEngines();
     const std::int64_t runStart = c.clock.nowNs();
+    // The engine runs in a process group of its own: its id is the group's.
+    const ArmWorkload::LoadContext load{s.variant.concurrency,
+                                        s.repetition,
+                                        c.clock,
+                                        cancel,
+                                        m_plan.maxFailureRate,
+                                        m_plan.minHitShare,
+                                        c.engine ? c.engine->pid() : 0};
     ArmWorkload::Outcome out =
-        w.kind == "load" ? ArmWorkload::loadRun(w, arm, s.variant.concurrency, s.repetition,
-                                                c.clock, cancel, m_plan.maxFailureRate)
+        w.kind == "load" ? ArmWorkload::loadRun(w, arm, load)
         : w.kind == "cold-recovery"
-            ? ArmWorkload::coldRecoveryRun(w, arm, s.variant.concurrency, s.repetition, c.clock,
-                                           cancel, resets, m_plan.maxFailureRate)
+            ? ArmWorkload::coldRecoveryRun(w, arm, load, resets)
             : ArmWorkload::storageRun(w, arm, s.variant.concurrency, cancel, c.recorder);
     if (engineWork && !out.cancelled)
         c.settleEngines(); // the last requests' observations are scraped inside the run
@@ -366,9 +372,11 @@ void ExperimentRunner::storeRun(Context& c, const Step& step, const ScheduledRun
         validity.push_back(check);
     if (!validity.empty())
         out.summary["validity"] = validity;
+    // A warm-up is never compared, so a failed check there makes nothing INVALID.
     for (const auto& check : validity)
         if (check["status"] == "fail")
-            c.say("INVALID: " + step.experiment + ", " + arm.label + " repetition " +
+            c.say((s.warmup ? "warm-up check failed (not compared): " : "INVALID: ") +
+                  step.experiment + ", " + arm.label + (s.warmup ? " warm-up " : " repetition ") +
                   std::to_string(s.repetition) + ": " + check.value("detail", "") + " (" +
                   check.value("check", "") + ")");
     c.store.finishRun(run, c.clock.nowNs(), status, out.summary.dump());

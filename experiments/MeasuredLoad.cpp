@@ -24,10 +24,26 @@ Datasets::ColdRecovery MeasuredLoad::prompts() const {
     return out;
 }
 
-std::optional<double> MeasuredLoad::impliedKvBytes() const {
+std::optional<ImpliedKv> MeasuredLoad::impliedKv(const std::vector<RequestRecord>& populate) const {
     if (!kvBytesPerToken)
         return std::nullopt;
-    return *kvBytesPerToken * documents * documentTokens;
+    ImpliedKv out;
+    out.tokens = static_cast<double>(documents) * documentTokens;
+    double counted = 0;
+    bool complete = static_cast<int>(populate.size()) == documents;
+    for (const auto& r : populate) {
+        if (!r.ok() || !r.promptTokens) {
+            complete = false;
+            break;
+        }
+        counted += *r.promptTokens;
+    }
+    if (complete && counted > 0) {
+        out.tokens = counted;
+        out.from = "prompt_tokens";
+    }
+    out.bytes = *kvBytesPerToken * out.tokens;
+    return out;
 }
 
 nlohmann::json MeasuredLoad::coldParams() const {
@@ -52,7 +68,8 @@ void MeasuredLoad::addEvidenceChecks(nlohmann::json& checks, const ColdRecoveryE
         checks.push_back(evidence.storageCheck());
     if (cacheRequired || evidence.hasCounters())
         checks.push_back(evidence.cacheCheck());
-    if (kvPathKnown && evidence.hasDevice())
+    // A recompute baseline reads no KV, so no read of it can have come from the page cache.
+    if (kvPathKnown && evidence.hasDevice() && !evidence.recompute())
         checks.push_back(evidence.pageCacheCheck());
 }
 

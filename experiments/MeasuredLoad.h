@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/RequestRecord.h"
 #include "experiments/ColdRecoveryEvidence.h"
 #include "loadgen/Datasets.h"
 
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
@@ -37,8 +39,10 @@ struct MeasuredLoad {
     // JSONL file, WorkloadError for an unknown dataset.
     Datasets::ColdRecovery prompts() const;
     // The KV the measured phase must bring back: every document's prefix once (distinct
-    // prefixes); absent without the bytes per token.
-    std::optional<double> impliedKvBytes() const;
+    // prefixes); absent without the bytes per token. From the engine's own token counts of the
+    // populate phase (its usage chunks) when every document reported them, since a real
+    // tokenizer makes two to three tokens of a word; else from the documents' words.
+    std::optional<ImpliedKv> impliedKv(const std::vector<RequestRecord>& populate = {}) const;
     // The cold-recovery sizes, for the run's recorded parameters.
     nlohmann::json coldParams() const;
 

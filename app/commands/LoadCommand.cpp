@@ -112,13 +112,14 @@ void printSummary(const nlohmann::json& s, bool scheduled) {
 // between the phases. False when a reset failed: the measured phase would not be cold.
 bool runPopulate(Store& store, std::int64_t session, const nlohmann::json& params,
                  LoadGenerator::Options options, const std::vector<Conversation>& documents,
-                 const WallClock& clock, const LoadCommand::Options& o) {
+                 const WallClock& clock, const LoadCommand::Options& o,
+                 std::vector<RequestRecord>& requests) {
     options.requests = static_cast<int>(documents.size());
     options.warmup = 0;
     options.duration = {};
     const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
     LoadGenerator generator(options, documents, clock);
-    const auto requests = generator.run({}, &CancelOnSignal::flag());
+    requests = generator.run({}, &CancelOnSignal::flag());
     store.addRequests(run, requests);
     auto summary =
         LoadSummary::compute(requests, generator.durationS(), generator.maxConcurrent(), {});
@@ -472,10 +473,12 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
                              host, clock.nowNs(), std::nullopt, "", "load", kToolVersion});
     const nlohmann::json params = runParams(o, setup.load);
     EvidenceSnapshot atStart;
+    std::vector<RequestRecord> populated; // its token counts size the KV
     if (cold) {
         // Before the populate phase: its KV writes are what fills the page cache.
         atStart = EvidenceSnapshot::take(o.kvPath, {});
-        if (!runPopulate(store, session, params, setup.options, setup.prompts.populate, clock, o))
+        if (!runPopulate(store, session, params, setup.options, setup.prompts.populate, clock, o,
+                         populated))
             return kExitFailure;
     }
     const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
@@ -492,7 +495,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     auto summary = accumulator.summary(streamed.durationS, streamed.maxConcurrent);
     std::optional<ColdRecoveryEvidence> kv;
     if (cold) {
-        kv.emplace(atStart, before, after, setup.load.impliedKvBytes());
+        kv.emplace(atStart, before, after, setup.load.impliedKv(populated));
         summary["evidence"] = kv->toJson();
     }
     if (!CancelOnSignal::flag())

@@ -98,7 +98,8 @@ double geometricMean(const std::vector<double>& v) {
 bool deviceFigure(const std::string& name) {
     return name == "read_gb_per_s" || name == "write_gb_per_s" || name == "read_gb_per_s_peak" ||
            name == "write_gb_per_s_peak" || name == "gpu_busy_mean" ||
-           name == "kv_tier_read_gb_per_s" || name == "kv_offload_load_gb_per_s";
+           name == "kv_tier_read_gb_per_s" || name == "kv_offload_load_gb_per_s" ||
+           name == "engine_read_bytes" || name == "engine_read_gb_per_s";
 }
 
 bool storageWorkloads(const ComparisonSide& a, const ComparisonSide& b) {

@@ -136,6 +136,10 @@ void fromRunSummary(Values& out, const RunInfo& run, const nlohmann::json& s) {
     put(out, "goodput", goodput ? goodput : number(s, "request_goodput:"));
     put(out, "read_gb_per_s", positive(number(s, "read_gb_per_s")));
     put(out, "write_gb_per_s", positive(number(s, "write_gb_per_s")));
+    // The engine's own reads (its process group's read_bytes): 0 is a measurement here, a
+    // recompute that read nothing; absent where tierscope did not start the engine.
+    put(out, "engine_read_bytes", number(s, "engine_read_bytes"));
+    put(out, "engine_read_gb_per_s", number(s, "engine_read_gb_per_s"));
     if (run.workload == "storage/model-load")
         put(out, "model_load_time", number(s, "seconds"));
     if (run.workload == "storage/checkpoint-save")
@@ -265,11 +269,19 @@ std::vector<RunKpis::Definition> build() {
          "bytes the engine's offload tiers read over the run, per second of the run", 0},
         {"kv_offload_load_gb_per_s", "KV offload load GB/s", "GB/s", false, false,
          "bytes the engine loaded from its first offload tier, per second of the run", 0},
+        {"engine_read_bytes", "engine read bytes", "bytes", false, false,
+         "what the engine's own processes read from storage in the measured phase "
+         "(read_bytes of its process group in /proc/<pid>/io), not the whole machine's",
+         0},
+        {"engine_read_gb_per_s", "engine read GB/s", "GB/s", false, false,
+         "the engine's own reads over the benchmark duration", 0},
         {"requests_deferred_mean", "requests deferred", "requests", true, false,
          "requests waiting for their KV from a connector, the engine's gauge averaged", 0},
         {"gpu_busy_mean", "GPU busy", "%", false, false, "", 0},
-        {"read_gb_per_s_peak", "peak read GB/s", "GB/s", false, false, "highest 1 s mean", 0},
-        {"write_gb_per_s_peak", "peak write GB/s", "GB/s", false, false, "highest 1 s mean", 0},
+        {"read_gb_per_s_peak", "peak read GB/s", "GB/s", false, false,
+         "highest 1 s mean of the block devices: machine-wide, every process's reads", 0},
+        {"write_gb_per_s_peak", "peak write GB/s", "GB/s", false, false,
+         "highest 1 s mean of the block devices: machine-wide, every process's writes", 0},
     };
     for (const auto c : BottleneckClassifier::all()) {
         // Less time storage-, KV- or queue-bound is better; GPU-bound time is the goal.

@@ -46,6 +46,8 @@ std::string UnitFormat::kpi(double v, const std::string& unit) {
                       magnitude < 1.0 ? v * 1e3 : v);
         return text;
     }
+    if (unit == "bytes")
+        return bytes(v);
     std::snprintf(text, sizeof text,
                   magnitude >= 1000  ? "%.0f"
                   : magnitude >= 100 ? "%.1f"

@@ -24,7 +24,7 @@ class TestColdRecoveryEvidence : public QObject {
         const auto atStart = snapshot(1'000'000'000, 0);
         const auto before = snapshot(3'000'000'000, 0);
         const auto after = snapshot(3'010'000'000, 1'000'000);
-        const ColdRecoveryEvidence evidence(atStart, before, after, 2e9);
+        const ColdRecoveryEvidence evidence(atStart, before, after, ImpliedKv{2e9});
         const auto json = evidence.toJson();
         QCOMPARE(json["page_cache_growth_bytes"].get<double>(), 2.01e9);
         QCOMPARE(json["device_read_bytes"].get<double>(), 1e6);
@@ -35,7 +35,7 @@ class TestColdRecoveryEvidence : public QObject {
         QCOMPARE(evidence.pageCacheCheck()["status"].get<std::string>(), std::string("fail"));
         QCOMPARE(evidence.storageCheck()["status"].get<std::string>(), std::string("fail"));
         // Measured from the measured phase alone, the same run would have passed.
-        const ColdRecoveryEvidence late(before, before, after, 2e9);
+        const ColdRecoveryEvidence late(before, before, after, ImpliedKv{2e9});
         QCOMPARE(late.pageCacheCheck()["status"].get<std::string>(), std::string("pass"));
     }
 

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QtTest>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -209,6 +210,59 @@ class TestExperimentPlan : public QObject {
                 std::string::npos);
     }
 
+    // An arm declares itself the recompute baseline; a restoring arm's minimum hit share is
+    // the plan's; workloads pin output lengths (ignore_eos) and add request fields
+    // (extra_body, a TOML table or a JSON object as a string), never the fields tierscope owns.
+    void recomputeArmsAndRequestFieldsParse() {
+        const std::string text = "min_hit_share = 0.8\n"
+                                 "[[arm]]\nlabel = \"recompute\"\ncache = \"recompute\"\n"
+                                 "[[arm]]\nlabel = \"disk\"\ncache = \"restore\"\n"
+                                 "[[arm]]\nlabel = \"shm\"\n"
+                                 "[[workload]]\nkind = \"cold-recovery\"\nignore_eos = true\n"
+                                 "extra_body = { top_k = 1, priority = 0, stop_token_ids = [2] }\n"
+                                 "[[workload]]\nkind = \"load\"\n"
+                                 "extra_body = '{\"seed\": 7}'\n";
+        const auto plan = ExperimentPlan::parse(text);
+        using Cache = ExperimentPlan::Arm::Cache;
+        QVERIFY(plan.arms[0].cache == Cache::Recompute);
+        QVERIFY(plan.arms[1].cache == Cache::Restore);
+        QVERIFY(plan.arms[2].cache == Cache::Restore); // the default
+        QCOMPARE(plan.minHitShare, 0.8);
+        QCOMPARE(ExperimentPlan::parse(kPlan).minHitShare, 0.5);
+        QCOMPARE(plan.workloads[0].params.at("ignore_eos"), std::string("true"));
+        const auto body = nlohmann::json::parse(plan.workloads[0].params.at("extra_body"));
+        QCOMPARE(body["top_k"].get<int>(), 1);
+        QCOMPARE(body["stop_token_ids"][0].get<int>(), 2);
+        QCOMPARE(
+            nlohmann::json::parse(plan.workloads[1].params.at("extra_body"))["seed"].get<int>(), 7);
+        auto refused = [](const std::string& t) {
+            try {
+                ExperimentPlan::parse(t);
+            } catch (const std::runtime_error& e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        const std::string arms = "[[arm]]\nlabel = \"a\"\n[[arm]]\nlabel = \"b\"\n";
+        const std::string load = "[[workload]]\nkind = \"load\"\n";
+        QVERIFY(refused("[[arm]]\nlabel = \"a\"\ncache = \"cold\"\n" + load).find("restore") !=
+                std::string::npos);
+        QVERIFY(refused("min_hit_share = 1.5\n" + arms + load).find("min_hit_share") !=
+                std::string::npos);
+        QVERIFY(refused(arms + load + "ignore_eos = 1\n").find("true or false") !=
+                std::string::npos);
+        QVERIFY(refused(arms + load + "extra_body = { max_tokens = 9 }\n")
+                    .find("may not set \"max_tokens\"") != std::string::npos);
+        QVERIFY(refused(arms + load + "extra_body = { stream = false }\n")
+                    .find("may not set \"stream\"") != std::string::npos);
+        QVERIFY(refused(arms + load + "extra_body = '[1, 2]'\n").find("JSON object") !=
+                std::string::npos);
+        QVERIFY(refused(arms + load + "extra_body = 'not json'\n").find("extra_body") !=
+                std::string::npos);
+        QVERIFY(refused(arms + load + "extra_body = { at = 1979-05-27 }\n").find("extra_body") !=
+                std::string::npos);
+    }
+
     // The shipped real-machine plan parses: its gates are G3, it sweeps 8 and 16, and every arm
     // resets the prefix and page caches and keeps LMCache's KV on its own path.
     void theVllmLmcachePlanParses() {
@@ -355,7 +409,7 @@ class TestExperimentPlan : public QObject {
         QVERIFY(says(error("repetitions = 2", "repetition = 2"),
                      "line 2: unknown key \"repetition\" in the plan (the keys are name, "
                      "repetitions, warmup, order, seed, on_failure, gates, arm, workload, "
-                     "max_failure_rate)"));
+                     "max_failure_rate, min_hit_share)"));
         // A string gates used to turn the gates off and let the run exit 0.
         QVERIFY(says(error("repetitions = 2", "gates = \"ttft_p50 <= -25%\""),
                      "line 2: gates must be a list of strings"));
@@ -455,7 +509,7 @@ class TestExperimentPlan : public QObject {
 
     // The plans shipped and those in the docs' examples still parse.
     void shippedPlansParse() {
-        for (const char* name : {"disk-vs-shm.toml"}) {
+        for (const char* name : {"disk-vs-shm.toml", "real-engine-kv-tier.toml"}) {
             QFile f(QStringLiteral(TIERSCOPE_FIXTURES "/../../resources/plans/") + name);
             QVERIFY(f.open(QIODevice::ReadOnly));
             const auto plan = ExperimentPlan::parse(f.readAll().toStdString());

@@ -84,9 +84,31 @@ class TestMeasuredLoad : public QObject {
         load.dataset = "cold-recovery";
         load.documents = 16;
         load.documentTokens = 8000;
-        QVERIFY(!load.impliedKvBytes()); // absent, not 0, without the bytes per token
+        QVERIFY(!load.impliedKv()); // absent, not 0, without the bytes per token
         load.kvBytesPerToken = llama;
-        QCOMPARE(*load.impliedKvBytes(), llama * 16 * 8000); // each document's prefix once
+        QCOMPARE(load.impliedKv()->bytes, llama * 16 * 8000); // each document's prefix once
+        QCOMPARE(std::string(load.impliedKv()->from), std::string("words"));
+
+        // The engine's own counts of the populate phase, where every document has them: a real
+        // tokenizer made 2.6 tokens of a word here.
+        std::vector<RequestRecord> populate(16);
+        for (auto& r : populate) {
+            r.httpStatus = 200;
+            r.promptTokens = 20800;
+        }
+        QCOMPARE(load.impliedKv(populate)->bytes, llama * 16 * 20800);
+        QCOMPARE(load.impliedKv(populate)->tokens, 16.0 * 20800);
+        QCOMPARE(std::string(load.impliedKv(populate)->from), std::string("prompt_tokens"));
+        // One document without usage, one that failed, or a phase cut short: the words again,
+        // never a sum over some of the documents.
+        auto noUsage = populate;
+        noUsage[3].promptTokens.reset();
+        QCOMPARE(std::string(load.impliedKv(noUsage)->from), std::string("words"));
+        auto failed = populate;
+        failed[5].httpStatus = 500;
+        QCOMPARE(load.impliedKv(failed)->bytes, llama * 16 * 8000);
+        QCOMPARE(std::string(load.impliedKv({populate.begin(), populate.begin() + 8})->from),
+                 std::string("words"));
         const auto params = load.coldParams();
         QCOMPARE(params["documents"].get<int>(), 16);
         QCOMPARE(params["document_tokens"].get<int>(), 8000);
@@ -99,19 +121,19 @@ class TestMeasuredLoad : public QObject {
         const auto bare = snapshot(false, false);
         const auto full = snapshot(true, true);
         auto checks = nlohmann::json::array();
-        MeasuredLoad::addEvidenceChecks(checks, ColdRecoveryEvidence(bare, bare, bare, 1e9), false,
-                                        false);
+        MeasuredLoad::addEvidenceChecks(
+            checks, ColdRecoveryEvidence(bare, bare, bare, ImpliedKv{1e9}), false, false);
         QVERIFY(checks.empty());
 
         checks = nlohmann::json::array();
-        MeasuredLoad::addEvidenceChecks(checks, ColdRecoveryEvidence(bare, bare, bare, 1e9), true,
-                                        true);
+        MeasuredLoad::addEvidenceChecks(
+            checks, ColdRecoveryEvidence(bare, bare, bare, ImpliedKv{1e9}), true, true);
         QCOMPARE(checks.size(), std::size_t(2)); // no device: no page-cache check
         const auto required = checkNames(checks);
 
         checks = nlohmann::json::array();
-        MeasuredLoad::addEvidenceChecks(checks, ColdRecoveryEvidence(full, full, full, 1e9), true,
-                                        false);
+        MeasuredLoad::addEvidenceChecks(
+            checks, ColdRecoveryEvidence(full, full, full, ImpliedKv{1e9}), true, false);
         QCOMPARE(checks.size(), std::size_t(3));
         const auto all = checkNames(checks);
         QCOMPARE(all.size(), std::size_t(3));
