@@ -38,6 +38,7 @@ Recorder::Recorder(Options options)
     SessionInfo info;
     info.label = m_options.label;
     info.storageProfile = m_options.storageProfile;
+    info.tags = m_options.tags;
     info.host = hostName();
     info.startNs = m_clock.nowNs();
     info.toolVersion = kToolVersion;

@@ -21,6 +21,7 @@ class Recorder {
         std::string dbPath;
         std::string label;
         std::string storageProfile;
+        std::string tags; // the session's, e.g. "load" for a load's recording
         std::chrono::nanoseconds interval = std::chrono::seconds(1);
         SystemPaths paths;
         StoreWriter::Options writer;

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "loadgen/Conversation.h"
 #include "core/model/RequestRecord.h"
 #include "core/util/WallClock.h"
+#include "loadgen/Conversation.h"
 
 #include <atomic>
 #include <chrono>

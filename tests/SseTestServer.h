@@ -139,6 +139,13 @@ class SseTestServer {
             ::close(fd);
             return;
         }
+        // Completions are POSTed; anything else (a recording's GET /metrics) is not scripted and
+        // not counted: this engine has no /metrics.
+        if (!head.starts_with("POST ")) {
+            sendAll(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            ::close(fd);
+            return;
+        }
         ++m_requests;
         {
             std::lock_guard lock(m_mutex);

@@ -110,16 +110,18 @@ void printSummary(const nlohmann::json& s, bool scheduled) {
 
 // cold-recovery's populate phase, stored as a run of status "populate", then the resets
 // between the phases. False when a reset failed: the measured phase would not be cold.
-bool runPopulate(Store& store, std::int64_t session, const nlohmann::json& params,
+bool runPopulate(Store& store, LoadRecording& recording, const nlohmann::json& params,
                  LoadGenerator::Options options, const std::vector<Conversation>& documents,
                  const WallClock& clock, const LoadCommand::Options& o,
                  std::vector<RequestRecord>& requests) {
+    const std::int64_t session = recording.sessionId();
     options.requests = static_cast<int>(documents.size());
     options.warmup = 0;
     options.duration = {};
     const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
     LoadGenerator generator(options, documents, clock);
     requests = generator.run({}, &CancelOnSignal::flag());
+    recording.settle(); // the documents' observations are scraped inside this run
     store.addRequests(run, requests);
     auto summary =
         LoadSummary::compute(requests, generator.durationS(), generator.maxConcurrent(), {});
@@ -240,6 +242,7 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--out", o.out, "Write the result as JSON to this file");
     cmd->add_option("--label", o.label, "Session label");
     cmd->add_option("--storage-profile", o.storageProfile, "Storage configuration under test");
+    LoadRecording::attach(*cmd, o.recording);
     cmd->add_option("--token-env", o.tokenEnv, "Environment variable holding a bearer token");
     cmd->add_flag("--insecure", o.insecure, "Do not verify TLS certificates (warns)");
     cmd->add_option("--seed", o.seed, "Seed for prompts and arrivals")->capture_default_str();
@@ -350,6 +353,8 @@ std::optional<std::string> setUp(const LoadCommand::Options& o, Setup& s) {
     // without its password wherever it is printed or stored.
     if (!LoadGenerator::httpUrl(o.url))
         return "--url must be an http:// or https:// URL, not " + LoadGenerator::redacted(o.url);
+    if (auto error = LoadRecording::check(o.recording))
+        return error;
     if (o.concurrency <= 0 && o.rate <= 0)
         return "give --concurrency N (closed loop) or --rate R (open loop)";
     s.load.dataset = o.dataset;
@@ -465,19 +470,21 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(dbPath).parent_path(), ec);
     Store store(dbPath, Store::Mode::ReadWrite);
-    WallClock clock;
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    const std::int64_t session =
-        store.createSession({0, o.label.empty() ? "load " + o.model : o.label, o.storageProfile,
-                             host, clock.nowNs(), std::nullopt, "", "load", kToolVersion});
+    // The session, with this machine and the engine recorded in it from now on.
+    LoadRecording recording(o.recording,
+                            {dbPath, o.label.empty() ? "load " + o.model : o.label,
+                             o.storageProfile, o.url, o.tokenEnv, o.insecure},
+                            store);
+    const std::int64_t session = recording.sessionId();
+    const WallClock& clock = recording.clock();
     const nlohmann::json params = runParams(o, setup.load);
     EvidenceSnapshot atStart;
     std::vector<RequestRecord> populated; // its token counts size the KV
+    recording.settle(); // the engine scraped before the first request: a phase holds only its own
     if (cold) {
         // Before the populate phase: its KV writes are what fills the page cache.
         atStart = EvidenceSnapshot::take(o.kvPath, {});
-        if (!runPopulate(store, session, params, setup.options, setup.prompts.populate, clock, o,
+        if (!runPopulate(store, recording, params, setup.options, setup.prompts.populate, clock, o,
                          populated))
             return kExitFailure;
     }
@@ -490,7 +497,8 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     LoadAccumulator accumulator(setup.slo.value_or(LoadSummary::Slo{}));
     RequestWriter writer(dbPath, run);
     const Streamed streamed = stream(setup, clock, accumulator, writer);
-
+    if (!CancelOnSignal::flag())
+        recording.settle(); // the last requests' observations are scraped inside the run
     const auto after = evidence();
     auto summary = accumulator.summary(streamed.durationS, streamed.maxConcurrent);
     std::optional<ColdRecoveryEvidence> kv;
@@ -526,9 +534,10 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     const char* status = writer.error()           ? "failed"
                          : CancelOnSignal::flag() ? "cancelled"
                                                   : "completed";
+    bool recorded = true;
     try {
         store.finishRun(run, clock.nowNs(), status, summary.dump());
-        store.finishSession(session, clock.nowNs());
+        recorded = recording.finish();
     } catch (const std::exception& e) {
         std::cerr << "tierscope load: cannot record the run's end: " << e.what() << "\n";
     }
@@ -539,6 +548,8 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
                         c.value("status", "").c_str(), c.value("detail", "").c_str());
     std::printf("stored as session %lld, run %lld in %s\n", static_cast<long long>(session),
                 static_cast<long long>(run), dbPath.c_str());
+    if (const auto line = recording.summary(); !line.empty())
+        std::printf("%s\n", line.c_str());
     if (!o.out.empty()) {
         try {
             ReportFile::write(o.out, summary.dump(2) + "\n");
@@ -547,7 +558,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
             return kExitCannotWrite;
         }
     }
-    if (writer.error())
+    if (writer.error() || !recorded)
         return kExitCannotWrite;
     if (summary["completed"].get<long>() == 0) {
         const std::string first =

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/commands/LoadRecording.h"
 #include "app/common/GlobalOptions.h"
 
 #include <CLI/CLI.hpp>
@@ -49,6 +50,7 @@ class LoadCommand {
         std::string extraBody; // a JSON object merged into every request body
         std::uint64_t seed = 0;
         std::string requestTimeout = "600s";
+        LoadRecording::Options recording; // the machine and the engine, in the same session
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);

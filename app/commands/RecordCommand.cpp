@@ -4,6 +4,7 @@
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "app/common/PrometheusSource.h"
+#include "app/common/RecorderOptions.h"
 #include "app/common/SummaryPrinter.h"
 #include "app/common/TargetOption.h"
 #include "app/common/TerminalOutput.h"
@@ -67,7 +68,7 @@ CLI::App* RecordCommand::attach(CLI::App& parent, Options& options) {
                                  : std::string();
             },
             "DURATION"));
-    cmd->add_option("--interval", options.interval, "Sampling interval, 100ms..10s")
+    cmd->add_option("--interval", options.interval, RecorderOptions::kIntervalHelp)
         ->capture_default_str();
     cmd->add_flag("-q,--quiet", options.quiet, "No progress line and no summary");
     cmd->add_option("--engine", options.engines,
@@ -94,11 +95,8 @@ CLI::App* RecordCommand::attach(CLI::App& parent, Options& options) {
 }
 
 int RecordCommand::run(const GlobalOptions& global, const Options& options) {
-    const auto interval = DurationParser::parse(options.interval);
-    if (!interval || *interval < std::chrono::milliseconds(100) ||
-        *interval > std::chrono::seconds(10)) {
-        std::cerr << "tierscope record: --interval must be between 100ms and 10s (got \""
-                  << options.interval << "\")\n";
+    if (const auto error = RecorderOptions::intervalError(options.interval)) {
+        std::cerr << "tierscope record: " << *error << "\n";
         return kExitUsage;
     }
     std::optional<std::chrono::nanoseconds> duration;
@@ -115,9 +113,8 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
     // Scraped with libcurl, which would read file:// and speak gopher:// and the rest; a URL
     // that can never be scraped made a recording without the engine that exited 0.
     for (const auto& url : options.engines)
-        if (!LoadGenerator::httpUrl(url)) {
-            std::cerr << "tierscope record: --engine must be an http:// or https:// URL, not "
-                      << LoadGenerator::redacted(url) << "\n";
+        if (const auto error = RecorderOptions::urlError("--engine", url)) {
+            std::cerr << "tierscope record: " << *error << "\n";
             return kExitUsage;
         }
     if (!options.prometheus.empty() && !LoadGenerator::httpUrl(options.prometheus)) {
@@ -140,24 +137,24 @@ int RecordCommand::run(const GlobalOptions& global, const Options& options) {
         return PrometheusSource::record(global, p, duration);
     }
 
-    const auto engineInterval = DurationParser::parse(options.engineInterval);
-    if (!engineInterval || *engineInterval < std::chrono::milliseconds(100)) {
-        std::cerr << "tierscope record: --engine-interval must be at least 100ms (got \""
-                  << options.engineInterval << "\")\n";
+    RecorderOptions::Input input;
+    input.dbPath = global.dbPath();
+    input.label = options.label;
+    input.storageProfile = options.storageProfile;
+    input.interval = options.interval;
+    input.engineInterval = options.engineInterval;
+    for (const auto& url : options.engines)
+        input.engines.push_back({url, options.engineTokenEnv});
+    input.engineRaw = options.engineRaw;
+    input.insecure = options.insecure;
+    auto recording = RecorderOptions::build(input);
+    if (const auto* error = std::get_if<std::string>(&recording)) {
+        std::cerr << "tierscope record: " << *error << "\n";
         return kExitUsage;
     }
-    Recorder::Options recording;
-    recording.dbPath = global.dbPath();
-    recording.label = options.label;
-    recording.storageProfile = options.storageProfile;
-    recording.interval = *interval;
-    for (const auto& url : options.engines)
-        recording.engines.push_back({url, options.engineTokenEnv, std::chrono::milliseconds(2000),
-                                     options.engineRaw, options.insecure});
-    recording.engineInterval = *engineInterval;
     const std::string dbPath = global.dbPath();
     ensureParentDirectory(dbPath);
-    Recorder recorder(std::move(recording));
+    Recorder recorder(std::move(std::get<Recorder::Options>(recording)));
 
     const bool showProgress = !options.quiet && isatty(STDERR_FILENO);
     const auto started = std::chrono::steady_clock::now();

@@ -244,6 +244,33 @@ class TestLlamaEngineLoad : public QObject {
             }
         QVERIFY2(checked, json["validity"].dump().c_str());
     }
+
+    // A load's session holds the engine's /metrics, recorded during the load: analyze reads the
+    // engine's figures from it (its TTFT breakdown counts the load's requests), never "no engine
+    // data".
+    void analyzeOfALoadSessionHasTheEngine() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("w.db");
+        const auto r =
+            run({"--db", db, "load", "--url", m_engine.url(), "--model", "tiny-llama",
+                 "--concurrency", "1", "--requests", "3", "--input-len", "40", "--output-len", "4",
+                 "--interval", "250ms", "--out", dir.filePath("r.json")});
+        QVERIFY2(r.code == 0, (r.err + r.out + m_engine.log().toUtf8()).constData());
+        QFile file(dir.filePath("r.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto session = nlohmann::json::parse(file.readAll().toStdString())["session_id"];
+        const auto a = run({"--db", db, "analyze", "--session",
+                            QString::number(session.get<std::int64_t>()), "--format", "json"});
+        QVERIFY2(a.code == 0, a.err.constData());
+        const auto analysis = nlohmann::json::parse(a.out.toStdString());
+        qInfo("analyze of the load session: %s",
+              analysis["ttft_breakdown"]["text"].get<std::string>().c_str());
+        QCOMPARE(analysis["ttft_breakdown"]["requests"].get<double>(), 3.0);
+        QVERIFY(analysis["ttft_breakdown"]["queue_mean_s"].is_number());
+        QCOMPARE(analysis["engine_roles"].size(), std::size_t(1));
+        QVERIFY2(!a.out.contains("no engine data") && !a.out.contains("no-engine-data"),
+                 a.out.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLlamaEngineLoad)
