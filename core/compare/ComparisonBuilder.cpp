@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 namespace tierscope {
@@ -54,6 +55,26 @@ std::vector<std::int64_t> runList(const std::string& text, const std::string& sp
         from = comma + 1;
     }
     return out;
+}
+
+// "4 measured runs (1 warm-up, 5 populate left out)": only measurements are compared, so a
+// side is not counted by runs it never uses.
+std::string runCount(const std::vector<RunInfo>& runs) {
+    std::size_t measured = 0;
+    std::map<std::string, std::size_t> other;
+    for (const auto& r : runs) {
+        if (RunKpis::isMeasurement(r))
+            ++measured;
+        else
+            ++other[r.status == "warmup" ? "warm-up" : r.status.empty() ? "unfinished" : r.status];
+    }
+    std::string out = std::to_string(measured) + " measured run" + (measured == 1 ? "" : "s");
+    if (other.empty())
+        return out;
+    std::vector<std::string> parts;
+    for (const auto& [status, n] : other)
+        parts.push_back(std::to_string(n) + " " + status);
+    return out + " (" + joined(parts, ", ") + " left out)";
 }
 
 std::string sessionLabel(Store& store, std::int64_t id) {
@@ -116,16 +137,16 @@ ComparisonSide ComparisonBuilder::resolve(Store& store, const std::string& spec)
             side.runs.push_back(*run);
         }
         const auto& first = side.runs.front();
-        side.label = ids.size() == 1 ? "run " + rest + " (" + first.workload + ") in " +
-                                           sessionLabel(store, first.sessionId)
-                                     : "runs " + rest + " (" + first.workload + "), " +
-                                           std::to_string(ids.size()) + " run(s)";
+        side.label = ids.size() == 1
+                         ? "run " + rest + " (" + first.workload + ") in " +
+                               sessionLabel(store, first.sessionId)
+                         : "runs " + rest + " (" + first.workload + "), " + runCount(side.runs);
     } else if (kind == "session") {
         const std::int64_t id = number(rest, spec);
         if (!store.session(id))
             throw StoreError(StoreError::Code::NotFound, "no session " + rest);
         side.runs = store.runsOfSession(id);
-        side.label = sessionLabel(store, id) + ", " + std::to_string(side.runs.size()) + " run(s)";
+        side.label = sessionLabel(store, id) + ", " + runCount(side.runs);
     } else if (kind == "arm") {
         std::string name = rest;
         std::optional<std::int64_t> session;
@@ -157,7 +178,7 @@ ComparisonSide ComparisonBuilder::resolve(Store& store, const std::string& spec)
                              name + "@" + std::to_string(*sessions.rbegin()) +
                              ", or pool them on purpose, arm:" + name + "@all");
         }
-        out.label = "arm " + rest + ", " + std::to_string(out.runs.size()) + " run(s)";
+        out.label = "arm " + rest + ", " + runCount(out.runs);
         if (out.runs.empty())
             throw StoreError(StoreError::Code::NotFound, "no runs of " + out.label);
         return out;

@@ -108,15 +108,6 @@ void fitToRows(QTableWidget* table, int minRows) {
                                               2 * table->frameWidth() + minRows * row));
 }
 
-// Runs behind the table's per-run KPIs on one side: the most any KPI row counts.
-std::size_t measuredRuns(const ComparisonResult& in, bool a) {
-    std::size_t n = 0;
-    for (const auto& k : in.kpis)
-        if (k.sampleKind == "runs")
-            n = std::max(n, a ? k.countA : k.countB);
-    return n;
-}
-
 QComboBox* sideBox(QWidget* parent) {
     auto* box = new QComboBox(parent);
     box->setEditable(true); // a spec can be typed: run:12, session:3, arm:EXP/ARM
@@ -426,8 +417,8 @@ void CompareDialog::showResult(const ComparisonResult& in) {
     emit comparisonShown();
 }
 
-// The side's label counts every run it names; the table counts the measured ones. Say both
-// when they differ, and what was left out, so the two never disagree unexplained.
+// The side's label counts the measured runs, as the table does, and how many were left out;
+// which ones and why follows, so the two never disagree unexplained.
 QString CompareDialog::sideText(const ComparisonResult& in, bool a) const {
     QString text = QString::fromStdString(a ? in.labelA : in.labelB);
     QStringList left;
@@ -436,8 +427,7 @@ QString CompareDialog::sideText(const ComparisonResult& in, bool a) const {
         if (line.starts_with(prefix))
             left << QString::fromStdString(line.substr(prefix.size()));
     if (!left.isEmpty())
-        text += tr(", %n measured (left out: %1)", "", static_cast<int>(measuredRuns(in, a)))
-                    .arg(left.join(", "));
+        text += tr("; left out: %1").arg(left.join(", "));
     return text;
 }
 
