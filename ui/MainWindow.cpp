@@ -204,6 +204,7 @@ MainWindow::~MainWindow() {
         saved.setValue("window/state", saveState());
     }
     delete m_remote; // it writes into m_buffer until its thread ends
+    stopProcessIo();
     // The recording stops on its own thread: stopping joins collector threads and writes.
     QMetaObject::invokeMethod(
         m_live, [this] { m_live->stop(); }, Qt::BlockingQueuedConnection);
@@ -360,6 +361,7 @@ void MainWindow::buildDocks() {
     addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
     m_runsDock->hide(); // a session with requests shows it
     connect(m_runs, &RunsPanel::runSelected, m_timeline, &TimelineView::selectRun);
+    buildProcessIoDock();
 }
 
 void MainWindow::setSettings(const Settings& settings) {

@@ -30,6 +30,9 @@ class CompareDialog;
 class DevicesView;
 class ExperimentDialog;
 class LiveRecording;
+class ProcessIoPanel;
+class ProcessIoSampler;
+class ProcessIoTableModel;
 class PrometheusFeed;
 class RemoteFeed;
 class RunsPanel;
@@ -63,6 +66,9 @@ class MainWindow : public QMainWindow {
     SessionBrowser* sessionBrowser() const { return m_browser; }
     DevicesView* devicesView() const { return m_devices; }
     RunsPanel* runsPanel() const { return m_runs; }
+    // The live view's "Top I/O processes" dock (MainWindowProcessIo.cpp).
+    ProcessIoPanel* processIoPanel() const { return m_processIoPanel; }
+    QDockWidget* processIoDock() const { return m_processIoDock; }
     QString database() const { return m_db; }
     qint64 liveSessionId() const { return m_liveSession; }
     // The experiment running on this machine, shown live; 0 when none runs.
@@ -144,6 +150,9 @@ class MainWindow : public QMainWindow {
     void buildMenus(const QList<QAction*>& tools, QAction* plan, QAction* settings);
     void switchToPrometheus(const PrometheusFeed::Request& r);
     void buildDocks();
+    void buildProcessIoDock();      // MainWindowProcessIo.cpp
+    void updateProcessIoSampling(); // on while this machine's live view shows the dock
+    void stopProcessIo();
     void buildLayoutMenu(QMenu* view); // MainWindowLayouts.cpp
     void fillLayoutsMenu(QMenu* menu);
     void connectReader();
@@ -182,6 +191,14 @@ class MainWindow : public QMainWindow {
     DevicesView* m_devices = nullptr;
     RunsPanel* m_runs = nullptr;
     QDockWidget* m_runsDock = nullptr;
+    // Per-process I/O, scanned on its own thread: a /proc walk must not wait behind a
+    // recording's start or stop on the live thread.
+    QThread m_processIoThread;
+    ProcessIoSampler* m_processIo = nullptr;
+    ProcessIoTableModel* m_processIoModel = nullptr;
+    ProcessIoPanel* m_processIoPanel = nullptr;
+    QDockWidget* m_processIoDock = nullptr;
+    bool m_processIoSampling = false;
     QAction* m_record = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_liveAction = nullptr;

@@ -10,6 +10,8 @@
 #include "ui/SavedLayouts.h"
 #include "ui/experiment/RunTableModel.h"
 #include "ui/experiment/RunsPanel.h"
+#include "ui/feeds/ProcessIoPanel.h"
+#include "ui/feeds/ProcessIoTableModel.h"
 #include "ui/sessions/SessionBrowser.h"
 #include "ui/sessions/SessionListModel.h"
 #include "ui/timeline/BottleneckBand.h"
@@ -954,6 +956,35 @@ class TestMainWindow : public QObject {
         QSignalSpy stopped(&window, &MainWindow::recordingStopped);
         window.stopRecording();
         QVERIFY(stopped.wait(10000));
+    }
+
+    // Beside the device charts, which processes read and write: sampled off the GUI thread
+    // while this machine's live view shows, and said to be the live view's in a session.
+    void topIoProcessesFollowTheLiveView() {
+        MainWindow window({m_db, 0, false, 60});
+        window.show();
+        QDockWidget* dock = window.processIoDock();
+        QVERIFY(dock && dock->isVisible());
+        QCOMPARE(dock->windowTitle(), QString("Top I/O processes"));
+        // In the docks' column under the sessions, not one more tab behind them.
+        QCOMPARE(window.dockWidgetArea(dock), Qt::LeftDockWidgetArea);
+        QVERIFY(window.tabifiedDockWidgets(dock).isEmpty());
+        ProcessIoPanel* panel = window.processIoPanel();
+        auto* model = qobject_cast<ProcessIoTableModel*>(panel->table()->model());
+        QVERIFY(model);
+        // Two scans have come back from the sampler's thread: a table, or why there is none.
+        QTRY_VERIFY_WITH_TIMEOUT(!model->message().startsWith("Reading") &&
+                                     !model->message().startsWith("Measuring"),
+                                 15000);
+        QVERIFY(!model->inactive());
+        QVERIFY(!model->footnote().isEmpty());
+        window.openSession(m_session);
+        QTRY_VERIFY_WITH_TIMEOUT(model->inactive(), 5000);
+        QCOMPARE(model->rowCount(), 0);
+        QVERIFY(panel->messageLabel()->isVisibleTo(panel));
+        window.showLive();
+        QTRY_VERIFY_WITH_TIMEOUT(!model->inactive() && !model->message().startsWith("Reading"),
+                                 5000);
     }
 
     void liveViewRecordsThisMachine() {
