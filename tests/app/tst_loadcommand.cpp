@@ -477,6 +477,13 @@ class TestLoadCommand : public QObject {
         QVERIFY(timer.elapsed() < 30000); // refused, not built
         QCOMPARE(load({"--warmup", "-1"}).code, 2);
         QCOMPARE(load({"--output-len", "0"}).code, 2);
+        // An extra body that is not a JSON object, or sets what the measurement owns.
+        const auto notJson = load({"--extra-body", "top_k=1"});
+        QCOMPARE(notJson.code, 2);
+        QVERIFY2(notJson.err.contains("--extra-body is not JSON"), notJson.err.constData());
+        const auto owned = load({"--extra-body", R"({"max_tokens": 9})"});
+        QCOMPARE(owned.code, 2);
+        QVERIFY2(owned.err.contains("may not set \"max_tokens\""), owned.err.constData());
         QVERIFY(!QFile::exists(dir.filePath("w.db")));
     }
 };
