@@ -93,23 +93,6 @@ void requestFields(const Params& p, LoadGenerator::Options& options, nlohmann::j
     }
 }
 
-// The engine's own reads over the measured phase, as per-run figures: its process group's
-// read_bytes (and write_bytes) in /proc/<pid>/io, and the read rate over the benchmark's
-// duration. Absent, never 0, without an engine tierscope started.
-void engineIo(const EvidenceSnapshot& before, const EvidenceSnapshot& after,
-              nlohmann::json& summary) {
-    const auto read = EvidenceSnapshot::engineReadDelta(before, after);
-    if (!read)
-        return;
-    summary["engine_read_bytes"] = *read;
-    if (after.engineWriteBytes && before.engineWriteBytes &&
-        *after.engineWriteBytes >= *before.engineWriteBytes)
-        summary["engine_write_bytes"] = *after.engineWriteBytes - *before.engineWriteBytes;
-    const double duration = summary.value("duration", 0.0);
-    if (duration > 0)
-        summary["engine_read_gb_per_s"] = *read / duration / 1e9;
-}
-
 } // namespace
 
 // The data a read workload needs, written once per arm outside any measurement.
@@ -233,7 +216,7 @@ ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
     const auto after = EvidenceSnapshot::take({}, {}, {}, x.enginePgid);
     o.summary =
         LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
-    engineIo(before, after, o.summary);
+    EvidenceSnapshot::addEngineIo(before, after, o.summary);
     if (!o.cancelled)
         o.validity.push_back(errorsCheck(o.requests, x.maxFailureRate));
     return o;
@@ -317,7 +300,7 @@ ArmWorkload::Outcome ArmWorkload::coldRecoveryRun(const ExperimentPlan::Workload
     summary["reset"] = o.summary["reset"];
     summary["populate"] = o.populate->summary;
     o.summary = std::move(summary);
-    engineIo(before, after, o.summary);
+    EvidenceSnapshot::addEngineIo(before, after, o.summary);
 
     ValidityChecks::CacheExpectation expect;
     expect.recompute = arm.cache == ExperimentPlan::Arm::Cache::Recompute;

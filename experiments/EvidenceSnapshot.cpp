@@ -64,6 +64,20 @@ std::optional<double> EvidenceSnapshot::engineReadDelta(const EvidenceSnapshot& 
     return static_cast<double>(*after.engineReadBytes - *before.engineReadBytes);
 }
 
+void EvidenceSnapshot::addEngineIo(const EvidenceSnapshot& before, const EvidenceSnapshot& after,
+                                   nlohmann::json& summary) {
+    const auto read = engineReadDelta(before, after);
+    if (!read)
+        return;
+    summary["engine_read_bytes"] = *read;
+    if (after.engineWriteBytes && before.engineWriteBytes &&
+        *after.engineWriteBytes >= *before.engineWriteBytes)
+        summary["engine_write_bytes"] = *after.engineWriteBytes - *before.engineWriteBytes;
+    const double duration = summary.value("duration", 0.0);
+    if (duration > 0)
+        summary["engine_read_gb_per_s"] = *read / duration / 1e9;
+}
+
 EvidenceSnapshot EvidenceSnapshot::take(const std::string& path, const std::string& engineUrl,
                                         const SystemPaths& paths, int enginePgid) {
     EvidenceSnapshot s;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,11 @@ struct EvidenceSnapshot {
     // unknown, the group changed or a process of it exited (its count left the sum).
     static std::optional<double> engineReadDelta(const EvidenceSnapshot& before,
                                                  const EvidenceSnapshot& after);
+    // The engine's own I/O over a measured phase as a run's figures: engine_read_bytes,
+    // engine_write_bytes and engine_read_gb_per_s over the summary's benchmark duration. None,
+    // never 0, where the engine's process group is unknown.
+    static void addEngineIo(const EvidenceSnapshot& before, const EvidenceSnapshot& after,
+                            nlohmann::json& summary);
     // Bytes the device read from `before` to `after`: the head's counters when they moved, else
     // its paths' (never both, as BlockTotal counts it).
     static std::optional<double> readDelta(const EvidenceSnapshot& before,

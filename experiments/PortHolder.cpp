@@ -1,6 +1,7 @@
 #include "experiments/PortHolder.h"
 
 #include "collectors/base/SysfsReader.h"
+#include "collectors/host/ProcessIo.h"
 
 #include <charconv>
 #include <dirent.h>
@@ -148,6 +149,20 @@ std::string PortHolder::describe(int port) {
     return where +
            " is already in use by a process that cannot be identified (not visible in /proc to "
            "this user)";
+}
+
+std::optional<int> PortHolder::processGroup(const std::string& url) {
+    const auto port = localPort(url);
+    if (!port)
+        return std::nullopt;
+    const auto h = holder(*port);
+    if (!h)
+        return std::nullopt;
+    const auto fields = ProcessIo::parseStat(
+        SysfsReader::readFile("/proc/" + std::to_string(h->pid) + "/stat").value_or(""));
+    if (!fields || fields->pgid <= 0)
+        return std::nullopt;
+    return fields->pgid;
 }
 
 } // namespace tierscope

@@ -28,6 +28,10 @@ class PortHolder {
     // nullopt when nobody listens or the holder is not visible (another user's process, another
     // PID namespace).
     static std::optional<Holder> holder(int port);
+    // The process group of the process listening on a local engine URL's port: the engine's
+    // processes, whose own I/O (/proc/<pid>/io) is the evidence of what it read. nullopt for a
+    // remote URL, nobody listening or a holder that is not visible.
+    static std::optional<int> processGroup(const std::string& url);
     // "127.0.0.1:8000 is already in use by pid N (cmdline)", or says the holder is unknown.
     static std::string describe(int port);
 };

@@ -15,6 +15,7 @@
 #include "experiments/ColdRecoveryEvidence.h"
 #include "experiments/EvidenceSnapshot.h"
 #include "experiments/MeasuredLoad.h"
+#include "experiments/PortHolder.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
 #include "workloads/WorkloadError.h"
@@ -489,9 +490,12 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
             return kExitFailure;
     }
     const std::int64_t run = store.createRun(session, "load", params.dump(), clock.nowNs());
-    // Only cold recovery's checks need the device, the page cache and the engine's counters.
+    // Only cold recovery's checks need the device, the page cache and the engine's counters;
+    // every run gets the engine's own reads where it listens on this machine.
+    const int engineGroup = PortHolder::processGroup(o.url).value_or(0);
     auto evidence = [&] {
-        return cold ? EvidenceSnapshot::take(o.kvPath, o.url) : EvidenceSnapshot{};
+        return cold ? EvidenceSnapshot::take(o.kvPath, o.url, {}, engineGroup)
+                    : EvidenceSnapshot::take({}, {}, {}, engineGroup);
     };
     const auto before = evidence();
     LoadAccumulator accumulator(setup.slo.value_or(LoadSummary::Slo{}));
@@ -501,6 +505,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
         recording.settle(); // the last requests' observations are scraped inside the run
     const auto after = evidence();
     auto summary = accumulator.summary(streamed.durationS, streamed.maxConcurrent);
+    EvidenceSnapshot::addEngineIo(before, after, summary);
     std::optional<ColdRecoveryEvidence> kv;
     if (cold) {
         kv.emplace(atStart, before, after, setup.load.impliedKv(populated));

@@ -243,6 +243,11 @@ class TestLlamaEngineLoad : public QObject {
                 checked = true;
             }
         QVERIFY2(checked, json["validity"].dump().c_str());
+        // The engine listens on this machine, so its own I/O (its process group's read_bytes)
+        // is measured over the run: a figure, 0 or more, never absent.
+        QVERIFY2(json.contains("engine_read_bytes") && json["engine_read_bytes"].is_number(),
+                 json.dump().c_str());
+        QVERIFY(json["evidence"]["engine_read_bytes"].is_number());
     }
 
     // A load's session holds the engine's /metrics, recorded during the load: analyze reads the
