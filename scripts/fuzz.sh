@@ -11,7 +11,8 @@ max_len=${FUZZ_MAX_LEN:-65536} # FUZZ_MAX_LEN=4096 keeps slow targets near their
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(prometheus_parser_fuzzer sse_stream_fuzzer plan_parser_fuzzer
-  vllm_bench_import_fuzzer prometheus_api_fuzzer remote_stream_fuzzer)
+  vllm_bench_import_fuzzer prometheus_api_fuzzer remote_stream_fuzzer fio_import_fuzzer
+  aiperf_import_fuzzer guidellm_import_fuzzer)
 if ! dpkg -s clang-14 libfuzzer-14-dev >/dev/null 2>&1; then
   as_root=(); [ "$(id -u)" -ne 0 ] && as_root=(sudo)
   "${as_root[@]}" apt-get install -y -qq clang-14 libfuzzer-14-dev
@@ -28,6 +29,9 @@ seed() { # target -> fixture files
     vllm_bench_import_fuzzer) ls tests/fixtures/vllm-bench/* ;;
     prometheus_api_fuzzer) ls tests/fixtures/prometheus/query_*.txt ;;
     remote_stream_fuzzer) ls tests/fixtures/remote-stream/*.jsonl ;;
+    fio_import_fuzzer) ls tests/fixtures/fio/*.json ;;
+    aiperf_import_fuzzer) ls tests/fixtures/aiperf/aiperf-0.1-concurrency4-assembled/* ;;
+    guidellm_import_fuzzer) ls tests/fixtures/guidellm/*.json ;;
   esac
 }
 for t in "${targets[@]}"; do

@@ -1,5 +1,6 @@
 #include "app/commands/ImportCommand.h"
 
+#include "app/commands/ImportTools.h"
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "core/store/SqliteTransaction.h"
@@ -58,6 +59,7 @@ CLI::App* ImportCommand::attach(CLI::App& parent, Options& options) {
     prom->footer("Ranges are split to stay under Prometheus' 11,000 points per series. A query "
                  "that fails is reported and the other series are kept.");
     prom->callback([&options] { options.what = "prometheus"; });
+    ImportTools::attach(*cmd, options);
     return cmd;
 }
 
@@ -91,6 +93,8 @@ int interrupted() {
 int ImportCommand::run(const GlobalOptions& global, const Options& options) {
     if (options.what == "prometheus")
         return PrometheusSource::importRange(global, options.prometheus);
+    if (options.what == "fio" || options.what == "aiperf" || options.what == "guidellm")
+        return ImportTools::run(global, options);
     if (options.arm.find('/') != std::string::npos) {
         std::cerr << "tierscope import vllm-bench: an arm label has no '/'\n";
         return kExitUsage;

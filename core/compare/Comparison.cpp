@@ -17,12 +17,12 @@ using RunValues = std::vector<std::map<std::string, double>>;
 
 // An open-loop run of tierscope's own client, whose TTFT counts from the scheduled send.
 bool scheduledTtft(const RunInfo& r) {
-    return r.workload != "vllm-bench" && RunKpis::openLoop(r);
+    return !RunKpis::importedLoad(r) && RunKpis::openLoop(r);
 }
 
-// vLLM's client times TTFT from the actual send, also under a rate. When a comparison holds
-// both kinds of open-loop run, tierscope's runs are read from their actual send too, so every
-// run is measured the same way.
+// vLLM's client (and AIPerf's and guidellm's) times TTFT from the actual send, also under a
+// rate. When a comparison holds both kinds of open-loop run, tierscope's runs are read from
+// their actual send too, so every run is measured the same way.
 bool mixesTtftClocks(const ComparisonSide& a, const ComparisonSide& b) {
     bool scheduled = false, actual = false;
     for (const auto* side : {&a, &b})
@@ -30,7 +30,7 @@ bool mixesTtftClocks(const ComparisonSide& a, const ComparisonSide& b) {
             if (!RunKpis::isMeasurement(r))
                 continue;
             scheduled |= scheduledTtft(r);
-            actual |= r.workload == "vllm-bench";
+            actual |= RunKpis::importedLoad(r);
         }
     return scheduled && actual;
 }
@@ -157,7 +157,8 @@ std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const Co
         auto k = make(d, std::move(va), std::move(vb), directional, share);
         if (actualSend && d.name.starts_with("ttft_") && !d.name.ends_with("_actual_send"))
             k.note = "from the actual send on every run: the comparison mixes tierscope's "
-                     "open-loop runs with imported vllm bench serve runs, which time TTFT so";
+                     "open-loop runs with imported runs of another client (vllm bench serve, "
+                     "AIPerf, guidellm), which time TTFT so";
         if (k.gateOnLevel)
             for (const auto& run : runsB)
                 if (run.count(RunKpis::kIssued) && run.count(d.name)) {

@@ -150,6 +150,19 @@ void fromRunSummary(Values& out, const RunInfo& run, const nlohmann::json& s) {
     }
 }
 
+// An imported run's figures (fio, AIPerf, guidellm), mapped by its importer to KPI names and
+// SI units: the tool's own figures, so they win over what its rows give (as vLLM's summary
+// does); a name that is no KPI is left alone.
+void fromImportedKpis(Values& out, const nlohmann::json& s) {
+    const auto it = s.find("imported_kpis");
+    if (it == s.end() || !it->is_object())
+        return;
+    for (const auto& [name, v] : it->items())
+        if (v.is_number() && std::isfinite(v.get<double>()) &&
+            (RunKpis::find(name) || name == RunKpis::kIssued))
+            out[name] = v.get<double>();
+}
+
 void fromTimeline(Values& out, const RunTimeline& t) {
     put(out, "gpu_busy_mean", t.gpuBusyMeanPct);
     // A sampled device that moved nothing has a peak of zero, a measurement: an arm that
@@ -232,6 +245,17 @@ std::vector<RunKpis::Definition> build() {
         {"goodput", "goodput", "req/s", false, false, "", 0},
         {"read_gb_per_s", "read GB/s", "GB/s", false, false, "", 6},
         {"write_gb_per_s", "write GB/s", "GB/s", false, false, "", 7},
+        {"read_iops", "read IOPS", "IO/s", false, false, "fio's read IOPS (imported fio jobs)", 0},
+        {"write_iops", "write IOPS", "IO/s", false, false, "fio's write IOPS (imported fio jobs)",
+         0},
+        {"read_clat_p50", "read clat p50", "s", true, false,
+         "fio's completion latency per read I/O (imported fio jobs)", 0},
+        {"read_clat_p99", "read clat p99", "s", true, false,
+         "fio's completion latency per read I/O (imported fio jobs)", 0},
+        {"write_clat_p50", "write clat p50", "s", true, false,
+         "fio's completion latency per write I/O (imported fio jobs)", 0},
+        {"write_clat_p99", "write clat p99", "s", true, false,
+         "fio's completion latency per write I/O (imported fio jobs)", 0},
         {"model_load_time", "model load time", "s", true, false, "", 3},
         {"checkpoint_time", "checkpoint time", "s", true, false, "", 4},
         {"kv_restore_p50", "KV restore p50", "s", true, false, "", 5},
@@ -354,6 +378,10 @@ std::optional<double> RunKpis::ttftOf(const StoredRequest& r, bool openLoop) {
     return openLoop ? r.ttftFromScheduleS() : r.ttftS;
 }
 
+bool RunKpis::importedLoad(const RunInfo& run) {
+    return run.workload == "vllm-bench" || run.workload == "aiperf" || run.workload == "guidellm";
+}
+
 bool RunKpis::openLoop(const RunInfo& run) {
     const auto params = object(run.paramsJson);
     return number(params, "rate").value_or(0) > 0;
@@ -361,7 +389,12 @@ bool RunKpis::openLoop(const RunInfo& run) {
 
 std::string RunKpis::variant(const RunInfo& run) {
     const auto params = object(run.paramsJson);
-    std::string out = run.workload == "vllm-bench" ? "load" : run.workload;
+    std::string out = importedLoad(run) ? "load" : run.workload;
+    // An imported fio job names what it measures (FioImport): a sequential O_DIRECT read is
+    // a model-load, anything else compares only with fio jobs of its own pattern.
+    if (const auto v = params.find("variant");
+        run.workload == "storage/fio" && v != params.end() && v->is_string())
+        out = v->get<std::string>();
     auto concurrency = number(params, "concurrency");
     if (!concurrency)
         concurrency = number(params, "max_concurrency");
@@ -391,6 +424,7 @@ std::map<std::string, double> RunKpis::of(const RunInfo& run,
     if (run.workload == "vllm-bench")
         fromVllmSummary(out, summary, Values(out));
     fromRunSummary(out, run, summary);
+    fromImportedKpis(out, summary);
     if (timeline)
         fromTimeline(out, *timeline);
     return out;

@@ -49,6 +49,9 @@ class RunKpis {
     // A run's workload variant, "load@c8", "load@rate4", "storage/kv-restore@c16": runs of
     // different variants measure different things and never share a side.
     static std::string variant(const RunInfo& run);
+    // A serving benchmark imported from another client (vllm bench serve, AIPerf, guidellm):
+    // its variant is "load", and its TTFT counts from the actual send, as those clients time it.
+    static bool importedLoad(const RunInfo& run);
     // Under an open-loop rate TTFT counts from the scheduled send.
     static bool openLoop(const RunInfo& run);
     // A request's TTFT as the KPIs count it (from the schedule when `openLoop`); absent when
