@@ -48,6 +48,16 @@ std::vector<Reading> AmdGpuCollector::sample(std::int64_t tNs) {
         emit("vram_used_bytes", "bytes", m_smi->vramUsedBytes(d));
         emit("power_w", "W", m_smi->averagePowerW(d));
         const auto activity = m_smi->activity(d);
+        // Every cycle, not once a second: a run's energy is read at its edges, and a coarser
+        // counter would shift up to a second of it between neighbouring runs.
+        const auto resolutionUj =
+            activity.energyCount ? m_smi->energyResolutionUj(d) : std::nullopt;
+        if (resolutionUj) {
+            auto& counter = m_energy.try_emplace(d.index, true).first->second;
+            const auto counts = counter.add(tNs, *activity.energyCount, *resolutionUj * 1e-6);
+            out.push_back({{prefix + "energy_j", "J", "counter", labels},
+                           static_cast<double>(counts) * *resolutionUj / 1e6});
+        }
         emit("gfx_activity_pct", "percent", activity.gfxPct);
         emit("umc_activity_pct", "percent", activity.umcPct);
         if (activity.throttleStatus) {

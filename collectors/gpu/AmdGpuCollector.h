@@ -2,14 +2,17 @@
 
 #include "collectors/base/Collector.h"
 #include "collectors/gpu/AmdRocmSmi.h"
+#include "collectors/gpu/EnergyCounter.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 
 namespace tierscope {
 
 // Per AMD GPU: busy %, memory-controller busy %, VRAM used/total, GTT used, average power,
-// edge/junction temperature, gpu_metrics activity and throttle status, and the PCIe link's
+// the energy counter (EnergyCounter: it may wrap at 32 bits), edge/junction temperature,
+// gpu_metrics activity and throttle status, and the PCIe link's
 // current and maximum width and speed. The partition modes are device attributes: they change
 // only when an administrator repartitions the GPU, which re-enumerates it. PCIe throughput is
 // AmdPcieCollector's, because its read sleeps a second in the kernel. A runtime-suspended GPU
@@ -32,6 +35,7 @@ class AmdGpuCollector : public Collector {
     std::shared_ptr<AmdRocmSmi> m_smi;
     int m_firstIndex;
     std::optional<std::int64_t> m_lastSlowNs;
+    std::map<std::uint32_t, EnergyCounter> m_energy; // by rsmi index
 };
 
 } // namespace tierscope

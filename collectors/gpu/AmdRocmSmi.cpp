@@ -343,7 +343,27 @@ AmdRocmSmi::Activity AmdRocmSmi::activity(const Device& d) {
         a.umcPct = metrics.average_umc_activity;
     if (metrics.throttle_status != 0xffffffff)
         a.throttleStatus = metrics.throttle_status;
+    // The driver fills gpu_metrics with 0xff before the firmware's fields: all ones (64 bits, or
+    // 32 from the 1.0 layout's field) is an energy counter this firmware does not keep.
+    if (metrics.energy_accumulator != UINT64_MAX && metrics.energy_accumulator != UINT32_MAX)
+        a.energyCount = metrics.energy_accumulator;
     return a;
+}
+
+std::optional<double> AmdRocmSmi::energyResolutionUj(const Device& d) {
+    std::lock_guard lock(m_directMutex);
+    if (m_energyResolutionUj.size() <= d.index)
+        m_energyResolutionUj.resize(d.index + 1);
+    auto& resolution = m_energyResolutionUj[d.index];
+    if (resolution)
+        return resolution;
+    std::uint64_t count = 0, timestampNs = 0;
+    float resolutionUj = 0;
+    if (check(rsmi_dev_energy_count_get(d.index, &count, &resolutionUj, &timestampNs), d,
+              "energy counter resolution") &&
+        resolutionUj > 0)
+        resolution = resolutionUj;
+    return resolution;
 }
 
 std::optional<AmdRocmSmi::PcieThroughput> AmdRocmSmi::parsePcieBw(const std::string& text) {

@@ -50,6 +50,10 @@ class AmdRocmSmi {
         // gpu_metrics' throttle_status: which throttlers are active, bits specific to the
         // ASIC's firmware; 0 none.
         std::optional<std::uint32_t> throttleStatus;
+        // energy_accumulator: the counter rsmi_dev_energy_count_get returns, in counts of
+        // energyResolutionUj. Taken from this read of gpu_metrics, not from a second read of
+        // the same file every cycle, which would cost as much as activity does (bench_amdgpu).
+        std::optional<std::uint64_t> energyCount;
     };
     // The card's PCI device's link, from the kernel's PCI sysfs attributes.
     struct PcieLink {
@@ -80,6 +84,9 @@ class AmdRocmSmi {
     std::optional<double> edgeTempC(const Device& d);
     std::optional<double> junctionTempC(const Device& d);
     Activity activity(const Device& d);
+    // The resolution rsmi_dev_energy_count_get states for the energy counter, in uJ (15.3 for
+    // every ASIC in rocm-smi-lib 5.2.3 and since), asked once per GPU.
+    std::optional<double> energyResolutionUj(const Device& d);
     // Blocks ~1 s in the kernel on real hardware: call it from its own thread. Read from sysfs
     // directly: rsmi_dev_pci_throughput_get holds rocm-smi's per-device mutex for that second,
     // which would stall every other reading of the same GPU (tst_amdgpu measures this).
@@ -108,6 +115,7 @@ class AmdRocmSmi {
     std::optional<double> readDirect(std::unique_ptr<SysfsAttribute>& attribute, const Device& d,
                                      const char* field);
     std::vector<DirectReads> m_direct; // by device index
+    std::vector<std::optional<double>> m_energyResolutionUj; // by device index
     std::mutex m_directMutex;
     std::mutex m_statusMutex;
     LogOnce m_logOnce;

@@ -17,7 +17,7 @@ std::string location(const AscendDcmi::Device& d) {
 AscendNpuCollector::AscendNpuCollector(std::shared_ptr<AscendDcmi> dcmi, int firstIndex)
     : m_dcmi(std::move(dcmi)), m_firstIndex(firstIndex) {}
 
-std::vector<Reading> AscendNpuCollector::sample(std::int64_t) {
+std::vector<Reading> AscendNpuCollector::sample(std::int64_t tNs) {
     std::vector<Reading> out;
     for (const auto& d : m_dcmi->devices()) {
         const std::string prefix = "gpu/" + std::to_string(m_firstIndex + d.index) + "/";
@@ -31,7 +31,14 @@ std::vector<Reading> AscendNpuCollector::sample(std::int64_t) {
             emit("vram_used_bytes", "bytes", static_cast<double>(hbm->memoryUsageMb) * 1024 * 1024);
             emit("vram_total_bytes", "bytes", static_cast<double>(hbm->memorySizeMb) * 1024 * 1024);
         }
-        emit("power_w", "W", m_dcmi->powerW(d));
+        const auto watts = m_dcmi->powerW(d);
+        emit("power_w", "W", watts);
+        if (watts) {
+            auto energyLabels = nlohmann::json::parse(labels);
+            energyLabels["integrated"] = true;
+            out.push_back({{prefix + "energy_j", "J", "counter", energyLabels.dump()},
+                           m_energy[d.index].add(tNs, *watts)});
+        }
         emit("temp_c", "degC", m_dcmi->temperatureC(d));
     }
     return out;

@@ -26,7 +26,7 @@ std::optional<double> number(const std::optional<unsigned>& v) {
 NvidiaGpuCollector::NvidiaGpuCollector(std::shared_ptr<NvidiaNvml> nvml, int firstIndex)
     : m_nvml(std::move(nvml)), m_firstIndex(firstIndex) {}
 
-std::vector<Reading> NvidiaGpuCollector::sample(std::int64_t) {
+std::vector<Reading> NvidiaGpuCollector::sample(std::int64_t tNs) {
     std::vector<Reading> out;
     for (const auto& d : m_nvml->devices()) {
         const std::string prefix =
@@ -48,6 +48,13 @@ std::vector<Reading> NvidiaGpuCollector::sample(std::int64_t) {
         emit("pcie_rx_bytes_per_s", "bytes/s", m_nvml->pcieBytesPerS(d, nvml::kPcieRxBytes));
         emit("power_w", "W", m_nvml->powerW(d));
         emit("temp_c", "degC", m_nvml->temperatureC(d));
+        // NVML's counter is 64-bit millijoules: it goes down only when the driver reloads.
+        if (const auto mj = m_nvml->totalEnergyMj(d)) {
+            auto& counter = m_energy.try_emplace(d.index, false).first->second;
+            const auto counts = counter.add(tNs, *mj, 1e-3);
+            out.push_back(
+                {{prefix + "energy_j", "J", "counter", labels}, static_cast<double>(counts) / 1e3});
+        }
         if (const auto reasons = m_nvml->clocksEventReasons(d)) {
             emit("throttle_reasons", "1", static_cast<double>(*reasons));
             // An idle GPU's low clocks are not held back: the idle reason alone is no throttle.

@@ -54,6 +54,7 @@ std::shared_ptr<NvidiaNvml> NvidiaNvml::open(const std::string& libraryPath,
     nvml->m_lib.bind(nvml->m_getPcie, "nvmlDeviceGetPcieThroughput");
     nvml->m_lib.bind(nvml->m_getPower, "nvmlDeviceGetPowerUsage");
     nvml->m_lib.bind(nvml->m_getTemperature, "nvmlDeviceGetTemperature");
+    nvml->m_lib.bind(nvml->m_getTotalEnergy, "nvmlDeviceGetTotalEnergyConsumption");
     // Renamed in NVML 12.2 (driver 535); drivers before it have only the old name.
     if (!nvml->m_lib.bind(nvml->m_getClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons"))
         nvml->m_lib.bind(nvml->m_getClocksEventReasons,
@@ -137,6 +138,13 @@ std::optional<double> NvidiaNvml::temperatureC(const Device& d) {
         !check(m_getTemperature(d.handle, nvml::kTemperatureGpu, &celsius), d, "temperature"))
         return std::nullopt;
     return static_cast<double>(celsius);
+}
+
+std::optional<unsigned long long> NvidiaNvml::totalEnergyMj(const Device& d) {
+    unsigned long long millijoules = 0;
+    if (!m_getTotalEnergy || !check(m_getTotalEnergy(d.handle, &millijoules), d, "total energy"))
+        return std::nullopt;
+    return millijoules;
 }
 
 std::optional<unsigned long long> NvidiaNvml::clocksEventReasons(const Device& d) {

@@ -44,6 +44,9 @@ class NvidiaNvml {
     std::optional<double> pcieBytesPerS(const Device& d, int counter);
     std::optional<double> powerW(const Device& d);
     std::optional<double> temperatureC(const Device& d);
+    // nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver was last loaded
+    // (Volta and later; NVML_ERROR_NOT_SUPPORTED before).
+    std::optional<unsigned long long> totalEnergyMj(const Device& d);
     // nvmlDeviceGetCurrentClocksEventReasons, or its older name ...ThrottleReasons.
     std::optional<unsigned long long> clocksEventReasons(const Device& d);
     PcieLink pcieLink(const Device& d);
@@ -62,6 +65,7 @@ class NvidiaNvml {
     nvml::Return (*m_getPcie)(nvml::Device, int, unsigned int*) = nullptr;
     nvml::Return (*m_getPower)(nvml::Device, unsigned int*) = nullptr;
     nvml::Return (*m_getTemperature)(nvml::Device, int, unsigned int*) = nullptr;
+    nvml::Return (*m_getTotalEnergy)(nvml::Device, unsigned long long*) = nullptr;
     nvml::Return (*m_getClocksEventReasons)(nvml::Device, unsigned long long*) = nullptr;
     using UintGetter = nvml::Return (*)(nvml::Device, unsigned int*);
     UintGetter m_getLinkWidth = nullptr, m_getMaxLinkWidth = nullptr;

@@ -206,6 +206,7 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
         std::erase_if(out.engineRoles, [&](const auto& kv) { return !own->count(kv.first); });
     readKvRoute(store, run, end, metrics, own, out);
     readDeviceRoute(store, run, end, metrics, out.bytesRoute);
+    out.gpuEnergy = RunEnergy::read(store, metrics, run.startNs, end);
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
         if (p == "workload/read_bytes_per_s")

@@ -2,6 +2,7 @@
 
 #include "core/analysis/BottleneckClassifier.h"
 #include "core/analysis/BytesRoute.h"
+#include "core/analysis/RunEnergy.h"
 #include "core/model/RunInfo.h"
 #include "core/stats/TtftBreakdown.h"
 
@@ -27,6 +28,7 @@ struct RunTimeline {
 
     double durationS = 0; // the run's span
     std::optional<double> gpuBusyMeanPct;
+    RunEnergy gpuEnergy;                // the GPUs' energy counters' increase over the run
     std::optional<double> readPeakGBps; // the highest 1 s mean, from raw samples
     std::optional<double> writePeakGBps;
     std::map<BottleneckClassifier::Class, double> shares; // 0..1; empty: no windows

@@ -110,6 +110,22 @@ bool storageWorkloads(const ComparisonSide& a, const ComparisonSide& b) {
     return true;
 }
 
+// Energy integrated from power readings misses what happens between them: the note says on
+// how many runs, so the figure is never read as a hardware counter's.
+void markIntegratedEnergy(KpiComparison& k, const RunValues& a, const RunValues& b) {
+    std::size_t integrated = 0, runs = 0;
+    for (const auto* side : {&a, &b})
+        for (const auto& run : *side)
+            if (run.count(k.name)) {
+                ++runs;
+                const auto it = run.find(RunKpis::kEnergyIntegrated);
+                integrated += it != run.end() && it->second > 0 ? 1 : 0;
+            }
+    if (integrated > 0)
+        k.note = "integrated from GPU power readings (no energy counter) on " +
+                 std::to_string(integrated) + " of " + std::to_string(runs) + " runs; " + k.note;
+}
+
 // shares: a time share moves in points; it is never compared as a ratio.
 KpiComparison make(const RunKpis::Definition& d, std::vector<double> a, std::vector<double> b,
                    bool directional, bool share) {
@@ -159,6 +175,8 @@ std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const Co
             k.note = "from the actual send on every run: the comparison mixes tierscope's "
                      "open-loop runs with imported runs of another client (vllm bench serve, "
                      "AIPerf, guidellm), which time TTFT so";
+        if (d.name == "joules_per_output_token")
+            markIntegratedEnergy(k, runsA, runsB);
         if (k.gateOnLevel)
             for (const auto& run : runsB)
                 if (run.count(RunKpis::kIssued) && run.count(d.name)) {

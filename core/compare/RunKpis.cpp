@@ -222,6 +222,35 @@ void fromTimeline(Values& out, const RunTimeline& t) {
     }
 }
 
+// The run's output tokens: its summary's total (vLLM's own figure, or the load client's, which
+// is null when a completed request came without a count), else its completed requests', where
+// each has a count.
+std::optional<double> outputTokens(const nlohmann::json& summary,
+                                   const std::vector<StoredRequest>& requests) {
+    if (const auto total = number(summary, "total_output_tokens"))
+        return total;
+    if (requests.empty())
+        return std::nullopt;
+    double tokens = 0;
+    for (const auto& r : requests) {
+        if (!r.ok)
+            continue;
+        if (!r.outputTokens)
+            return std::nullopt;
+        tokens += *r.outputTokens;
+    }
+    return tokens;
+}
+
+// The GPUs' energy over the run per token it generated: failed requests' energy is in it, as
+// what the run cost.
+void energyPerToken(Values& out, const RunTimeline& t, std::optional<double> tokens) {
+    if (!t.gpuEnergy.joules || !tokens || *tokens <= 0)
+        return;
+    out["joules_per_output_token"] = *t.gpuEnergy.joules / *tokens;
+    out[RunKpis::kEnergyIntegrated] = t.gpuEnergy.integratedGpus > 0 ? 1.0 : 0.0;
+}
+
 std::vector<RunKpis::Definition> build() {
     const char* scheduled = "under an open-loop rate, from the scheduled send";
     std::vector<RunKpis::Definition> out = {
@@ -302,6 +331,10 @@ std::vector<RunKpis::Definition> build() {
         {"requests_deferred_mean", "requests deferred", "requests", true, false,
          "requests waiting for their KV from a connector, the engine's gauge averaged", 0},
         {"gpu_busy_mean", "GPU busy", "%", false, false, "", 0},
+        {"joules_per_output_token", "energy per output token", "J/tok", true, false,
+         "every GPU's energy over the run (NVML's and rocm-smi's energy counters) per output "
+         "token; idle GPUs of the machine count too",
+         0},
         {"read_gb_per_s_peak", "peak read GB/s", "GB/s", false, false,
          "highest 1 s mean of the block devices: machine-wide, every process's reads", 0},
         {"write_gb_per_s_peak", "peak write GB/s", "GB/s", false, false,
@@ -425,8 +458,10 @@ std::map<std::string, double> RunKpis::of(const RunInfo& run,
         fromVllmSummary(out, summary, Values(out));
     fromRunSummary(out, run, summary);
     fromImportedKpis(out, summary);
-    if (timeline)
+    if (timeline) {
         fromTimeline(out, *timeline);
+        energyPerToken(out, *timeline, outputTokens(summary, requests));
+    }
     return out;
 }
 

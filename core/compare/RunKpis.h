@@ -33,6 +33,9 @@ class RunKpis {
 
     // Not a KPI: how many requests a run issued, the weight behind its failure_rate.
     static constexpr const char* kIssued = "requests_issued";
+    // Not a KPI: 1 where the run's joules_per_output_token holds energy integrated from power
+    // readings (a GPU without an energy counter), 0 where hardware counters alone.
+    static constexpr const char* kEnergyIntegrated = "gpu_energy_integrated";
 
     // The KPIs in table order, bottleneck shares last.
     static const std::vector<Definition>& definitions();

@@ -57,8 +57,13 @@ int dcmi_get_device_hbm_info(int, int device_id, struct dcmi_hbm_info* hbm) {
     hbm->bandwith_util_rate = 10;
     return 0;
 }
+// In 0.1 W; a test changes device 0's with fakeDcmiSetPower, found with dlsym.
+static int g_power[2] = {2805, 1234};
+void fakeDcmiSetPower(int device_id, int tenths_of_watt) {
+    g_power[device_id] = tenths_of_watt;
+}
 int dcmi_get_device_power_info(int, int device_id, int* power) {
-    *power = device_id == 0 ? 2805 : 1234;
+    *power = g_power[device_id];
     return 0;
 }
 int dcmi_get_device_temperature(int, int device_id, int* temperature) {

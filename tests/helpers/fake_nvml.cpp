@@ -118,6 +118,18 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int* 
     *celsius = indexOf(d) == 0 ? 55 : 41;
     return NVML_SUCCESS;
 }
+// Millijoules since the driver loaded, on GPU 0 only (GPU 1 predates Volta). A test moves the
+// counter with fakeNvmlSetEnergy, found with dlsym, to play a run, a driver reload and so on.
+static unsigned long long g_energyMj = 1000000500ull;
+void fakeNvmlSetEnergy(unsigned long long millijoules) {
+    g_energyMj = millijoules;
+}
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long* energy) {
+    if (indexOf(d) == 1)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *energy = g_energyMj;
+    return NVML_SUCCESS;
+}
 // nvmlClocksEventReasonSwPowerCap (0x4) on GPU 0; GPU 1 is idle (nvmlClocksEventReasonGpuIdle).
 static nvmlReturn_t clocksEventReasons(nvmlDevice_t d, unsigned long long* reasons) {
     *reasons = indexOf(d) == 0 ? 0x4ull : 0x1ull;

@@ -4,6 +4,9 @@
 //   gpu_probe [--wait-stdin] --schedule SECS   run the real Scheduler (100 ms; PCIe at 1 s)
 // --wait-stdin: after discovery, print "ready" and wait for a line on stdin before sampling,
 // so a test can start watching the sysfs files only for the sampling phase.
+// --step-stdin: after each cycle but the last, print "cycle N" and wait for a line on stdin,
+// so a test can change the planted values between cycles.
+// --cycle-ms MS: cycle N samples at N * MS ms (default: N ns), for readings judged by time.
 #include "collectors/gpu/GpuBackends.h"
 #include "collectors/Scheduler.h"
 #include "core/util/Logging.h"
@@ -52,7 +55,8 @@ int main(int argc, char** argv) {
     Logging::toStderr("info");
     int cycles = 0;
     double scheduleSeconds = 0;
-    bool waitStdin = false;
+    bool waitStdin = false, stepStdin = false;
+    std::int64_t cycleNs = 1;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--cycles") && i + 1 < argc)
             cycles = std::atoi(argv[++i]);
@@ -60,6 +64,10 @@ int main(int argc, char** argv) {
             scheduleSeconds = std::atof(argv[++i]);
         else if (!std::strcmp(argv[i], "--wait-stdin"))
             waitStdin = true;
+        else if (!std::strcmp(argv[i], "--step-stdin"))
+            stepStdin = true;
+        else if (!std::strcmp(argv[i], "--cycle-ms") && i + 1 < argc)
+            cycleNs = std::atoll(argv[++i]) * 1'000'000;
     }
     auto gpus = GpuBackends::open({}, GpuBackends::Libraries::fromEnvironment());
     nlohmann::json out;
@@ -83,9 +91,14 @@ int main(int argc, char** argv) {
         std::vector<Reading> all;
         for (auto* group : {&gpus.collectors, &gpus.slowCollectors})
             for (auto& collector : *group)
-                for (auto& r : collector->sample(c))
+                for (auto& r : collector->sample(c * cycleNs))
                     all.push_back(std::move(r));
         out["cycles"].push_back(toJson(all));
+        if (stepStdin && c + 1 < cycles) {
+            std::cout << "cycle " << c << std::endl;
+            std::string line;
+            std::getline(std::cin, line);
+        }
     }
     if (scheduleSeconds > 0) {
         WallClock clock;

@@ -49,6 +49,7 @@ void gpuMetrics(const fs::path& path, const FakeAmdGpu& gpu) {
     m.average_gfx_activity = gpu.gfxActivity.value_or(0xffff);
     m.average_umc_activity = gpu.umcActivity.value_or(0xffff);
     m.throttle_status = gpu.throttleStatus.value_or(0xffffffff);
+    m.energy_accumulator = gpu.energyAccumulator.value_or(UINT64_MAX);
     std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(&m), sizeof m);
 }
 
@@ -56,6 +57,10 @@ void gpuMetrics(const fs::path& path, const FakeAmdGpu& gpu) {
 
 std::string FakeAmdGpuTree::deviceDir(const std::string& root, const FakeAmdGpu& gpu) {
     return root + "/devices/pci0000:00/" + gpu.busId;
+}
+
+void FakeAmdGpuTree::writeGpuMetrics(const std::string& root, const FakeAmdGpu& gpu) {
+    gpuMetrics(fs::path(deviceDir(root, gpu)) / "gpu_metrics", gpu);
 }
 
 void FakeAmdGpuTree::build(const std::string& root, const std::vector<FakeAmdGpu>& gpus) {
@@ -99,7 +104,7 @@ void FakeAmdGpuTree::build(const std::string& root, const std::vector<FakeAmdGpu
         put(d / "unique_id", g.uniqueId);
         put(d / "serial_number", g.serial);
         put(d / "power/runtime_status", g.suspended ? "suspended" : "active");
-        if (g.gfxActivity || g.umcActivity || g.throttleStatus)
+        if (g.gfxActivity || g.umcActivity || g.throttleStatus || g.energyAccumulator)
             gpuMetrics(d / "gpu_metrics", g);
         for (const auto& [name, text] :
              {std::pair{"current_link_speed", &g.linkSpeed},

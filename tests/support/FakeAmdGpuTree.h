@@ -24,6 +24,9 @@ struct FakeAmdGpu {
     std::optional<std::uint16_t> gfxActivity; // written into a gpu_metrics v1 blob
     std::optional<std::uint16_t> umcActivity;
     std::optional<std::uint32_t> throttleStatus; // absent: the firmware's 0xffffffff
+    // gpu_metrics' energy_accumulator, in the counts rocm-smi states a resolution for; absent:
+    // all ones, as amdgpu leaves a field its firmware does not fill.
+    std::optional<std::uint64_t> energyAccumulator;
     // The PCI device's link attributes as drivers/pci/pci-sysfs.c prints them
     // ("16.0 GT/s PCIe", "16"); empty: the file does not exist.
     std::string linkSpeed, maxLinkSpeed, linkWidth, maxLinkWidth;
@@ -44,6 +47,9 @@ class FakeAmdGpuTree {
     // One GPU whose KFD properties file never answers.
     static void buildHangingTopology(const std::string& root);
     static std::string deviceDir(const std::string& root, const FakeAmdGpu& gpu);
+    // Rewrites the GPU's gpu_metrics blob with its current values, as the firmware's next
+    // metrics table would read.
+    static void writeGpuMetrics(const std::string& root, const FakeAmdGpu& gpu);
 };
 
 } // namespace tierscope::test

@@ -175,12 +175,53 @@ class TestAmdGpu : public QObject {
         QVERIFY(r.count("gpu/1/pcie_link_speed_gts") == 0);
         QVERIFY(r.count("gpu/1/gfx_activity_pct") == 0);
         QVERIFY(r.count("gpu/1/umc_activity_pct") == 0);
+        // gpu_metrics whose energy_accumulator the firmware left all ones, and no gpu_metrics.
+        QVERIFY(r.count("gpu/0/energy_j") == 0);
+        QVERIFY(r.count("gpu/1/energy_j") == 0);
 
         for (const auto& reading : p.out["cycles"][0])
             if (reading["path"].get<std::string>().ends_with("pcie_bytes_per_s")) {
                 QVERIFY(reading["labels"]["upper_bound"].get<bool>());
                 QCOMPARE(reading["labels"]["direction"].get<std::string>(), std::string("both"));
             }
+    }
+
+    // rsmi_dev_energy_count_get: gpu_metrics' energy_accumulator times the resolution rocm-smi
+    // states (15.3 uJ, a float), as gpu/<n>/energy_j in joules that never go down. Cycles 1 s
+    // apart: the counter grows, wraps at 32 bits (an SMU 11 firmware counter), then drops
+    // further than a wrap could explain in a second (a reset: it counts from zero again).
+    void energyCounterWithItsResolution() {
+        QTemporaryDir dir;
+        const std::string root = dir.path().toStdString();
+        auto g = gpu0();
+        g.energyAccumulator = 4294000000ull;
+        FakeAmdGpuTree::build(root, {g, gpu1()});
+        const std::vector<std::uint64_t> next = {4294900000ull, 50000ull, 30000ull};
+        const auto p = probe(dir.path(), {"--cycle-ms", "1000", "--step-stdin", "--cycles", "4"},
+                             [&](QProcess& proc) {
+                                 for (const auto count : next) {
+                                     while (!proc.canReadLine() && proc.waitForReadyRead(20000)) {
+                                     }
+                                     QVERIFY(proc.readLine().startsWith("cycle "));
+                                     g.energyAccumulator = count;
+                                     FakeAmdGpuTree::writeGpuMetrics(root, g);
+                                     proc.write("go\n");
+                                 }
+                             });
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        QCOMPARE(p.out["cycles"].size(), std::size_t(4));
+        const double resolutionUj = 15.3f;
+        const std::uint64_t wrap = 1ull << 32;
+        const std::vector<std::uint64_t> counts = {
+            4294000000ull, 4294900000ull,
+            4294900000ull + (wrap - 4294900000ull + 50000ull), // wrapped: 117296 counts, 1.8 J
+            wrap + 50000ull + 30000ull};                       // reset: 30000 counts since
+        for (std::size_t c = 0; c < counts.size(); ++c) {
+            const auto r = cycle(p, c);
+            QCOMPARE(r.at("gpu/0/energy_j"), static_cast<double>(counts[c]) * resolutionUj / 1e6);
+            QVERIFY(r.count("gpu/1/energy_j") == 0); // no gpu_metrics: absent, not zero
+        }
+        QCOMPARE(cycle(p, 0).at("gpu/0/energy_j"), 65698.2008190155); // 4.294e9 x 15.3f uJ
     }
 
     // The PCI core's current_link_speed / max_link_speed: "16.0 GT/s PCIe" since Linux 5.x,

@@ -3,7 +3,7 @@
 #include "collectors/gpu/GpuBackends.h"
 
 #include <QFile>
-
+#include <dlfcn.h>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -34,6 +34,42 @@ class TestDcmi : public QObject {
         QCOMPARE(labels["model"].get<std::string>(), std::string("Ascend910B3"));
         QCOMPARE(labels["bus"].get<std::string>(), std::string("card 4 device 1"));
         QCOMPARE(collector.devices().size(), std::size_t(2));
+    }
+
+    // DCMI has no energy counter: gpu/<n>/energy_j is the power readings integrated (the
+    // trapezoid between consecutive readings), from 0 J at the first, labelled so.
+    void energyIntegratedFromPower() {
+        GpuBackendStatus status;
+        auto dcmi = AscendDcmi::open({FAKE_DCMI}, status);
+        QVERIFY2(dcmi, status.summary().c_str());
+        void* fake = dlopen(FAKE_DCMI, RTLD_NOW | RTLD_NOLOAD); // the library DCMI loaded
+        QVERIFY(fake);
+        auto* setPower = reinterpret_cast<void (*)(int, int)>(dlsym(fake, "fakeDcmiSetPower"));
+        QVERIFY(setPower);
+        AscendNpuCollector collector(dcmi, 0);
+        constexpr std::int64_t kSecond = 1'000'000'000;
+        std::map<std::string, std::vector<double>> joules;
+        // NPU 0 at 280.5 W, then 300.5 W from the reading at 2 s on; NPU 1 at 123.4 W.
+        for (const auto& [t, tenths] : {std::pair{0LL, 2805}, {2LL, 3005}, {3LL, 3005}}) {
+            setPower(0, tenths);
+            for (const auto& r : collector.sample(t * kSecond)) {
+                if (!r.metric.path.ends_with("/energy_j"))
+                    continue;
+                QCOMPARE(r.metric.unit, std::string("J"));
+                QCOMPARE(r.metric.kind, std::string("counter"));
+                QVERIFY(nlohmann::json::parse(r.metric.labels)["integrated"].get<bool>());
+                joules[r.metric.path].push_back(r.value);
+            }
+        }
+        setPower(0, 2805);
+        dlclose(fake);
+        // (280.5 + 300.5) / 2 W for 2 s, then 300.5 W for 1 s.
+        QCOMPARE(joules["gpu/0/energy_j"], (std::vector<double>{0.0, 581.0, 881.5}));
+        const auto& npu1 = joules["gpu/1/energy_j"];
+        QCOMPARE(npu1.size(), std::size_t(3));
+        QCOMPARE(npu1[0], 0.0);
+        QCOMPARE(npu1[1], 246.8); // 123.4 W for 2 s
+        QCOMPARE(npu1[2], 370.2); // 3 s: equal to within the sum's rounding
     }
 
     void missingLibraryAndFunction() {

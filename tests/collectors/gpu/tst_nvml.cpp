@@ -78,6 +78,42 @@ class TestNvml : public QObject {
         QVERIFY(!nlohmann::json::parse(devices[1].attrs).contains("gpu_pcie_link_speed_max_gts"));
     }
 
+    // NVML's energy counter, millijoules since the driver loaded, becomes gpu/<n>/energy_j in
+    // joules, a counter series that never goes down: when the driver reloads NVML counts from
+    // zero again, and the series adds what it counted since.
+    void energyCounterInJoules() {
+        GpuBackendStatus status;
+        auto nvml = NvidiaNvml::open(FAKE_NVML, status);
+        QVERIFY2(nvml, status.summary().c_str());
+        void* fake = dlopen(FAKE_NVML, RTLD_NOW | RTLD_NOLOAD); // the library NVML loaded
+        QVERIFY(fake);
+        auto* setEnergy =
+            reinterpret_cast<void (*)(unsigned long long)>(dlsym(fake, "fakeNvmlSetEnergy"));
+        QVERIFY(setEnergy);
+        NvidiaGpuCollector collector(nvml, 0);
+        constexpr std::int64_t kSecond = 1'000'000'000;
+        std::vector<double> joules;
+        for (const auto& [t, millijoules] : {std::pair{0LL, 1000000500ull},
+                                             {1LL, 1000250750ull},
+                                             {2LL, 2000ull},
+                                             {3LL, 3500ull}}) {
+            setEnergy(millijoules);
+            for (const auto& r : collector.sample(t * kSecond)) {
+                QVERIFY(r.metric.path != "gpu/1/energy_j"); // not supported: absent, not zero
+                if (r.metric.path != "gpu/0/energy_j")
+                    continue;
+                QCOMPARE(r.metric.unit, std::string("J"));
+                QCOMPARE(r.metric.kind, std::string("counter"));
+                QVERIFY(!nlohmann::json::parse(r.metric.labels).contains("integrated"));
+                joules.push_back(r.value);
+            }
+        }
+        dlclose(fake);
+        // The counter's own value first; then +250.25 J; then the driver reloaded and counted
+        // 2 J since; then 1.5 J more.
+        QCOMPARE(joules, (std::vector<double>{1000000.5, 1000250.75, 1000252.75, 1000254.25}));
+    }
+
     void olderLibraryFallsBackToMemoryV1() {
         const auto r = sampleOnce(FAKE_NVML_V1);
         QCOMPARE(r.at("gpu/2/vram_used_bytes"), 42949672960.0 + 536870912.0);
