@@ -94,6 +94,7 @@ CommandLine::CommandLine()
     m_simulator.port = 8000;
     SimEngineCommand::attach(m_app, m_simulator);
     LoadCommand::attach(m_app, m_load);
+    SweepCommand::attach(m_app, m_sweep);
     ImportCommand::attach(m_app, m_imports);
     StorageCommand::attach(m_app, m_storage);
     GuiCommand::attach(m_app, m_gui);
@@ -154,8 +155,8 @@ int CommandLine::run(int argc, char** argv, CancelOnSignal* stop) {
 // The commands that run until stopped, and stop cleanly on SIGINT and SIGTERM by polling
 // CancelOnSignal::flag().
 bool CommandLine::stopsOnSignal() const {
-    for (const char* name : {"record", "agent", "sim-engine", "load", "run", "storage", "gui",
-                             "stream", "import", "pull", "snapshot"})
+    for (const char* name : {"record", "agent", "sim-engine", "load", "sweep", "run", "storage",
+                             "gui", "stream", "import", "pull", "snapshot"})
         if (m_app.got_subcommand(name))
             return true;
     return m_app.get_subcommands().empty(); // the GUI, or the hint
@@ -186,6 +187,8 @@ int CommandLine::dispatch(const char* argv0) {
         return ImportCommand::run(m_global, m_imports);
     if (m_app.got_subcommand("load"))
         return LoadCommand::run(m_global, m_load);
+    if (m_app.got_subcommand("sweep"))
+        return SweepCommand::run(m_global, m_sweep);
     if (m_app.got_subcommand("analyze"))
         return AnalyzeCommand::run(m_global, m_analyze);
     if (m_app.got_subcommand("run"))

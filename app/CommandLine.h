@@ -5,7 +5,6 @@
 #include "app/commands/CompareCommand.h"
 #include "app/commands/DevicesCommand.h"
 #include "app/commands/ExportCommand.h"
-#include "app/common/GlobalOptions.h"
 #include "app/commands/GuiCommand.h"
 #include "app/commands/ImportCommand.h"
 #include "app/commands/JobCommand.h"
@@ -18,6 +17,8 @@
 #include "app/commands/SnapshotCommand.h"
 #include "app/commands/StorageCommand.h"
 #include "app/commands/StreamCommand.h"
+#include "app/commands/SweepCommand.h"
+#include "app/common/GlobalOptions.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -55,6 +56,7 @@ class CommandLine {
     ExportCommand::Options m_exports;
     EngineSimulator::Options m_simulator;
     LoadCommand::Options m_load;
+    SweepCommand::Options m_sweep;
     ImportCommand::Options m_imports;
     StorageCommand::Options m_storage;
     GuiCommand::Options m_gui;

@@ -79,8 +79,11 @@ void fromRequests(Values& out, const std::vector<StoredRequest>& requests, bool 
         ttftQuantiles(out, ttftSent, "_actual_send");
     if (gaps > 0)
         out["itl_mean"] = gapSum / gaps;
-    if (!tpot.empty())
+    if (!tpot.empty()) {
         out["tpot_mean"] = mean(tpot);
+        out["tpot_p50"] = LoadSummary::percentile(tpot, 50);
+        out["tpot_p99"] = LoadSummary::percentile(tpot, 99);
+    }
     if (!e2e.empty()) {
         out["e2el_p50"] = LoadSummary::percentile(e2e, 50);
         out["e2el_p99"] = LoadSummary::percentile(e2e, 99);
@@ -134,6 +137,17 @@ void fromRunSummary(Values& out, const RunInfo& run, const nlohmann::json& s) {
     // Some vLLM versions write the key with a trailing colon.
     auto goodput = number(s, "request_goodput");
     put(out, "goodput", goodput ? goodput : number(s, "request_goodput:"));
+    // ITL pools every gap of the run, and the gaps are not stored per request: the run's own
+    // client figure (vLLM's definition, also in an imported vLLM result). With no completed
+    // request vLLM still writes 0, which is no measurement.
+    if (number(s, "completed").value_or(1) > 0) {
+        const auto ms = [&](const char* key) {
+            const auto v = number(s, key);
+            return v ? std::optional<double>(*v / 1000.0) : std::nullopt;
+        };
+        put(out, "itl_p50", ms("median_itl_ms"));
+        put(out, "itl_p99", ms("p99_itl_ms"));
+    }
     put(out, "read_gb_per_s", positive(number(s, "read_gb_per_s")));
     put(out, "write_gb_per_s", positive(number(s, "write_gb_per_s")));
     // The engine's own reads (its process group's read_bytes): 0 is a measurement here, a
@@ -266,6 +280,10 @@ std::vector<RunKpis::Definition> build() {
          "open loop only: from the actual send", 0},
         {"itl_mean", "ITL mean", "s", true, false, "every gap of the run pooled", 0},
         {"tpot_mean", "TPOT mean", "s", true, false, "", 0},
+        {"tpot_p50", "TPOT p50", "s", true, false, "over the run's requests' TPOTs", 0},
+        {"tpot_p99", "TPOT p99", "s", true, false, "over the run's requests' TPOTs", 0},
+        {"itl_p50", "ITL p50", "s", true, false, "every gap of the run pooled, by its client", 0},
+        {"itl_p99", "ITL p99", "s", true, false, "every gap of the run pooled, by its client", 0},
         {"e2el_p50", "E2E latency p50", "s", true, false, "", 0},
         {"e2el_p99", "E2E latency p99", "s", true, false, "", 0},
         {"failure_rate", "failure rate", "%", true, true, "failed / issued", 0},

@@ -239,6 +239,31 @@ class TestComparison : public QObject {
         QCOMPARE(v.at("itl_mean"), (0.050 * 16 + 0.010 * 256) / 272);
     }
 
+    // TPOT percentiles over the run's requests' TPOTs (vLLM's definition); ITL percentiles are
+    // the run's client figures (its pooled gaps are not stored per request), absent when no
+    // request completed, where vLLM still writes 0.
+    void tpotAndItlPercentiles() {
+        std::vector<StoredRequest> requests;
+        for (const double tpot : {0.01, 0.02, 0.03}) {
+            StoredRequest r = stored(0.1);
+            r.outputTokens = 11;
+            r.e2eS = 0.1 + 10 * tpot;
+            requests.push_back(r);
+        }
+        const auto v = RunKpis::of(
+            run(1, "completed", R"({"completed": 3, "median_itl_ms": 12.0, "p99_itl_ms": 40.0})"),
+            requests, nullptr);
+        QVERIFY(std::abs(v.at("tpot_p50") - 0.02) < 1e-12);
+        QVERIFY(std::abs(v.at("tpot_p99") - (0.02 + 0.98 * 0.01)) < 1e-12);
+        QCOMPARE(v.at("itl_p50"), 0.012);
+        QCOMPARE(v.at("itl_p99"), 0.040);
+        const auto none = RunKpis::of(
+            run(2, "completed", R"({"completed": 0, "median_itl_ms": 0, "p99_itl_ms": 0})"), {},
+            nullptr);
+        QVERIFY(!none.count("itl_p50") && !none.count("itl_p99"));
+        QVERIFY(RunKpis::find("tpot_p99") && RunKpis::find("itl_p99"));
+    }
+
     // Under an open-loop rate the gated TTFT counts from the scheduled send; the actual-send
     // figures stand beside it.
     void openLoopTtftFromTheSchedule() {
