@@ -1,5 +1,6 @@
 #include "core/stats/LoadAccumulator.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace tierscope {
@@ -21,9 +22,14 @@ void describe(nlohmann::json& out, const std::string& metric, const QuantileSket
 
 LoadAccumulator::LoadAccumulator(LoadSummary::Slo slo, std::size_t exactLimit)
     : m_slo(slo), m_ttft(exactLimit), m_ttftScheduled(exactLimit), m_tpot(exactLimit),
-      m_itl(exactLimit), m_e2el(exactLimit) {}
+      m_itl(exactLimit), m_e2el(exactLimit), m_scheduleError(exactLimit) {}
 
 void LoadAccumulator::add(const RequestRecord& r) {
+    // A request that failed was still sent when it was: the schedule's figure counts it. Never
+    // negative: a request is sent once it is due.
+    if (r.sendNs > 0 && r.scheduledNs > 0)
+        m_scheduleError.add(
+            static_cast<double>(std::max<std::int64_t>(0, r.sendNs - r.scheduledNs)) / 1e9);
     if (!r.ok() || !r.ttftS || !r.e2eS) {
         ++m_failed;
         return;
@@ -56,7 +62,7 @@ void LoadAccumulator::add(const RequestRecord& r) {
     m_good += meets ? 1 : 0;
 }
 
-nlohmann::json LoadAccumulator::summary(double durationS, int peakConcurrent) const {
+nlohmann::json LoadAccumulator::summary(double durationS, int peakConcurrent, bool openLoop) const {
     const bool timed = durationS > 0;
     auto perSecond = [&](double count, bool known) {
         return timed && known ? nlohmann::json(count / durationS) : nullptr;
@@ -86,9 +92,12 @@ nlohmann::json LoadAccumulator::summary(double durationS, int peakConcurrent) co
     describe(out, "e2el", m_e2el);
     if (m_ttftScheduled.count() > 0)
         describe(out, "ttft_from_scheduled", m_ttftScheduled);
+    if (openLoop && m_scheduleError.count() > 0)
+        describe(out, "schedule_error", m_scheduleError);
     // Not a vLLM field: says when the percentiles came from the bounded sketch, and how close.
-    for (const QuantileSketch* s : {&m_ttft, &m_ttftScheduled, &m_tpot, &m_itl, &m_e2el})
-        if (!s->exact())
+    for (const QuantileSketch* s :
+         {&m_ttft, &m_ttftScheduled, &m_tpot, &m_itl, &m_e2el, &m_scheduleError})
+        if (!s->exact() && (s != &m_scheduleError || openLoop))
             out["percentile_relative_error"] = QuantileSketch::kRelativeError;
     return out;
 }

@@ -22,8 +22,11 @@ class LoadAccumulator {
                              std::size_t exactLimit = QuantileSketch::kDefaultExactLimit);
 
     void add(const RequestRecord& record);
-    // `peakConcurrent`: the most measured requests in flight at once.
-    nlohmann::json summary(double durationS, int peakConcurrent) const;
+    // `peakConcurrent`: the most measured requests in flight at once. `openLoop` (a rate or a
+    // trace's schedule): the schedule error, each request's actual minus scheduled send, is
+    // reported as schedule_error (mean, median, p90, p99, std in ms); a closed loop schedules
+    // each request when it sends it, so there it would say nothing.
+    nlohmann::json summary(double durationS, int peakConcurrent, bool openLoop = false) const;
     long requests() const { return m_completed + m_failed; }
 
   private:
@@ -32,6 +35,7 @@ class LoadAccumulator {
     long m_inputTokens = 0, m_outputTokens = 0;
     long m_inputUnknown = 0, m_outputUnknown = 0; // successful requests without the count
     QuantileSketch m_ttft, m_ttftScheduled, m_tpot, m_itl, m_e2el;
+    QuantileSketch m_scheduleError; // every sent request's, failed ones too
 };
 
 } // namespace tierscope

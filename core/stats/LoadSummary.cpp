@@ -19,11 +19,11 @@ double LoadSummary::percentile(std::vector<double> values, double p) {
 }
 
 nlohmann::json LoadSummary::compute(const std::vector<RequestRecord>& records, double durationS,
-                                    int peakConcurrent, const Slo& slo) {
+                                    int peakConcurrent, const Slo& slo, bool openLoop) {
     LoadAccumulator accumulator(slo);
     for (const auto& r : records)
         accumulator.add(r);
-    return accumulator.summary(durationS, peakConcurrent);
+    return accumulator.summary(durationS, peakConcurrent, openLoop);
 }
 
 std::optional<LoadSummary::Slo> LoadSummary::parseSlo(const std::string& text) {

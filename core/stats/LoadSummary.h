@@ -22,8 +22,9 @@ class LoadSummary {
         std::optional<double> ttftMs, tpotMs, e2elMs;
     };
 
+    // `openLoop`: report the schedule error too (LoadAccumulator::summary).
     static nlohmann::json compute(const std::vector<RequestRecord>& records, double durationS,
-                                  int peakConcurrent, const Slo& slo = {});
+                                  int peakConcurrent, const Slo& slo = {}, bool openLoop = false);
     static double percentile(std::vector<double> values, double p);
     // "ttft:500 tpot:50" or "ttft:500,e2el:2000"; nullopt when malformed.
     static std::optional<Slo> parseSlo(const std::string& text);
