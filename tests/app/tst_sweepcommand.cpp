@@ -80,6 +80,7 @@ class TestSweepCommand : public QObject {
         QCOMPARE(json["repetitions"].get<int>(), 2);
         QCOMPARE(json["slo"], nlohmann::json({"ttft_p99<=30s"}));
         QCOMPARE(json["points"].size(), std::size_t(2));
+        std::vector<bool> holds; // c1, c2
         for (const auto& p : json["points"]) {
             QVERIFY(p["label"] == "c1" || p["label"] == "c2");
             QCOMPARE(p["probe"].get<std::string>(), std::string("grid"));
@@ -107,13 +108,22 @@ class TestSweepCommand : public QObject {
             QCOMPARE(p["slo"][0]["slo"].get<std::string>(), std::string("ttft_p99<=30s"));
             QCOMPARE(p["slo"][0]["judged_end"].get<std::string>(), std::string("hi"));
             QCOMPARE(p["slo"][0]["judged"], p["kpis"]["ttft_p99"]["hi"]);
-            QCOMPARE(p["holds"].get<bool>(), true);
+            // Two runs' interval (t with one degree of freedom, on the logs) is wide: a busy
+            // machine's slow run can put its upper end past any bound, and then the point is
+            // rightly not shown to hold. So the verdict is checked against its own judged end.
+            QCOMPARE(p["holds"].get<bool>(), p["slo"][0]["judged"].get<double>() <= 30.0);
+            holds.push_back(p["holds"].get<bool>());
         }
         const auto& found = json["max_concurrency_at_slo"];
-        QCOMPARE(found["reached"].get<bool>(), false);
-        QCOMPARE(found["holds_at"].get<double>(), 2.0);
-        QVERIFY(found["fails_at"].is_null());
         QCOMPARE(found["unit"].get<std::string>(), std::string("requests"));
+        if (holds[0] && holds[1]) { // the usual case: not reached, the highest point holds
+            QCOMPARE(found["reached"].get<bool>(), false);
+            QCOMPARE(found["holds_at"].get<double>(), 2.0);
+            QVERIFY(found["fails_at"].is_null());
+        } else { // the first point that failed bounds the answer from above
+            QCOMPARE(found["fails_at"].get<double>(), holds[0] ? 2.0 : 1.0);
+            QCOMPARE(found["holds_at"].is_null(), !holds[0]);
+        }
         // The runs, interleaved, as arms of the experiment.
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         const auto runs = store.runsOfSession(json["session_id"].get<std::int64_t>());
@@ -129,10 +139,13 @@ class TestSweepCommand : public QObject {
             run(base(db, url) + QStringList{"--concurrency", "1", "--repetitions", "2",
                                             "--requests", "2", "--slo", "ttft_p99<=30s"});
         QVERIFY2(text.code == 0, text.err.constData());
-        QVERIFY2(text.out.contains("max concurrency at SLO: not reached within the grid: the SLOs "
-                                   "hold at the highest point, 1"),
-                 text.out.constData());
-        QVERIFY2(text.out.contains("SLO ttft_p99<=30s: holds (upper end"), text.out.constData());
+        if (text.out.contains("SLO ttft_p99<=30s: holds (upper end"))
+            QVERIFY2(text.out.contains("max concurrency at SLO: not reached within the grid: the "
+                                       "SLOs hold at the highest point, 1"),
+                     text.out.constData());
+        else
+            QVERIFY2(text.out.contains("SLO ttft_p99<=30s: does not hold (upper end"),
+                     text.out.constData());
     }
 };
 
