@@ -11,6 +11,7 @@
 #include "experiments/MeasuredLoad.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
+#include "loadgen/TraceSchedule.h"
 #include "workloads/BandwidthSampler.h"
 #include "workloads/DatasetRequest.h"
 #include "workloads/KvGeometry.h"
@@ -91,6 +92,22 @@ void requestFields(const Params& p, LoadGenerator::Options& options, nlohmann::j
         options.extraBody = nlohmann::json::parse(p.at("extra_body"));
         params["extra_body"] = options.extraBody;
     }
+}
+
+// dataset = "trace": the plan's trace at its own times (the plan's parser checked the keys),
+// with the repetition's seed for its prompt words, so each repetition is a cold replay and the
+// arms of one get the same prompts.
+std::unique_ptr<TraceSchedule> traceSchedule(const Params& p, std::uint64_t seed) {
+    if (param(p, "dataset", "") != "trace")
+        return nullptr;
+    TraceSchedule::Options t;
+    t.path = param(p, "trace", "");
+    t.format = param(p, "trace_format", "");
+    t.timeScale = std::stod(param(p, "time_scale", "1"));
+    t.maxRequests = std::stoll(param(p, "max_requests", "0"));
+    t.startAtS = std::stod(param(p, "start_at", "0"));
+    t.seed = seed;
+    return std::make_unique<TraceSchedule>(t);
 }
 
 } // namespace
@@ -198,7 +215,10 @@ ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
     // the prefix cache an earlier one filled, and the arms of a repetition stay paired.
     load.seed = static_cast<std::uint64_t>(intParam(w.params, "seed", 1)) +
                 static_cast<std::uint64_t>(x.repetition);
-    const auto conversations = load.prompts().measured;
+    auto trace = traceSchedule(w.params, load.seed);
+    if (trace)
+        options.concurrency = options.requests = 0; // the trace is the schedule
+    const auto conversations = trace ? std::vector<Conversation>{} : load.prompts().measured;
     Outcome o;
     o.workload = "load";
     o.params = {{"url", LoadGenerator::redacted(arm.engineUrl)},
@@ -209,13 +229,20 @@ ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
                 {"input_len", load.inputMin},
                 {"output_len", load.outputLen}};
     requestFields(w.params, options, o.params);
+    if (trace)
+        for (const char* key :
+             {"dataset", "trace", "trace_format", "time_scale", "max_requests", "start_at"})
+            if (w.params.count(key))
+                o.params[key] = w.params.at(key);
     const auto before = EvidenceSnapshot::take({}, {}, {}, x.enginePgid);
-    LoadGenerator generator(options, conversations, x.clock);
+    LoadGenerator generator(options, conversations, x.clock, trace.get());
     o.requests = generator.run({}, &x.cancel);
     o.cancelled = x.cancel;
     const auto after = EvidenceSnapshot::take({}, {}, {}, x.enginePgid);
-    o.summary =
-        LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(), {});
+    o.summary = LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(),
+                                     {}, trace != nullptr);
+    if (trace)
+        o.summary["trace"] = trace->report();
     EvidenceSnapshot::addEngineIo(before, after, o.summary);
     if (!o.cancelled)
         o.validity.push_back(errorsCheck(o.requests, x.maxFailureRate));

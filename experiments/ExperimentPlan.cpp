@@ -9,6 +9,7 @@
 #include "experiments/TomlJson.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
+#include "loadgen/TraceParser.h"
 
 #include <algorithm>
 #include <cctype>
@@ -266,7 +267,12 @@ std::vector<Key> workloadKeys(const std::string& kind) {
              {"rounds", Kind::Integer, 1, Datasets::kMaxRounds},
              {"question_tokens", Kind::Integer, 1, Datasets::kMaxPromptWords},
              {"ignore_eos", Kind::Any},
-             {"extra_body", Kind::Any}});
+             {"extra_body", Kind::Any},
+             {"trace", Kind::Text},
+             {"trace_format", Kind::Text},
+             {"time_scale", Kind::Any},
+             {"max_requests", Kind::Integer, 1, kMaxRequests},
+             {"start_at", Kind::Any}});
     return keys;
 }
 
@@ -381,6 +387,26 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     return a;
 }
 
+// A trace replay names its file and layout, and is its own schedule: no concurrency or request
+// count competes with it (max_requests takes its first N).
+void traceKeys(const toml::table& t, bool trace) {
+    for (const char* key : {"trace", "trace_format", "time_scale", "max_requests", "start_at"})
+        if (const auto* v = t.get(key); v && !trace)
+            fail(*v, std::string(key) + " goes with dataset = \"trace\"");
+    for (const char* key : {"concurrency", "requests"})
+        if (const auto* v = t.get(key); v && trace)
+            fail(*v, std::string(key) + " does not apply to a trace, which sends each request at "
+                                        "its own time (max_requests takes its first N)");
+    if (trace && (!TraceParser::format(t["trace_format"].value_or(std::string())) ||
+                  t["trace"].value_or(std::string()).empty()))
+        fail(t, "dataset = \"trace\" needs trace (a file) and trace_format (mooncake, bailian, "
+                "azure or burstgpt)");
+    for (const auto& [key, least] : {std::pair{"time_scale", 1e-9}, std::pair{"start_at", 0.0}})
+        if (const auto* v = t.get(key); v && !(v->value<double>().value_or(-1) >= least))
+            fail(*v, std::string(key) + (least > 0 ? " is a number above 0, such as 0.5"
+                                                   : " is a number of seconds of at least 0"));
+}
+
 ExperimentPlan::Workload workload(const toml::table& t) {
     static const std::vector<std::string> kinds = {"model-load", "kv-restore", "checkpoint-save",
                                                    "load", "cold-recovery"};
@@ -390,10 +416,10 @@ ExperimentPlan::Workload workload(const toml::table& t) {
         fail(t, "a [[workload]] kind is model-load, kv-restore, checkpoint-save, load or "
                 "cold-recovery");
     checkKeys(t, "a " + w.kind + " [[workload]]", workloadKeys(w.kind));
-    if (const auto* dataset = t.get("dataset"); dataset &&
-                                                dataset->value_or(std::string()) != "synthetic" &&
-                                                dataset->value_or(std::string()) != "shared-prefix")
-        fail(*dataset, "dataset is synthetic or shared-prefix");
+    const std::string dataset = t["dataset"].value_or(std::string("synthetic"));
+    if (dataset != "synthetic" && dataset != "shared-prefix" && dataset != "trace")
+        fail(*t.get("dataset"), "dataset is synthetic, shared-prefix or trace");
+    traceKeys(t, dataset == "trace");
     for (const auto& [k, v] : t) {
         const std::string key(k.str());
         if (key == "kind")

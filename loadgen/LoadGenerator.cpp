@@ -45,11 +45,20 @@ std::optional<std::string> LoadGenerator::checkExtraBody(const nlohmann::json& b
 }
 
 LoadGenerator::LoadGenerator(Options options, std::vector<Conversation> conversations,
-                             const WallClock& clock)
-    : m_options(std::move(options)), m_conversations(std::move(conversations)), m_clock(clock) {
+                             const WallClock& clock, RequestSchedule* schedule)
+    : m_options(std::move(options)), m_conversations(std::move(conversations)), m_clock(clock),
+      m_schedule(schedule) {
     if (!httpUrl(m_options.url))
         throw std::invalid_argument("the load generator's URL must be http:// or https://, not " +
                                     redacted(m_options.url));
+    if (m_schedule) {
+        if (m_options.concurrency > 0 || m_options.rate > 0 || !m_conversations.empty())
+            throw std::invalid_argument("a schedule sets its own requests and send times: give "
+                                        "neither prompts, concurrency nor rate");
+        if (const auto why = checkExtraBody(m_options.extraBody))
+            throw std::invalid_argument(*why);
+        return;
+    }
     if (m_conversations.empty())
         throw std::invalid_argument("the load generator needs at least one prompt");
     for (const auto& c : m_conversations)
@@ -90,7 +99,8 @@ void LoadGenerator::run(const RecordSink& sink,
                         const std::atomic<bool>* cancel) {
     static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     (void)initialised;
-    LoadRun run(m_options, m_conversations, m_clock, endpoint(), sink, onProgress, cancel);
+    LoadRun run(m_options, m_conversations, m_clock, endpoint(), sink, onProgress, cancel,
+                m_schedule);
     run.run();
     m_durationS = run.durationS();
     m_maxConcurrent = run.maxConcurrent();

@@ -3,6 +3,7 @@
 #include "core/model/RequestRecord.h"
 #include "core/util/WallClock.h"
 #include "loadgen/Conversation.h"
+#include "loadgen/RequestSchedule.h"
 
 #include <atomic>
 #include <chrono>
@@ -22,6 +23,8 @@ namespace tierscope {
 //   vLLM's benchmark client does. Each request records both its TTFT from the actual send and
 //   from its scheduled send time, so a client that falls behind cannot hide its own queueing
 //   (coordinated omission).
+//   Scheduled: open loop at a RequestSchedule's own offsets (a trace replay), the same path as
+//   the rate: only where the send times come from differs.
 // Multi-round conversations send round r+1 when round r has finished, with the history.
 class LoadGenerator {
   public:
@@ -52,7 +55,11 @@ class LoadGenerator {
         long issued = 0, completed = 0, failed = 0, inFlight = 0;
     };
 
-    LoadGenerator(Options options, std::vector<Conversation> conversations, const WallClock& clock);
+    // With a `schedule` (not owned, outliving the generator), requests and their send times
+    // come from it, `conversations` is empty and neither concurrency nor rate is given;
+    // requests and duration, when given, still end the run early.
+    LoadGenerator(Options options, std::vector<Conversation> conversations, const WallClock& clock,
+                  RequestSchedule* schedule = nullptr);
 
     using RecordSink = std::function<void(RequestRecord&&)>;
 
@@ -86,6 +93,7 @@ class LoadGenerator {
     Options m_options;
     std::vector<Conversation> m_conversations;
     const WallClock& m_clock;
+    RequestSchedule* m_schedule = nullptr;
     double m_durationS = 0;
     int m_maxConcurrent = 0;
 };

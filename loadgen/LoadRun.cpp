@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 namespace tierscope {
@@ -19,10 +20,20 @@ constexpr int kAddsPerTurn = 32;
 // by when epoll reported the socket ready: then a small batch bounds how long data that
 // arrives while a batch is worked off waits for the next stamp.
 constexpr int kEventsPerTurn = 16;
+// A schedule's requests made ready ahead (ScheduleFeed): at most this many, and this many
+// bytes of them.
+constexpr std::size_t kAhead = 64;
+constexpr std::size_t kAheadBytes = 64u << 20;
 
 int millisecondsUntil(StreamTransfer::Clock::time_point t, StreamTransfer::Clock::time_point now) {
     return static_cast<int>(
         std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count()));
+}
+
+// Rounded up: epoll's own timeout then never ends a wait before `t`.
+int millisecondsAfter(StreamTransfer::Clock::time_point t, StreamTransfer::Clock::time_point now) {
+    return static_cast<int>(
+        std::max<long>(0, std::chrono::ceil<std::chrono::milliseconds>(t - now).count()));
 }
 
 } // namespace
@@ -30,11 +41,11 @@ int millisecondsUntil(StreamTransfer::Clock::time_point t, StreamTransfer::Clock
 LoadRun::LoadRun(const LoadGenerator::Options& options,
                  const std::vector<Conversation>& conversations, const WallClock& clock,
                  std::string url, const LoadGenerator::RecordSink& sink, OnProgress onProgress,
-                 const std::atomic<bool>* cancel)
+                 const std::atomic<bool>* cancel, RequestSchedule* schedule)
     : m_options(options), m_conversations(conversations), m_clock(clock), m_url(std::move(url)),
       m_authorization(BearerToken::authorizationHeader(options.tokenEnvVar, "load")), m_sink(sink),
-      m_onProgress(std::move(onProgress)), m_cancel(cancel), m_epoll(epoll_create1(EPOLL_CLOEXEC)),
-      m_multi(curl_multi_init()), m_random(options.seed),
+      m_onProgress(std::move(onProgress)), m_cancel(cancel), m_schedule(schedule),
+      m_epoll(epoll_create1(EPOLL_CLOEXEC)), m_multi(curl_multi_init()), m_random(options.seed),
       m_gaps(options.burstiness,
              options.rate > 0 ? 1.0 / (options.rate * options.burstiness) : 1.0) {
     if (m_epoll < 0 || !m_multi) {
@@ -63,6 +74,8 @@ LoadRun::~LoadRun() {
         curl_multi_cleanup(m_multi);
     if (m_epoll >= 0)
         close(m_epoll);
+    if (m_dueTimer >= 0)
+        close(m_dueTimer);
 }
 
 double LoadRun::durationS() const {
@@ -104,6 +117,8 @@ bool LoadRun::mayIssue(Clock::time_point now) const {
         return false;
     if (m_limit >= 0 && m_progress.issued >= m_limit)
         return false;
+    if (m_feed && m_feed->ended())
+        return false;
     return m_options.duration.count() <= 0 || now - m_started < m_options.duration;
 }
 
@@ -120,7 +135,7 @@ void LoadRun::driveTimeout() {
 }
 
 std::string LoadRun::requestBody(const Cursor& cursor) const {
-    const Conversation& c = m_conversations[cursor.conversation];
+    const Conversation& c = conversationOf(cursor);
     nlohmann::json body = {{"model", m_options.model},
                            {"max_tokens", c.maxTokens[cursor.round]},
                            {"temperature", 0},
@@ -149,9 +164,10 @@ std::string LoadRun::requestBody(const Cursor& cursor) const {
     return body.dump();
 }
 
-void LoadRun::start(Cursor cursor) {
-    const int maxTokens = m_conversations[cursor.conversation].maxTokens[cursor.round];
-    std::string body = requestBody(cursor);
+void LoadRun::start(Cursor cursor, std::string body) {
+    const int maxTokens = conversationOf(cursor).maxTokens[cursor.round];
+    if (body.empty())
+        body = requestBody(cursor);
     auto t = std::make_unique<StreamTransfer>(std::move(cursor), maxTokens, m_options.api == "chat",
                                               m_options.maxLineBytes, &m_readyAt);
     t->open(m_url, std::move(body), m_authorization,
@@ -183,6 +199,18 @@ void LoadRun::newConversation(Clock::time_point scheduled) {
 
 int LoadRun::issueDue(Clock::time_point now) {
     int adds = 0;
+    if (m_feed) {
+        for (auto due = m_feed->nextOffset();
+             due && now >= m_started + *due && mayIssue(now) && adds++ < kAddsPerTurn;
+             due = m_feed->nextOffset()) {
+            auto ready = m_feed->pop();
+            Cursor c;
+            c.owned = std::move(ready.conversation);
+            c.scheduled = m_started + ready.offset;
+            start(std::move(c), std::move(ready.body));
+        }
+        return adds;
+    }
     auto followUp = [&] {
         start(std::move(m_followUps.front()));
         m_followUps.pop_front();
@@ -207,12 +235,42 @@ int LoadRun::issueDue(Clock::time_point now) {
     return adds;
 }
 
-int LoadRun::waitMs(Clock::time_point now, int adds) const {
+void LoadRun::armDue(Clock::time_point due) {
+    if (due == m_armedDue)
+        return;
+    const auto since = due.time_since_epoch();
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(since);
+    itimerspec at{};
+    at.it_value.tv_sec = static_cast<time_t>(seconds.count());
+    at.it_value.tv_nsec = static_cast<long>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(since - seconds).count());
+    if (at.it_value.tv_sec == 0 && at.it_value.tv_nsec == 0)
+        at.it_value.tv_nsec = 1; // zero would disarm it
+    timerfd_settime(m_dueTimer, TFD_TIMER_ABSTIME, &at, nullptr);
+    m_armedDue = due;
+}
+
+int LoadRun::waitMs(Clock::time_point now, int adds) {
     int wait = adds > kAddsPerTurn ? 0 : 100; // more to issue: just drive the transfers
     if (m_timer)
         wait = std::min(wait, millisecondsUntil(*m_timer, now));
     if (m_options.rate > 0 && mayIssue(now))
         wait = std::min(wait, millisecondsUntil(m_nextArrival, now));
+    // A feed that has nothing ready yet is behind: look again in a millisecond. Otherwise the
+    // due timer wakes the loop when the next is due, to the microsecond, so the loop sleeps
+    // until then instead of waking up to a millisecond early and polling (a millisecond a
+    // request of CPU at 1,000 requests/s).
+    if (m_feed && mayIssue(now)) {
+        const auto due = m_feed->nextOffset();
+        if (!due) {
+            wait = std::min(wait, 1);
+        } else if (m_dueTimer >= 0) {
+            armDue(m_started + *due);
+            wait = std::min(wait, millisecondsAfter(m_started + *due, now));
+        } else {
+            wait = std::min(wait, millisecondsUntil(m_started + *due, now));
+        }
+    }
     return wait;
 }
 
@@ -226,8 +284,8 @@ void LoadRun::finish(CURL* easy, CURLcode result) {
     // may send several tokens in one chunk).
     if (t.record.ok()) {
         ++m_progress.completed;
-        const Conversation& c = m_conversations[t.cursor.conversation];
-        if (t.cursor.round + 1 < c.questions.size()) {
+        const Conversation& c = conversationOf(t.cursor);
+        if (!t.cursor.owned && t.cursor.round + 1 < c.questions.size()) {
             Cursor next = t.cursor;
             next.history.emplace_back(c.questions[t.cursor.round], t.record.outputText);
             ++next.round;
@@ -262,6 +320,11 @@ int LoadRun::serveReady(int waitMs) {
     const int n = epoll_wait(m_epoll, events, kEventsPerTurn, waitMs);
     const auto polledAt = Clock::now();
     for (int i = 0; i < n; ++i) {
+        if (events[i].data.fd == m_dueTimer) { // not libcurl's: only the wake-up
+            std::uint64_t expirations = 0;
+            (void)!read(m_dueTimer, &expirations, sizeof expirations);
+            continue;
+        }
         m_readyAt = events[i].events & EPOLLIN
                         ? m_received.newestQueued(events[i].data.fd).value_or(polledAt)
                         : polledAt;
@@ -275,6 +338,25 @@ int LoadRun::serveReady(int waitMs) {
 }
 
 void LoadRun::run() {
+    if (m_schedule) { // the first requests are made ready before the clock starts
+        m_feed = std::make_unique<ScheduleFeed>(
+            *m_schedule,
+            [this](const std::shared_ptr<const Conversation>& conversation) {
+                Cursor c;
+                c.owned = conversation;
+                return requestBody(c);
+            },
+            kAhead, kAheadBytes);
+        m_feed->waitFilled();
+        m_dueTimer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = m_dueTimer;
+        if (m_dueTimer >= 0 && epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_dueTimer, &ev) != 0) {
+            close(m_dueTimer);
+            m_dueTimer = -1;
+        }
+    }
     m_started = Clock::now();
     m_nextArrival = m_started;
     auto lastProgress = m_started;

@@ -2,6 +2,7 @@
 
 #include "loadgen/LoadGenerator.h"
 #include "loadgen/ReceiveTimestamp.h"
+#include "loadgen/ScheduleFeed.h"
 #include "loadgen/StreamTransfer.h"
 
 #include <deque>
@@ -23,7 +24,8 @@ class LoadRun {
 
     LoadRun(const LoadGenerator::Options& options, const std::vector<Conversation>& conversations,
             const WallClock& clock, std::string url, const LoadGenerator::RecordSink& sink,
-            OnProgress onProgress, const std::atomic<bool>* cancel);
+            OnProgress onProgress, const std::atomic<bool>* cancel,
+            RequestSchedule* schedule = nullptr);
     ~LoadRun();
     LoadRun(const LoadRun&) = delete;
     LoadRun& operator=(const LoadRun&) = delete;
@@ -38,18 +40,23 @@ class LoadRun {
     static int onSocket(CURL*, curl_socket_t fd, int what, void* user, void* assigned);
     static int onTimer(CURLM*, long timeoutMs, void* user);
 
+    const Conversation& conversationOf(const Cursor& cursor) const {
+        return cursor.owned ? *cursor.owned : m_conversations[cursor.conversation];
+    }
     bool mayIssue(Clock::time_point now) const;
     bool timerDue() const;
     // A timer action may read any socket (libcurl polls its transfers itself), so what it reads
     // can only be stamped "now": callers serve the sockets that are ready first.
     void driveTimeout();
     std::string requestBody(const Cursor& cursor) const;
-    void start(Cursor cursor);
+    // `body`: made ahead (a scheduled request's); empty: made now.
+    void start(Cursor cursor, std::string body = {});
     void newConversation(Clock::time_point scheduled);
     // Issues what is due, follow-up rounds first; returns how many were added this turn.
     int issueDue(Clock::time_point now);
     // How long the loop may wait for data before something else is due.
-    int waitMs(Clock::time_point now, int adds) const;
+    int waitMs(Clock::time_point now, int adds);
+    void armDue(Clock::time_point due); // the due timer, to fire at `due`
     void finish(CURL* easy, CURLcode result);
     void finishDone();
     int serveReady(int waitMs);
@@ -62,6 +69,12 @@ class LoadRun {
     const LoadGenerator::RecordSink& m_sink;
     OnProgress m_onProgress;
     const std::atomic<bool>* m_cancel;
+    RequestSchedule* m_schedule;
+    // The schedule's requests, made ready on the feed's thread so that sending one costs only
+    // its hand-over to libcurl.
+    std::unique_ptr<ScheduleFeed> m_feed;
+    int m_dueTimer = -1; // a timerfd in the epoll set, armed for the next scheduled send
+    Clock::time_point m_armedDue{};
 
     int m_epoll = -1;
     CURLM* m_multi = nullptr;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/RequestRecord.h"
+#include "loadgen/Conversation.h"
 #include "loadgen/SseParser.h"
 
 #include <chrono>
@@ -27,6 +28,9 @@ struct StreamTransfer {
         std::size_t round = 0;
         std::vector<std::pair<std::string, std::string>> history; // question, answer
         Clock::time_point scheduled;
+        // A scheduled request's own conversation (a trace replay), which no list holds;
+        // otherwise the generator's conversations[conversation].
+        std::shared_ptr<const Conversation> owned;
     };
 
     // `readyAt` is the loop's stamp of the data being read: when it reached this host (the

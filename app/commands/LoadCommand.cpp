@@ -1,5 +1,6 @@
 #include "app/commands/LoadCommand.h"
 
+#include "app/commands/LoadTraceOptions.h"
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "collectors/storage/PathDevice.h"
@@ -103,6 +104,7 @@ void printSummary(const nlohmann::json& s, bool scheduled) {
     if (scheduled)
         block("-----TTFT from scheduled send (incl. client queueing)-----", "ttft_from_scheduled",
               "TTFT");
+    block("-----Schedule error (actual - scheduled send)-----", "schedule_error", "error");
     block("-----Time per Output Token (excl. 1st token)------", "tpot", "TPOT");
     block("---------------Inter-token Latency----------------", "itl", "ITL");
     block("----------------End-to-end Latency----------------", "e2el", "E2EL");
@@ -183,10 +185,11 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--warmup", o.warmup, "Requests sent first and left out of the results")
         ->capture_default_str();
     cmd->add_option("--dataset", o.dataset,
-                    "synthetic, shared-prefix, jsonl or cold-recovery (long documents sent "
+                    "synthetic, shared-prefix, jsonl, cold-recovery (long documents sent "
                     "once to populate the KV store, then questions over them: the measured "
-                    "phase; --requests is documents x questions)")
-        ->check(CLI::IsMember({"synthetic", "shared-prefix", "jsonl", "cold-recovery"}))
+                    "phase; --requests is documents x questions) or trace (a production trace "
+                    "replayed at its own times: --trace, --trace-format)")
+        ->check(CLI::IsMember({"synthetic", "shared-prefix", "jsonl", "cold-recovery", "trace"}))
         ->capture_default_str();
     cmd->add_option("--dataset-path", o.datasetPath, "JSONL file for --dataset jsonl");
     cmd->add_option("--input-len", o.inputLen, "Synthetic prompt length in words: N or MIN-MAX")
@@ -244,6 +247,7 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--label", o.label, "Session label");
     cmd->add_option("--storage-profile", o.storageProfile, "Storage configuration under test");
     LoadRecording::attach(*cmd, o.recording);
+    LoadTraceOptions::attach(*cmd, o.trace);
     cmd->add_option("--token-env", o.tokenEnv, "Environment variable holding a bearer token");
     cmd->add_flag("--insecure", o.insecure, "Do not verify TLS certificates (warns)");
     cmd->add_option("--seed", o.seed, "Seed for prompts and arrivals")->capture_default_str();
@@ -276,6 +280,7 @@ struct Setup {
     MeasuredLoad load;
     Datasets::ColdRecovery prompts;
     std::optional<LoadSummary::Slo> slo;
+    std::unique_ptr<TraceSchedule> trace; // --dataset trace: requests and times come from it
 };
 
 std::optional<std::string> generatorOptions(const LoadCommand::Options& o, Setup& s) {
@@ -356,7 +361,7 @@ std::optional<std::string> setUp(const LoadCommand::Options& o, Setup& s) {
         return "--url must be an http:// or https:// URL, not " + LoadGenerator::redacted(o.url);
     if (auto error = LoadRecording::check(o.recording))
         return error;
-    if (o.concurrency <= 0 && o.rate <= 0)
+    if (o.concurrency <= 0 && o.rate <= 0 && o.dataset != "trace")
         return "give --concurrency N (closed loop) or --rate R (open loop)";
     s.load.dataset = o.dataset;
     try {
@@ -366,7 +371,7 @@ std::optional<std::string> setUp(const LoadCommand::Options& o, Setup& s) {
     } catch (const WorkloadError& e) {
         return std::string(e.what());
     }
-    if (o.requests <= 0 && o.duration.empty() && !s.load.coldRecovery())
+    if (o.requests <= 0 && o.duration.empty() && !s.load.coldRecovery() && o.dataset != "trace")
         return "give --requests K or --duration D";
     if (o.warmup < 0)
         return "--warmup must be 0 or more";
@@ -374,7 +379,10 @@ std::optional<std::string> setUp(const LoadCommand::Options& o, Setup& s) {
         return "--output-len must be 1 or more";
     if (auto error = generatorOptions(o, s))
         return error;
-    return prompts(o, s);
+    if (auto error = LoadTraceOptions::open(
+            o.trace, {o.dataset, o.concurrency, o.rate, o.requests, o.seed}, s.trace))
+        return error;
+    return s.trace ? std::nullopt : prompts(o, s);
 }
 
 nlohmann::json runParams(const LoadCommand::Options& o, const MeasuredLoad& load) {
@@ -398,6 +406,8 @@ nlohmann::json runParams(const LoadCommand::Options& o, const MeasuredLoad& load
         params["extra_body"] = nlohmann::json::parse(o.extraBody, nullptr, false);
     if (load.coldRecovery())
         params.update(load.coldParams());
+    if (o.dataset == "trace")
+        params.update(LoadTraceOptions::params(o.trace));
     return params;
 }
 
@@ -408,6 +418,8 @@ struct Streamed {
     double durationS = 0;
     int maxConcurrent = 0;
     std::string endpoint;
+    bool openLoop = false; // --rate or a trace: the schedule error is reported
+    nlohmann::json trace = nlohmann::json::object(); // {"trace": its report} for a trace
 };
 
 // The measured phase: requests go to the store as they finish and into bounded summary
@@ -420,7 +432,7 @@ Streamed stream(Setup& s, const WallClock& clock, LoadAccumulator& accumulator,
         files.rlim_cur = files.rlim_max;
         setrlimit(RLIMIT_NOFILE, &files);
     }
-    LoadGenerator generator(s.options, std::move(s.prompts.measured), clock);
+    LoadGenerator generator(s.options, std::move(s.prompts.measured), clock, s.trace.get());
     Streamed out;
     bool storeFailed = false;
     std::optional<CancelOnSignal> cancel(std::in_place, std::initializer_list<int>{SIGINT});
@@ -452,6 +464,11 @@ Streamed stream(Setup& s, const WallClock& clock, LoadAccumulator& accumulator,
     out.durationS = generator.durationS();
     out.maxConcurrent = generator.maxConcurrent();
     out.endpoint = generator.displayEndpoint();
+    out.openLoop = s.options.rate > 0 || s.trace;
+    if (s.trace) { // what the trace held and what of it was left out, before the figures
+        out.trace["trace"] = s.trace->report();
+        std::printf("%s\n", s.trace->describe().c_str());
+    }
     return out;
 }
 
@@ -504,7 +521,9 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     if (!CancelOnSignal::flag())
         recording.settle(); // the last requests' observations are scraped inside the run
     const auto after = evidence();
-    auto summary = accumulator.summary(streamed.durationS, streamed.maxConcurrent);
+    auto summary =
+        accumulator.summary(streamed.durationS, streamed.maxConcurrent, streamed.openLoop);
+    summary.update(streamed.trace);
     EvidenceSnapshot::addEngineIo(before, after, summary);
     std::optional<ColdRecoveryEvidence> kv;
     if (cold) {
@@ -546,7 +565,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     } catch (const std::exception& e) {
         std::cerr << "tierscope load: cannot record the run's end: " << e.what() << "\n";
     }
-    printSummary(summary, o.rate > 0);
+    printSummary(summary, streamed.openLoop);
     if (summary.contains("validity"))
         for (const auto& c : summary["validity"])
             std::printf("validity: %s %s: %s\n", c.value("check", "").c_str(),

@@ -2,6 +2,7 @@
 
 #include "app/commands/LoadRecording.h"
 #include "app/common/GlobalOptions.h"
+#include "loadgen/TraceSchedule.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -51,6 +52,7 @@ class LoadCommand {
         std::uint64_t seed = 0;
         std::string requestTimeout = "600s";
         LoadRecording::Options recording; // the machine and the engine, in the same session
+        TraceSchedule::Options trace;     // --dataset trace
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);

@@ -557,6 +557,47 @@ files = 1
         QCOMPARE(a["engine_identity"], b["engine_identity"]);
     }
 
+    // A load workload replaying a trace (dataset = "trace"): each arm's run sends the trace's
+    // requests at its times, reports the schedule error and what the trace held.
+    void aTraceWorkloadReplaysOnEachArm() {
+        const QString plan =
+            QString(R"(name = "trace"
+repetitions = 1
+
+[[arm]]
+label = "a"
+%1
+
+[[arm]]
+label = "b"
+%2
+
+[[workload]]
+kind = "load"
+dataset = "trace"
+trace = "%3"
+trace_format = "mooncake"
+time_scale = 0.01
+)")
+                .arg(simEngine(test::freePort()), simEngine(test::freePort()),
+                     QStringLiteral(TIERSCOPE_FIXTURES
+                                    "/mooncake/mooncake_trace-fast25-layout.jsonl"));
+        const QString path = m_dir.filePath("trace.toml");
+        test::writeFile(path, plan.toUtf8());
+        const auto done = runPlan(path, "trace.db");
+        QVERIFY2(done.exitCode == 0, done.err.constData());
+        QCOMPARE(done.runs.size(), std::size_t(2));
+        for (const auto& run : done.runs) {
+            const auto s = summary(run);
+            QCOMPARE(s["completed"].get<int>(), 6);
+            QCOMPARE(s["trace"]["scheduled"].get<int>(), 6);
+            QCOMPARE(s["trace"]["malformed"].get<int>(), 5);
+            QVERIFY(s["p99_schedule_error_ms"].is_number());
+            const auto params = nlohmann::json::parse(run.paramsJson);
+            QCOMPARE(params["trace_format"].get<std::string>(), std::string("mooncake"));
+        }
+    }
+
     // A cold-recovery experiment: two arms whose engines (simulators) keep their KV in {path}/kv,
     // `extraA` and `extraB` more TOML lines (engine options first, as sim-engine arguments).
     QString writeColdPlan(const QString& name, int port, const QString& simA, const QString& simB,

@@ -44,6 +44,16 @@ kind = "model-load"
 
 class TestExperimentPlan : public QObject {
     Q_OBJECT
+    // Why the plan is refused; empty when it parses.
+    static std::string refused(const std::string& text) {
+        try {
+            ExperimentPlan::parse(text);
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    }
+
   private slots:
     // Found by the fuzzer: `workload = ["E"]` is an array of strings, and was dereferenced as
     // a table.
@@ -192,14 +202,6 @@ class TestExperimentPlan : public QObject {
         QCOMPARE(plan.variants().size(), std::size_t(2));
         QCOMPARE(plan.maxFailureRate.value_or(-1), 0.02);
         // A reset of the prefix cache needs the engine's URL; flags are booleans.
-        auto refused = [](const std::string& t) {
-            try {
-                ExperimentPlan::parse(t);
-            } catch (const std::runtime_error& e) {
-                return std::string(e.what());
-            }
-            return std::string();
-        };
         QVERIFY(refused("[[arm]]\nlabel = \"a\"\nreset_prefix_cache = true\n[[arm]]\nlabel = "
                         "\"b\"\n[[workload]]\nkind = \"load\"\n")
                     .find("needs engine_url") != std::string::npos);
@@ -235,14 +237,6 @@ class TestExperimentPlan : public QObject {
         QCOMPARE(body["stop_token_ids"][0].get<int>(), 2);
         QCOMPARE(
             nlohmann::json::parse(plan.workloads[1].params.at("extra_body"))["seed"].get<int>(), 7);
-        auto refused = [](const std::string& t) {
-            try {
-                ExperimentPlan::parse(t);
-            } catch (const std::runtime_error& e) {
-                return std::string(e.what());
-            }
-            return std::string();
-        };
         const std::string arms = "[[arm]]\nlabel = \"a\"\n[[arm]]\nlabel = \"b\"\n";
         const std::string load = "[[workload]]\nkind = \"load\"\n";
         QVERIFY(refused("[[arm]]\nlabel = \"a\"\ncache = \"cold\"\n" + load).find("restore") !=
@@ -461,7 +455,7 @@ class TestExperimentPlan : public QObject {
                      "line 13: requests must be an integer from 1 to 10000000, not a "
                      "floating-point number"));
         QVERIFY(says(error("requests = 10", "dataset = \"sharedprefix\""),
-                     "line 13: dataset is synthetic or shared-prefix"));
+                     "line 13: dataset is synthetic, shared-prefix or trace"));
         QVERIFY(says(error("requests = 10", "block_size = \"1MiB\""),
                      "line 13: unknown key \"block_size\" in a load [[workload]]"));
         // Values that could only fail once the runs start, and the number that is wrong.
@@ -505,6 +499,47 @@ class TestExperimentPlan : public QObject {
         const auto plan = ExperimentPlan::parse(base + "dataset = \"shared-prefix\"\nusers = 4\n");
         QCOMPARE(plan.workloads[1].params.at("users"), std::string("4"));
         QCOMPARE(plan.workloads[0].params.at("files"), std::string("2"));
+    }
+
+    // A load workload replaying a trace: its keys, and what may not go with them.
+    void traceWorkloadKeysParse() {
+        const std::string arms = "[[arm]]\nlabel = \"a\"\n[[arm]]\nlabel = \"b\"\n";
+        const std::string load = "[[workload]]\nkind = \"load\"\ndataset = \"trace\"\n";
+        const std::string trace = "trace = \"/t/mooncake.jsonl\"\ntrace_format = \"mooncake\"\n";
+        const auto plan = ExperimentPlan::parse(arms + load + trace +
+                                                "time_scale = 0.5\nmax_requests = 1000\n"
+                                                "start_at = 60\nwarmup_requests = 10\n");
+        const auto& params = plan.workloads.at(0).params;
+        QCOMPARE(params.at("dataset"), std::string("trace"));
+        QCOMPARE(params.at("trace"), std::string("/t/mooncake.jsonl"));
+        QCOMPARE(params.at("trace_format"), std::string("mooncake"));
+        QCOMPARE(std::stod(params.at("time_scale")), 0.5);
+        QCOMPARE(params.at("max_requests"), std::string("1000"));
+        QCOMPARE(std::stod(params.at("start_at")), 60.0);
+        QVERIFY(plan.workloads[0].concurrency.empty());
+        // An integer time scale is a number too.
+        QCOMPARE(refused(arms + load + trace + "time_scale = 2\n"), std::string());
+        const std::pair<std::string, const char*> wrong[] = {
+            {load, "line 5: dataset = \"trace\" needs trace (a file) and trace_format"},
+            {load + "trace = \"/t\"\ntrace_format = \"sharegpt\"\n", "needs trace (a file)"},
+            {load + trace + "time_scale = 0\n", "line 10: time_scale is a number above 0"},
+            {load + trace + "time_scale = \"fast\"\n", "line 10: time_scale is a number above 0"},
+            {load + trace + "start_at = -1\n", "line 10: start_at is a number of seconds"},
+            {load + trace + "max_requests = 0\n",
+             "line 10: max_requests must be an integer from 1 to 10000000, not 0"},
+            {load + trace + "concurrency = 8\n", "line 10: concurrency does not apply to a trace"},
+            {load + trace + "requests = 8\n", "line 10: requests does not apply to a trace"},
+            {"[[workload]]\nkind = \"load\"\n" + trace,
+             "line 7: trace goes with dataset = \"trace\""},
+            {"[[workload]]\nkind = \"load\"\nmax_requests = 5\n",
+             "line 7: max_requests goes with dataset = \"trace\""},
+            {"[[workload]]\nkind = \"cold-recovery\"\n" + trace,
+             "unknown key \"trace\" in a cold-recovery [[workload]]"},
+        };
+        for (const auto& [text, says] : wrong) {
+            const auto why = refused(arms + text);
+            QVERIFY2(why.find(says) != std::string::npos, (text + " -> " + why).c_str());
+        }
     }
 
     // The plans shipped and those in the docs' examples still parse.
