@@ -8,6 +8,7 @@
 #include "core/util/UnitFormat.h"
 #include "experiments/ColdRecoveryEvidence.h"
 #include "experiments/EvidenceSnapshot.h"
+#include "experiments/LoadSweep.h"
 #include "experiments/MeasuredLoad.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
@@ -108,6 +109,19 @@ std::unique_ptr<TraceSchedule> traceSchedule(const Params& p, std::uint64_t seed
     t.startAtS = std::stod(param(p, "start_at", "0"));
     t.seed = seed;
     return std::make_unique<TraceSchedule>(t);
+}
+
+// A plan's sweep sends its point as `sweep` does (LoadSweep::atPoint), with the repetition's
+// arrivals, and stores the SLOs with every run, so `compare` judges the capacity on them.
+void sweepPoint(const PlanSweep& sweep, const ArmWorkload::LoadContext& x, std::uint64_t seed,
+                LoadGenerator::Options& options, nlohmann::json& params) {
+    LoadSweep::atPoint(sweep.rate ? LoadSweep::Mode::Rate : LoadSweep::Mode::Concurrency,
+                       x.sweepPoint, options, params);
+    options.seed = seed;
+    params["sweep_probe"] = x.bisection ? "bisection" : "grid";
+    params["slo"] = nlohmann::json::array();
+    for (const auto& slo : sweep.slos)
+        params["slo"].push_back(slo.text);
 }
 
 } // namespace
@@ -234,13 +248,15 @@ ArmWorkload::Outcome ArmWorkload::loadRun(const ExperimentPlan::Workload& w,
              {"dataset", "trace", "trace_format", "time_scale", "max_requests", "start_at"})
             if (w.params.count(key))
                 o.params[key] = w.params.at(key);
+    if (w.sweep) // the point's rate or concurrency, named in the run's parameters
+        sweepPoint(*w.sweep, x, load.seed, options, o.params);
     const auto before = EvidenceSnapshot::take({}, {}, {}, x.enginePgid);
     LoadGenerator generator(options, conversations, x.clock, trace.get());
     o.requests = generator.run({}, &x.cancel);
     o.cancelled = x.cancel;
     const auto after = EvidenceSnapshot::take({}, {}, {}, x.enginePgid);
     o.summary = LoadSummary::compute(o.requests, generator.durationS(), generator.maxConcurrent(),
-                                     {}, trace != nullptr);
+                                     {}, trace != nullptr || options.rate > 0);
     if (trace)
         o.summary["trace"] = trace->report();
     EvidenceSnapshot::addEngineIo(before, after, o.summary);

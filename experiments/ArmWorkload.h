@@ -61,6 +61,9 @@ class ArmWorkload {
         // The process group of the engine tierscope started for the arm (0: none, so the
         // engine's own reads are unknown).
         int enginePgid = 0;
+        // A load sweep's run (the workload's sweep): its point, and whether a bisection probe.
+        double sweepPoint = 0;
+        bool bisection = false;
     };
     static Outcome loadRun(const ExperimentPlan::Workload& w, const ExperimentPlan::Arm& arm,
                            const LoadContext& context);

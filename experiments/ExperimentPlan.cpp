@@ -6,6 +6,7 @@
 #include "core/util/ShellTemplate.h"
 #include "core/util/SizeParser.h"
 #include "experiments/EngineIdentity.h"
+#include "experiments/PlanSweepKeys.h"
 #include "experiments/TomlJson.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
@@ -273,6 +274,8 @@ std::vector<Key> workloadKeys(const std::string& kind) {
              {"time_scale", Kind::Any},
              {"max_requests", Kind::Integer, 1, kMaxRequests},
              {"start_at", Kind::Any}});
+    if (kind == "load")
+        PlanSweepKeys::addKeys(keys, Kind::Any);
     return keys;
 }
 
@@ -415,6 +418,7 @@ ExperimentPlan::Workload workload(const toml::table& t) {
     if (std::find(kinds.begin(), kinds.end(), w.kind) == kinds.end())
         fail(t, "a [[workload]] kind is model-load, kv-restore, checkpoint-save, load or "
                 "cold-recovery");
+    w.sweep = PlanSweepKeys::take(t);
     checkKeys(t, "a " + w.kind + " [[workload]]", workloadKeys(w.kind));
     const std::string dataset = t["dataset"].value_or(std::string("synthetic"));
     if (dataset != "synthetic" && dataset != "shared-prefix" && dataset != "trace")
@@ -422,7 +426,7 @@ ExperimentPlan::Workload workload(const toml::table& t) {
     traceKeys(t, dataset == "trace");
     for (const auto& [k, v] : t) {
         const std::string key(k.str());
-        if (key == "kind")
+        if (key == "kind" || PlanSweepKeys::owns(key))
             continue;
         if (key == "concurrency" && v.is_array()) {
             for (const auto& c : *v.as_array()) {
@@ -542,6 +546,7 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     if (p.workloads.empty())
         throw std::runtime_error("plan: no [[workload]] table");
     checkRunCount(p);
+    PlanSweepKeys::check(p);
     return p;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "experiments/PlanSweep.h"
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -60,6 +62,8 @@ struct ExperimentPlan {
         std::string kind; // model-load | kv-restore | checkpoint-save | load | cold-recovery
         std::map<std::string, std::string> params; // workload options, as text
         std::vector<int> concurrency;              // a sweep; empty: the workload's default
+        // A load sweep with SLOs: one variant whose runs each name their point (PlanSweep).
+        std::optional<PlanSweep> sweep;
     };
     // One workload variant: a workload at one point of its sweep.
     struct Variant {

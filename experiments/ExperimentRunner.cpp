@@ -15,8 +15,10 @@
 #include "experiments/EngineIdentity.h"
 #include "experiments/EngineProcess.h"
 #include "experiments/LeftoverProcesses.h"
+#include "experiments/LoadSweep.h"
 #include "experiments/RunSchedule.h"
 #include "experiments/ShellCommand.h"
+#include "experiments/SweepRounds.h"
 
 #include <filesystem>
 #include <memory>
@@ -171,11 +173,14 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
 // One scheduled run: the arm's setup, its engine, the workload and its teardown. False when
 // the experiment stops here (cancelled).
 bool ExperimentRunner::runStep(Context& c, std::size_t i, const std::atomic<bool>& cancel) {
-    const auto& s = c.schedule[i];
+    const ScheduledRun s = c.schedule[i]; // a copy: a sweep's next round grows the schedule
     const auto& arm = m_plan.arms[s.arm];
     const auto& w = m_plan.workloads[s.variant.workload];
-    const Step step{i,        c.schedule.size(), arm.label, experimentName(m_plan, s.variant),
-                    s.warmup, s.repetition};
+    Step step{i,        c.schedule.size(), arm.label, experimentName(m_plan, s.variant),
+              s.warmup, s.repetition};
+    if (w.sweep)
+        step.point = LoadSweep::label(
+            w.sweep->rate ? LoadSweep::Mode::Rate : LoadSweep::Mode::Concurrency, s.sweepPoint);
     if (m_callbacks.started)
         m_callbacks.started(step);
     std::error_code ec;
@@ -244,6 +249,14 @@ bool ExperimentRunner::runStep(Context& c, std::size_t i, const std::atomic<bool
     } catch (const std::exception& e) {
         fail(cancel ? "cancelled" : "failed", {{"error", e.what()}});
     }
+    // A sweep's next bisection round, before the teardown decides whether the engine stays.
+    if (!cancel && !c.result.incomplete) {
+        auto more =
+            SweepRounds::next(m_plan, c.schedule, i, step.experiment, c.store, c.result.sessionId);
+        c.schedule.insert(c.schedule.begin() + static_cast<std::ptrdiff_t>(i) + 1, more.begin(),
+                          more.end());
+        c.result.runs = c.schedule.size();
+    }
     teardown();
     return true;
 }
@@ -295,7 +308,9 @@ void ExperimentRunner::measure(Context& c, const Step& step, const ScheduledRun&
                                         cancel,
                                         m_plan.maxFailureRate,
                                         m_plan.minHitShare,
-                                        c.engine ? c.engine->pid() : 0};
+                                        c.engine ? c.engine->pid() : 0,
+                                        s.sweepPoint,
+                                        s.sweepRound > 0};
     ArmWorkload::Outcome out =
         w.kind == "load" ? ArmWorkload::loadRun(w, arm, load)
         : w.kind == "cold-recovery"

@@ -32,6 +32,7 @@ class ExperimentRunner {
         std::string experiment; // "<plan>/<workload>[@cN]"
         bool warmup = false;
         int repetition = 0;
+        std::string point; // a load sweep's point ("rate 4", "c16"), else empty
     };
     struct StepResult {
         std::string status; // completed | warmup | failed | cancelled

@@ -49,6 +49,21 @@ std::string LoadSweep::label(Mode mode, double point) {
     return text;
 }
 
+const char* LoadSweep::modeName(Mode mode) {
+    return mode == Mode::Rate ? "rate" : "concurrency";
+}
+
+void LoadSweep::atPoint(Mode mode, double point, LoadGenerator::Options& options,
+                        nlohmann::json& params) {
+    const bool rate = mode == Mode::Rate;
+    options.rate = rate ? point : 0;
+    options.concurrency = rate ? 0 : static_cast<int>(point);
+    params["rate"] = options.rate;
+    params["concurrency"] = options.concurrency;
+    params["sweep_point"] = label(mode, point);
+    params["sweep_mode"] = modeName(mode);
+}
+
 const std::vector<std::string>& LoadSweep::reported() {
     static const std::vector<std::string> names = {
         "request_throughput", "output_throughput", "goodput", "ttft_p50", "ttft_p99",
@@ -65,8 +80,6 @@ void LoadSweep::measure(Point& point, int repetition) {
         m_hooks.beforeRun();
     const bool rate = m_options.mode == Mode::Rate;
     auto options = m_options.generator;
-    options.rate = rate ? point.value : 0;
-    options.concurrency = rate ? 0 : static_cast<int>(point.value);
     // Each repetition its own prompts, the same at every point (as an experiment's arms): a
     // later run is not served from the prefix cache an earlier one filled.
     MeasuredLoad load = m_options.load;
@@ -76,9 +89,7 @@ void LoadSweep::measure(Point& point, int repetition) {
     const std::string name = label(m_options.mode, point.value);
     nlohmann::json params = m_options.params;
     params["seed"] = load.seed;
-    params["rate"] = options.rate;
-    params["concurrency"] = options.concurrency;
-    params["sweep_point"] = name;
+    atPoint(m_options.mode, point.value, options, params);
     const std::int64_t run = m_store.createRun(m_session, "load", params.dump(), m_clock.nowNs(),
                                                m_options.experiment, name, repetition);
     point.runs.push_back(run);
@@ -116,18 +127,9 @@ void LoadSweep::measure(Point& point, int repetition) {
     }
 }
 
-// Every SLO must be shown to hold: a KPI missing from one of the point's runs (no request
-// completed there) or without an interval does not hold.
+// Every SLO must be shown to hold, by the one rule `compare` reads capacities with.
 std::optional<bool> LoadSweep::holds(const Point& point) const {
-    if (point.kpis.empty())
-        return std::nullopt;
-    for (const auto& slo : m_options.slos) {
-        std::size_t missing = 0;
-        const auto level = KpiLevel::of(column(point.kpis, slo.kpi, missing));
-        if (missing > 0 || !level || !slo.holds(*level).value_or(false))
-            return false;
-    }
-    return true;
+    return SloBound::allHold(m_options.slos, point.kpis);
 }
 
 nlohmann::json LoadSweep::describe(const Point& point) const {

@@ -59,6 +59,12 @@ class LoadSweep {
     nlohmann::json run();
 
     static std::string label(Mode mode, double point); // "rate 4", "c16"
+    static const char* modeName(Mode mode);            // "rate", "concurrency"
+    // One run at a point, as `sweep` and a plan's sweep both send it: the rate (open loop, no
+    // bound on concurrency) or the concurrency, and the parameters stored with the run that
+    // name the point (sweep_point, rate, concurrency, sweep_mode) for `compare` to read back.
+    static void atPoint(Mode mode, double point, LoadGenerator::Options& options,
+                        nlohmann::json& params);
     // The KPIs every point reports, in table order.
     static const std::vector<std::string>& reported();
 

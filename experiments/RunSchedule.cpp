@@ -19,8 +19,14 @@ std::vector<ScheduledRun> RunSchedule::build(const ExperimentPlan& plan) {
                 std::shuffle(arms.begin(), arms.end(), random);
             else if (plan.order == ExperimentPlan::Order::Abba && !warmup && measured % 2 == 1)
                 std::reverse(arms.begin(), arms.end());
-            for (const std::size_t arm : arms)
-                out.push_back({arm, variant, warmup ? 0 : rep - plan.warmup + 1, warmup});
+            const auto& sweep = plan.workloads[variant.workload].sweep;
+            std::vector<double> points = {0};
+            if (sweep)
+                points = warmup ? std::vector<double>{sweep->points.front()} : sweep->points;
+            for (const double point : points)
+                for (const std::size_t arm : arms)
+                    out.push_back(
+                        {arm, variant, warmup ? 0 : rep - plan.warmup + 1, warmup, point, 0});
         }
     }
     return out;

@@ -12,6 +12,7 @@
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
 #include "experiments/ExperimentRunner.h"
+#include "experiments/LoadSweep.h"
 #include "experiments/RunSchedule.h"
 
 #include <cstdio>
@@ -72,8 +73,13 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
             auto shown = [](const std::string& text) {
                 return TerminalOutput::shown(STDOUT_FILENO, text);
             };
+            std::string experiment = ExperimentRunner::experimentName(plan, s.variant);
+            if (const auto& sweep = plan.workloads[s.variant.workload].sweep)
+                experiment += " at " + LoadSweep::label(sweep->rate ? LoadSweep::Mode::Rate
+                                                                    : LoadSweep::Mode::Concurrency,
+                                                        s.sweepPoint);
             std::printf("%3zu  %-16s %-28s %s\n", i + 1, shown(plan.arms[s.arm].label).c_str(),
-                        shown(ExperimentRunner::experimentName(plan, s.variant)).c_str(),
+                        shown(experiment).c_str(),
                         s.warmup ? "warm-up"
                                  : ("repetition " + std::to_string(s.repetition)).c_str());
         }
@@ -85,8 +91,8 @@ int RunCommand::run(const GlobalOptions& global, const Options& o) {
     ExperimentRunner::Callbacks callbacks;
     auto shown = [](const std::string& text) { return TerminalOutput::shown(STDERR_FILENO, text); };
     callbacks.started = [shown](const ExperimentRunner::Step& s) {
-        std::fprintf(stderr, "[%zu/%zu] %s, %s, %s\n", s.index + 1, s.total, shown(s.arm).c_str(),
-                     shown(s.experiment).c_str(),
+        std::fprintf(stderr, "[%zu/%zu] %s, %s%s, %s\n", s.index + 1, s.total, shown(s.arm).c_str(),
+                     shown(s.experiment).c_str(), s.point.empty() ? "" : (" at " + s.point).c_str(),
                      s.warmup ? "warm-up" : ("repetition " + std::to_string(s.repetition)).c_str());
     };
     callbacks.finished = [shown](const ExperimentRunner::Step&,

@@ -215,6 +215,13 @@ std::optional<std::string> setUp(const SweepCommand::Options& o, LoadSweep::Opti
                 {"sweep", o.experiment}};
     if (o.ignoreEos)
         s.params["ignore_eos"] = true;
+    // Stored with every run, so `compare` of two sweeps judges their points on the same SLOs
+    // and draws the SLO line (SweepCapacity reads them from the runs, as a plan's sweep has).
+    if (!s.slos.empty()) {
+        s.params["slo"] = nlohmann::json::array();
+        for (const auto& slo : s.slos)
+            s.params["slo"].push_back(slo.text);
+    }
     if (!o.extraBody.empty())
         s.params["extra_body"] = s.generator.extraBody;
     return std::nullopt;

@@ -5,6 +5,7 @@
 #include "core/compare/GpuRunCheck.h"
 #include "core/compare/PathPolicyCheck.h"
 #include "core/compare/RunKpis.h"
+#include "core/compare/SweepCapacity.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/Joined.h"
@@ -254,8 +255,12 @@ ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
     ComparisonResult in;
     in.labelA = a.label;
     in.labelB = b.label;
-    checkVariants(a, b);
-    in.kpis = Comparison::compare(a, b);
+    // Load sweeps compare by capacity; a run's KPIs belong to its point, never pooled.
+    const auto sweep = SweepCapacity::addTo(a, b, in);
+    if (!sweep) {
+        checkVariants(a, b);
+        in.kpis = Comparison::compare(a, b);
+    }
     for (const auto* side : {&a, &b}) {
         const std::string tag = side == &a ? "A: " : "B: ";
         for (const auto& line : Comparison::excluded(*side))
@@ -288,6 +293,12 @@ ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
                                                      "not judged: the comparison is INVALID"});
         else if (k != in.kpis.end())
             in.gates.emplace_back(gate, gate.judge(*k));
+        else if (const auto* d = RunKpis::find(gate.kpi); sweep && d && d->armLevel)
+            in.gates.emplace_back(
+                gate, Gate::Result{Gate::Verdict::Inconclusive,
+                                   "not judged: " +
+                                       (sweep->empty() ? gate.kpi + " is not this sweep's capacity"
+                                                       : *sweep)});
         else if (!o.dropUnmeasuredGates)
             in.gates.emplace_back(gate, Gate::Result{Gate::Verdict::Inconclusive,
                                                      gate.kpi + " was not measured on both sides"});

@@ -4,6 +4,7 @@
 #include "core/compare/Comparison.h"
 #include "core/compare/Gate.h"
 #include "core/compare/KpiComparison.h"
+#include "core/compare/SweepCurve.h"
 #include "core/model/DeviceRecord.h"
 
 #include <optional>
@@ -52,6 +53,9 @@ struct ComparisonResult {
     };
     std::vector<Route> routes;
     std::vector<Chart> charts;
+    // One per side whose measured runs are a load sweep (series = the side's label): each
+    // point's KPI levels, for the throughput-vs-latency chart.
+    std::vector<SweepCurve> curves;
     std::string plan; // the experiment plan's TOML, when the runs came from one
     std::vector<std::string> hosts;
     std::vector<DeviceRecord> devices;

@@ -63,6 +63,16 @@ std::string numbers(const char* format, double point, double lo, double hi) {
     return text;
 }
 
+// A ratio, or "unbounded": a sweep's capacity interval has an infinite end where a side held
+// at its highest point.
+std::string factor(double x) {
+    if (std::isinf(x))
+        return x > 0 ? "unbounded" : "-unbounded";
+    char text[48];
+    std::snprintf(text, sizeof text, "%.3fx", x);
+    return text;
+}
+
 std::string runCounts(const KpiComparison& k) {
     return std::to_string(k.countA) + " / " + std::to_string(k.countB) + " runs";
 }
@@ -107,12 +117,15 @@ Gate::Result Gate::judge(const KpiComparison& k) const {
     // Welch on the logs of the run values, so A's uncertainty counts as much as B's.
     const auto& r = *k.interval;
     const double point = k.ratio();
+    // A sweep's capacity interval is its brackets' (SweepCapacity), each point judged at 95 %.
+    const auto* d = RunKpis::find(k.name);
+    const char* interval = d && d->armLevel ? ", interval of the brackets [" : ", 95 % CI [";
     if (kind == Kind::Ratio)
         return decide(r.lo, r.hi,
-                      numbers("B/A %.3fx, 95%% CI [%.3fx, %.3fx]", point, r.lo, r.hi) + ", " +
-                          runCounts(k));
+                      "B/A " + factor(point) + interval + factor(r.lo) + ", " + factor(r.hi) +
+                          "], " + runCounts(k));
     return decide(r.lo - 1, r.hi - 1,
-                  "change " + KpiComparison::percent(point - 1) + ", 95 % CI [" +
+                  "change " + KpiComparison::percent(point - 1) + interval +
                       KpiComparison::percent(r.lo - 1) + ", " + KpiComparison::percent(r.hi - 1) +
                       "], " + runCounts(k));
 }

@@ -50,6 +50,9 @@ const char* KpiComparison::verdictText(Verdict v) {
 }
 
 std::string KpiComparison::percent(double fraction) {
+    // A sweep's capacity interval has an unbounded end where a side held at its highest point.
+    if (std::isinf(fraction))
+        return fraction > 0 ? "unbounded" : "-unbounded";
     char text[48];
     // -0.04 % prints as "-0.0 %": say no change instead of a signed zero
     const double p = std::abs(fraction) < 0.0005 ? 0.0 : fraction * 100;

@@ -357,6 +357,10 @@ std::vector<RunKpis::Definition> build() {
          "highest 1 s mean of the block devices: machine-wide, every process's reads", 0},
         {"write_gb_per_s_peak", "peak write GB/s", "GB/s", false, false,
          "highest 1 s mean of the block devices: machine-wide, every process's writes", 0},
+        {"max_rate_at_slo", "max rate at SLO", "req/s", false, false,
+         "the arm's load sweep: the highest request rate where every SLO holds", 8, false, true},
+        {"max_concurrency_at_slo", "max concurrency at SLO", "requests", false, false,
+         "the arm's load sweep: the highest concurrency where every SLO holds", 9, false, true},
     };
     for (const auto c : BottleneckClassifier::all()) {
         // Less time storage-, KV- or queue-bound is better; GPU-bound time is the goal.

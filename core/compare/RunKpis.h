@@ -29,6 +29,9 @@ class RunKpis {
         // A share of the run's time or tokens, which can be 0 on one side: it changes in
         // points, never by a factor.
         bool inPoints = false;
+        // Not a run's value but an arm's: the capacity its load sweep reads off all its runs
+        // (SweepCapacity), compared on a bracket, never averaged over runs.
+        bool armLevel = false;
     };
 
     // Not a KPI: how many requests a run issued, the weight behind its failure_rate.

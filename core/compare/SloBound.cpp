@@ -51,6 +51,11 @@ std::optional<SloBound> SloBound::parse(const std::string& text, std::string& er
     s.kpi = trimmed(text.substr(0, op));
     s.atMost = text[op] == '<';
     const auto* definition = RunKpis::find(s.kpi);
+    if (definition && definition->armLevel) {
+        error = "\"" + s.kpi + "\" in \"" + text +
+                "\" is an arm's capacity, not a run's KPI an SLO can bound";
+        return std::nullopt;
+    }
     if (!definition) {
         const auto renamed = RunKpis::renamedTo(s.kpi);
         error = "\"" + s.kpi + "\" in \"" + text + "\" is not a KPI" +
@@ -81,6 +86,22 @@ std::optional<bool> SloBound::holds(const KpiLevel& level) const {
     if (!end)
         return std::nullopt;
     return atMost ? *end <= threshold : *end >= threshold;
+}
+
+std::optional<bool> SloBound::allHold(const std::vector<SloBound>& slos,
+                                      const std::vector<std::map<std::string, double>>& runs) {
+    if (runs.empty())
+        return std::nullopt;
+    for (const auto& slo : slos) {
+        std::vector<double> values;
+        for (const auto& run : runs)
+            if (const auto it = run.find(slo.kpi); it != run.end())
+                values.push_back(it->second);
+        const auto level = KpiLevel::of(values);
+        if (values.size() < runs.size() || !level || !slo.holds(*level).value_or(false))
+            return false;
+    }
+    return true;
 }
 
 } // namespace tierscope

@@ -2,8 +2,10 @@
 
 #include "core/compare/KpiLevel.h"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
@@ -29,6 +31,12 @@ struct SloBound {
     std::optional<bool> holds(const KpiLevel& level) const;
     // The end of the interval the bound is judged on.
     std::optional<double> judgedEnd(const KpiLevel& level) const;
+    // Whether every SLO is shown to hold at a set of runs (each run's RunKpis values), the
+    // one rule `sweep` and a plan's sweep bisect on and `compare` reads capacities by: a KPI
+    // missing from one of the runs (no request completed there) or without an interval does
+    // not hold. nullopt without runs.
+    static std::optional<bool> allHold(const std::vector<SloBound>& slos,
+                                       const std::vector<std::map<std::string, double>>& runs);
 };
 
 } // namespace tierscope

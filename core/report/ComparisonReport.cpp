@@ -153,6 +153,31 @@ nlohmann::json routesJson(const ComparisonResult& in) {
     return out;
 }
 
+// Each load sweep's points, as the capacity row was read off them: the chart's data.
+nlohmann::json curvesJson(const ComparisonResult& in) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : in.curves) {
+        nlohmann::json points = nlohmann::json::array(), slos = nlohmann::json::array();
+        for (const auto& slo : c.slos)
+            slos.push_back(slo.text);
+        for (const auto& p : c.points) {
+            nlohmann::json kpis = nlohmann::json::object();
+            for (const auto& [name, l] : p.kpis) {
+                kpis[name] = {{"estimate", l.estimate}, {"runs", l.runs}, {"mean", l.meanKind()}};
+                if (l.interval)
+                    kpis[name]["ci95"] = {l.interval->lo, l.interval->hi};
+            }
+            points.push_back({{"label", p.label},
+                              {"load", p.load},
+                              {"probe", p.probe},
+                              {"holds", p.holds ? nlohmann::json(*p.holds) : nlohmann::json()},
+                              {"kpis", kpis}});
+        }
+        out.push_back({{"series", c.series}, {"mode", c.mode}, {"slo", slos}, {"points", points}});
+    }
+    return out;
+}
+
 } // namespace
 
 std::string ComparisonReport::changeCell(const KpiComparison& k) {
@@ -380,6 +405,7 @@ std::string ComparisonReport::json(const ComparisonResult& in) {
                           {"warnings", in.warnings},
                           {"run_checks", in.checks},
                           {"bytes_route", routesJson(in)},
+                          {"sweep_curves", curvesJson(in)},
                           {"method", footnote()},
                           {"plan", Redaction::text(in.plan)},
                           {"tool_version", in.toolVersion},
