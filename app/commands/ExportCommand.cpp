@@ -65,15 +65,17 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
     const bool chart = o.what == "chart";
     const std::string name = o.chart.empty() ? "ttft-cdf" : o.chart;
     const auto kind = ComparisonCharts::parse(name);
+    const bool capacity = name == ComparisonCharts::kCapacity; // drawn where A and B are sweeps
     const auto size = ExportCommand::sizeOf(o.size);
     const std::string format = !o.format.empty() ? o.format
                                : chart
                                    ? (o.out.empty() ? "svg" : o.out.substr(o.out.rfind('.') + 1))
                                    : "html";
     const auto chartFormat = ChartRenderer::formatOf(QString::fromStdString(format));
-    if (chart && (!kind || !size || !chartFormat)) {
+    if (chart && ((!kind && !capacity) || !size || !chartFormat)) {
         std::cerr << "tierscope export chart: "
-                  << (!kind   ? "--chart is ttft-cdf, kpi-bars, timelines or bottlenecks"
+                  << (!kind && !capacity
+                          ? "--chart is ttft-cdf, kpi-bars, timelines, bottlenecks or capacity"
                       : !size ? "--size is WIDTHxHEIGHT, from 200x150 to 10000x10000"
                               : "the format is svg, png or pdf (from --format or --out)")
                   << "\n";
@@ -99,8 +101,20 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
         return kExitUsage;
     }
     if (chart) {
-        const std::string svg =
-            ComparisonCharts::render(*kind, a, b, in.kpis, size->first, size->second);
+        std::string svg;
+        if (capacity) {
+            ComparisonCharts::attach(in, a, b, size->first, size->second);
+            for (const auto& c : in.charts)
+                if (c.name == ComparisonCharts::kCapacity)
+                    svg = c.svg;
+            if (svg.empty()) {
+                std::cerr << "tierscope export chart: --chart capacity needs A and B to be "
+                             "sweeps (tierscope sweep, or a plan's sweep workload)\n";
+                return kExitUsage;
+            }
+        } else {
+            svg = ComparisonCharts::render(*kind, a, b, in.kpis, size->first, size->second);
+        }
         if (o.out.empty()) {
             std::cout << svg;
             return kExitOk;
@@ -110,8 +124,8 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
             qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
         static int argc = 1;
-        static char name[] = "tierscope";
-        static char* argv[] = {name, nullptr};
+        static char program[] = "tierscope";
+        static char* argv[] = {program, nullptr};
         QGuiApplication app(argc, argv);
         const QString error =
             ChartRenderer::write(QByteArray::fromStdString(svg), QString::fromStdString(o.out),
@@ -157,7 +171,8 @@ CLI::App* ExportCommand::attach(CLI::App& parent, Options& options) {
     chart->add_option("--session", options.session,
                       "Draw this session as the window does, off screen (needs --out)");
     chart->add_option("--chart", options.chart,
-                      "Of a comparison: ttft-cdf (default), kpi-bars, timelines or bottlenecks. "
+                      "Of a comparison: ttft-cdf (default), kpi-bars, timelines, bottlenecks "
+                      "or capacity (of two sweeps: throughput against latency). "
                       "Of a session: view (default, every chart as the window shows them) or "
                       "a chart's id, such as load-ttft, storage or gpu-busy");
     chart->add_option("--theme", options.theme, "Of a session: light or dark")

@@ -90,6 +90,18 @@ CLI::App* SweepCommand::attach(CLI::App& parent, Options& o) {
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
     cmd->add_option("--out", o.out, "Write the report here instead of standard output");
+    cmd->add_option("--chart", o.chart.path,
+                    "Also draw throughput against latency: each point with its 95 % intervals "
+                    "on both axes, hollow where the SLOs are not shown to hold, and the SLO "
+                    "line; FILE.svg, FILE.png or FILE.pdf");
+    cmd->add_option("--chart-size", o.chart.size, "--chart's pixels, WIDTHxHEIGHT")
+        ->capture_default_str();
+    cmd->add_option("--chart-x", o.chart.x,
+                    "--chart's x axis: output_throughput (default) or request_throughput, "
+                    "any KPI of the report");
+    cmd->add_option("--chart-y", o.chart.y,
+                    "--chart's y axis: a latency KPI such as ttft_p99 (default: the one an "
+                    "--slo bounds, else ttft_p99)");
     cmd->add_option("--label", o.label, "Session label");
     cmd->add_option("--storage-profile", o.storageProfile, "Storage configuration under test");
     LoadRecording::attach(*cmd, o.recording);
@@ -181,6 +193,11 @@ std::optional<std::string> setUp(const SweepCommand::Options& o, LoadSweep::Opti
             return "--slo: " + error;
         s.slos.push_back(*slo);
     }
+    std::vector<std::string> kpis = LoadSweep::reported();
+    for (const auto& slo : s.slos)
+        kpis.push_back(slo.kpi);
+    if (auto error = SweepChart::check(o.chart, kpis, s.points.size(), !s.slos.empty()))
+        return error;
     if (!s.slos.empty() && o.repetitions < 2)
         return "--slo needs --repetitions 2 or more: an SLO holds on the upper end of a "
                "run-level interval, which one run does not have";
@@ -331,6 +348,19 @@ int SweepCommand::run(const GlobalOptions& global, const Options& o) {
             std::cerr << "tierscope sweep: " << e.what() << "\n";
             return kExitCannotWrite;
         }
+    }
+    if (!o.chart.path.empty()) {
+        std::string why;
+        const auto curve = SweepChart::curveOf(store, recording.sessionId(), o.experiment, why);
+        if (!curve) {
+            std::cerr << "tierscope sweep: --chart: not drawn: " << why << "\n";
+            return kExitFailure;
+        }
+        if (const auto error = SweepChart::write(*curve, o.chart); !error.empty()) {
+            std::cerr << "tierscope sweep: --chart: " << error << "\n";
+            return kExitCannotWrite;
+        }
+        std::cerr << "tierscope sweep: wrote the chart to " << o.chart.path << "\n";
     }
     if (!recorded)
         return kExitCannotWrite;

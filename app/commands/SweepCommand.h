@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/commands/LoadRecording.h"
+#include "app/commands/SweepChart.h"
 #include "app/common/GlobalOptions.h"
 
 #include <CLI/CLI.hpp>
@@ -47,6 +48,7 @@ class SweepCommand {
         bool insecure = false;
         std::string requestTimeout = "600s";
         LoadRecording::Options recording;
+        SweepChart::Options chart; // --chart: throughput against latency, with intervals
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);

@@ -1,6 +1,7 @@
 #include "core/report/ComparisonCharts.h"
 
 #include "core/compare/RunKpis.h"
+#include "core/report/CapacityChart.h"
 #include "core/report/SvgChart.h"
 
 #include <algorithm>
@@ -168,6 +169,49 @@ void ComparisonCharts::attach(ComparisonResult& result, const ComparisonSide& a,
     for (const auto kind : all())
         result.charts.push_back(
             {name(kind), title(kind), render(kind, a, b, result.kpis, width, height)});
+    attachCapacity(result, result.curves, width, height); // sides that are sweeps
+}
+
+namespace {
+
+std::vector<const SweepCurve*> pointersTo(const std::vector<SweepCurve>& curves) {
+    std::vector<const SweepCurve*> out;
+    for (const auto& c : curves)
+        out.push_back(&c);
+    return out;
+}
+
+} // namespace
+
+std::string ComparisonCharts::capacityTitle(const std::vector<SweepCurve>& curves,
+                                            const std::string& y, bool tab) {
+    const auto axes = CapacityChart::axesOf(pointersTo(curves), {{}, y});
+    const auto* d = RunKpis::find(axes.y);
+    return "Throughput vs " + (d ? d->displayName : axes.y) + (tab ? "" : " (95 % intervals)");
+}
+
+std::string ComparisonCharts::capacity(const std::vector<SweepCurve>& curves, int width, int height,
+                                       const std::string& x, const std::string& y) {
+    const auto axes = CapacityChart::axesOf(pointersTo(curves), {x, y});
+    // The comparison's colours for A and B; a third sweep (none today) gets its own.
+    static const char* const colors[] = {kColorA, kColorB, "#2ca02c", "#9467bd", "#8c564b"};
+    std::vector<CapacityChart::Series> series;
+    for (std::size_t i = 0; i < curves.size(); ++i) {
+        std::string name = curves[i].series;
+        if (curves.size() == 2) // the sides, named as every other view names them
+            name = std::string(i == 0 ? "A" : "B") + (name.empty() ? "" : ": " + name);
+        series.push_back({name.empty() ? "sweep" : name, colors[i % 5], &curves[i]});
+    }
+    return CapacityChart(width, height, capacityTitle(curves, axes.y)).render(series, axes);
+}
+
+void ComparisonCharts::attachCapacity(ComparisonResult& result,
+                                      const std::vector<SweepCurve>& curves, int width,
+                                      int height) {
+    if (curves.empty())
+        return;
+    result.charts.push_back(
+        {kCapacity, capacityTitle(curves, {}, true), capacity(curves, width, height)});
 }
 
 } // namespace tierscope

@@ -2,6 +2,7 @@
 
 #include "core/compare/Comparison.h"
 #include "core/compare/ComparisonResult.h"
+#include "core/compare/SweepCurve.h"
 
 #include <optional>
 #include <string>
@@ -9,7 +10,8 @@
 
 namespace tierscope {
 
-// The four charts of an A/B comparison, as SVG (see SvgChart).
+// The four charts of an A/B comparison, and throughput against latency where both sides are
+// sweeps, as SVG (see SvgChart, CapacityChart).
 class ComparisonCharts {
   public:
     enum class Kind { TtftCdf, KpiBars, Timelines, Bottlenecks };
@@ -22,9 +24,25 @@ class ComparisonCharts {
     static std::string render(Kind kind, const ComparisonSide& a, const ComparisonSide& b,
                               const std::vector<KpiComparison>& kpis, int width = 900,
                               int height = 480);
-    // All four into result.charts, for a view that shows them (an HTML report).
+    // All four into result.charts, for a view that shows them (an HTML report), and the
+    // capacity chart where the sides are sweeps.
     static void attach(ComparisonResult& result, const ComparisonSide& a, const ComparisonSide& b,
                        int width = 900, int height = 480);
+
+    // Throughput against latency of each sweep (A, B: the comparison's colours), each point
+    // with its intervals on both axes and the SLO line (CapacityChart). `x` and `y` are
+    // RunKpis names; empty: output throughput, and the latency the SLO bounds (else TTFT p99).
+    static constexpr const char* kCapacity = "capacity";
+    // "Throughput vs TTFT p99 (95 % intervals)"; for a tab (`tab`), which shares its row with
+    // five others in the compare view, without what the chart's own title says.
+    static std::string capacityTitle(const std::vector<SweepCurve>& curves,
+                                     const std::string& y = {}, bool tab = false);
+    static std::string capacity(const std::vector<SweepCurve>& curves, int width = 900,
+                                int height = 480, const std::string& x = {},
+                                const std::string& y = {});
+    // The capacity chart into result.charts; nothing without a curve.
+    static void attachCapacity(ComparisonResult& result, const std::vector<SweepCurve>& curves,
+                               int width = 900, int height = 480);
 };
 
 } // namespace tierscope

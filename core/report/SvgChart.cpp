@@ -14,45 +14,6 @@ constexpr int kRight = 24;
 constexpr int kTop = 40;
 constexpr int kLegend = 22; // a row of legend above each panel
 
-std::string num(double v) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", v);
-    return buffer;
-}
-
-std::string tickText(double v) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4g", std::abs(v) < 1e-12 ? 0.0 : v);
-    return buffer;
-}
-
-std::string text(double x, double y, const std::string& s, const char* anchor = "start",
-                 const char* extra = "") {
-    return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\"" +
-           extra + ">" + SvgChart::escape(s) + "</text>\n";
-}
-
-std::string line(double x1, double y1, double x2, double y2, const char* style) {
-    return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" +
-           num(y2) + "\" " + style + "/>\n";
-}
-
-std::string exact(double v) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.17g", v);
-    return text;
-}
-
-std::string rect(double x, double y, double w, double h, const std::string& fill,
-                 const std::string& title = {}) {
-    std::string r = "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" +
-                    num(std::max(0.0, w)) + "\" height=\"" + num(std::max(0.0, h)) + "\" fill=\"" +
-                    SvgChart::escape(fill) + "\"";
-    if (title.empty())
-        return r + "/>\n";
-    return r + "><title>" + SvgChart::escape(title) + "</title></rect>\n";
-}
-
 struct Range {
     double lo = std::numeric_limits<double>::infinity();
     double hi = -std::numeric_limits<double>::infinity();
@@ -76,6 +37,45 @@ struct Range {
 };
 
 } // namespace
+
+std::string SvgChart::num(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f", v);
+    return buffer;
+}
+
+std::string SvgChart::tickText(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.4g", std::abs(v) < 1e-12 ? 0.0 : v);
+    return buffer;
+}
+
+std::string SvgChart::text(double x, double y, const std::string& s, const char* anchor,
+                           const char* extra) {
+    return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\"" +
+           extra + ">" + SvgChart::escape(s) + "</text>\n";
+}
+
+std::string SvgChart::line(double x1, double y1, double x2, double y2, const char* style) {
+    return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" +
+           num(y2) + "\" " + style + "/>\n";
+}
+
+std::string SvgChart::exact(double v) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return text;
+}
+
+std::string SvgChart::rect(double x, double y, double w, double h, const std::string& fill,
+                           const std::string& title) {
+    std::string r = "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" +
+                    num(std::max(0.0, w)) + "\" height=\"" + num(std::max(0.0, h)) + "\" fill=\"" +
+                    SvgChart::escape(fill) + "\"";
+    if (title.empty())
+        return r + "/>\n";
+    return r + "><title>" + SvgChart::escape(title) + "</title></rect>\n";
+}
 
 SvgChart::SvgChart(int width, int height, std::string title)
     : m_width(std::max(width, 200)), m_height(std::max(height, 150)), m_title(std::move(title)) {}

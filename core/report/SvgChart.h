@@ -44,8 +44,23 @@ class SvgChart {
     // 1-2-5 steps that put about `count` ticks across [lo, hi].
     static std::vector<double> ticks(double lo, double hi, int count);
 
-  private:
+    // The pieces every chart is drawn from, for the charts drawn in their own class
+    // (CapacityChart): coordinates to 0.1 px, a tick's figure, exact figures for data-*
+    // attributes, and elements whose text is escaped here.
+    static std::string num(double v);
+    static std::string tickText(double v);
+    static std::string exact(double v);
+    static std::string text(double x, double y, const std::string& s, const char* anchor = "start",
+                            const char* extra = "");
+    static std::string line(double x1, double y1, double x2, double y2, const char* style);
+    static std::string rect(double x, double y, double w, double h, const std::string& fill,
+                            const std::string& title = {});
+    // The <svg> element, its white ground and the title; the caller closes it.
     std::string open() const;
+    int width() const { return m_width; }
+    int height() const { return m_height; }
+
+  private:
     std::string panel(const Panel& p, double lo, double hi, int top, int height, bool xTicks) const;
 
     int m_width;

@@ -17,7 +17,8 @@ class QTableWidget;
 namespace tierscope {
 
 // The A/B compare view: pick two sessions, runs or experiment arms, and see the KPI table
-// with deltas, 95 % intervals and gate badges, the bottleneck shares and the four charts.
+// with deltas, 95 % intervals and gate badges, the bottleneck shares and the charts (four, and
+// throughput against latency where both sides are sweeps).
 // Each chart exports as PNG, SVG or PDF; the whole comparison as HTML, CSV, JSON or Markdown.
 class CompareDialog : public QDialog {
     Q_OBJECT

@@ -365,7 +365,13 @@ class TestComparisonExport : public QObject {
         p.start(TIERSCOPE_BINARY, {"--db", db, "export", "chart", a, b, "--chart", "pie"});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 2);
-        QVERIFY(p.readAllStandardError().contains("ttft-cdf, kpi-bars, timelines or bottlenecks"));
+        QVERIFY(p.readAllStandardError().contains(
+            "ttft-cdf, kpi-bars, timelines, bottlenecks or capacity"));
+        // Throughput against latency needs two sweeps; these runs are not.
+        p.start(TIERSCOPE_BINARY, {"--db", db, "export", "chart", a, b, "--chart", "capacity"});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(p.readAllStandardError().contains("needs A and B to be sweeps"));
         p.start(TIERSCOPE_BINARY, {"--db", db, "export", "chart", a, "run:999", "--out", png});
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 6);

@@ -3,6 +3,8 @@
 #include "core/store/StoreWriter.h"
 #include "ui/compare/CompareDialog.h"
 
+#include <QFileInfo>
+#include <QImage>
 #include <QPushButton>
 #include <QScreen>
 #include <QSignalSpy>
@@ -196,6 +198,68 @@ class TestCompareDialog : public QObject {
         QCOMPARE(checks->item(row, 4)->text(),
                  QString("LMCache hit tokens: served by A's engine, not by B's (no family of it "
                          "at b:8000)"));
+        delete compare;
+    }
+
+    // Two arms that are load sweeps: the compare view has the throughput-latency chart as a
+    // tab, drawn from the comparison's curves, and exports it as the other charts.
+    void twoSweepsHaveTheCapacityChart() {
+        const QString db = m_dir.filePath("sweeps.db");
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = 1;
+            const auto session = store.createSession(s);
+            // A's TTFT at rate 4 is far past the SLO; B holds at every rate.
+            for (const char* arm : {"A", "B"})
+                for (int rep = 1; rep <= 3; ++rep)
+                    for (const double rate : {1.0, 2.0, 4.0}) {
+                        const nlohmann::json params = {
+                            {"rate", rate},
+                            {"concurrency", 0},
+                            {"sweep_mode", "rate"},
+                            {"sweep_point", "rate " + std::to_string(int(rate))},
+                            {"sweep_probe", "grid"},
+                            {"slo", {"ttft_p99<=1s"}}};
+                        const auto id =
+                            store.createRun(session, "load", params.dump(), 1, "cap", arm, rep);
+                        const double ttft = std::string(arm) == "A" && rate == 4 ? 5.0 : 0.1;
+                        std::vector<RequestRecord> requests;
+                        for (int i = 0; i < 4; ++i) {
+                            requests.push_back(test::answered(ttft + 0.001 * rep));
+                            requests.back().index = i;
+                        }
+                        store.addRequests(id, requests);
+                        store.finishRun(id, 2, "completed",
+                                        nlohmann::json{{"request_throughput", rate},
+                                                       {"output_throughput", rate * 64}}
+                                            .dump());
+                    }
+        }
+        auto* compare = new CompareDialog(db);
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        compare->setSides("arm:cap/A", "arm:cap/B");
+        compare->compare();
+        QVERIFY(shown.wait(30000));
+        QTabWidget* tabs = compare->chartTabs();
+        int tab = -1;
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i) == "Throughput vs TTFT p99")
+                tab = i;
+        QVERIFY2(tab >= 0, qPrintable(compare->statusText()));
+        const auto& chart = compare->result().charts.at(static_cast<std::size_t>(tab));
+        QCOMPARE(chart.name, std::string("capacity"));
+        QVERIFY(chart.svg.find("ttft_p99 &lt;= 1 s") != std::string::npos);
+        QVERIFY(chart.svg.find("data-holds=\"false\"") != std::string::npos); // A at rate 4
+        QSignalSpy exported(compare, &CompareDialog::exported);
+        for (const char* file : {"capacity.png", "capacity.svg"}) {
+            const QString path = m_dir.filePath(file);
+            compare->exportChartTo(tab, path, {800, 450});
+            QVERIFY(exported.wait(30000));
+            QCOMPARE(exported.takeFirst().at(1).toString(), QString());
+            QVERIFY(QFileInfo(path).size() > 0);
+        }
+        QCOMPARE(QImage(m_dir.filePath("capacity.png")).size(), QSize(800, 450));
         delete compare;
     }
 };
