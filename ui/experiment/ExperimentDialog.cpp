@@ -22,6 +22,7 @@
 #include <QTableWidget>
 #include <QTemporaryFile>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <csignal>
 #include <unistd.h>
 #include <utility>
@@ -138,16 +139,17 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
     connect(m_compare, &QPushButton::clicked, this,
             [this] { emit compareExperimentRequested(m_sessionId, m_planText); });
     connect(m_worker, &ExperimentWorker::recording, this, &ExperimentDialog::recordingStarted);
+    connect(m_worker, &ExperimentWorker::stepDescribed, this, &ExperimentDialog::describeRun);
     connect(m_worker, &ExperimentWorker::stepStarted, this, [this](int index, qint64 atNs) {
         runStarted(index);
-        m_status->setText(tr("Run %1 of %2").arg(index + 1).arg(m_schedule.size()));
+        m_status->setText(tr("Run %1 of %2").arg(index + 1).arg(m_runs->rowCount()));
         auto cell = [this, index](int column) {
             const auto* item = m_runs->item(index, column);
             return item ? item->text() : QString();
         };
         emit runStartedAt(atNs, tr("run %1 of %2: %3, %4, %5")
                                     .arg(index + 1)
-                                    .arg(m_schedule.size())
+                                    .arg(m_runs->rowCount())
                                     .arg(cell(Arm), cell(Experiment),
                                          cell(Repetition) == tr("warm-up")
                                              ? tr("warm-up")
@@ -204,21 +206,15 @@ void ExperimentDialog::describe() {
     for (const auto& c : commands)
         lines << QString::fromStdString(c);
     m_commands->setPlainText(lines.isEmpty() ? tr("(none)") : lines.join('\n'));
-    m_runs->setRowCount(static_cast<int>(m_schedule.size()));
+    m_runs->setRowCount(0);
+    m_progress->setRange(0, static_cast<int>(m_schedule.size()));
     for (int i = 0; i < static_cast<int>(m_schedule.size()); ++i) {
         const auto& s = m_schedule[static_cast<std::size_t>(i)];
-        m_runs->setItem(i, Number, new QTableWidgetItem(QString::number(i + 1)));
-        m_runs->setItem(i, Arm,
-                        new QTableWidgetItem(QString::fromStdString(m_plan.arms[s.arm].label)));
-        m_runs->setItem(i, Experiment,
-                        new QTableWidgetItem(QString::fromStdString(
-                            ExperimentRunner::experimentName(m_plan, s.variant))));
-        m_runs->setItem(
-            i, Repetition,
-            new QTableWidgetItem(s.warmup ? tr("warm-up") : QString::number(s.repetition)));
+        describeRun(i, QString::fromStdString(m_plan.arms[s.arm].label),
+                    QString::fromStdString(ExperimentRunner::experimentName(m_plan, s.variant)),
+                    s.warmup, s.repetition);
         setRunStatus(i, "pending", tr("pending"));
     }
-    m_progress->setRange(0, static_cast<int>(m_schedule.size()));
     m_progress->setValue(0);
     m_status->setText(tr("Review the plan and its commands, then Run."));
 }
@@ -375,13 +371,37 @@ void ExperimentDialog::setRunStatus(int row, const QString& status, const QStrin
     m_runs->setItem(row, Status, item);
 }
 
+// QTableWidget drops (and leaks) an item set past its last row: rows the schedule gained
+// while it ran grow the table and the progress bar first.
+void ExperimentDialog::ensureRow(int row) {
+    if (row < m_runs->rowCount())
+        return;
+    const int first = m_runs->rowCount();
+    m_runs->setRowCount(row + 1);
+    m_progress->setMaximum(std::max(m_progress->maximum(), row + 1));
+    for (int r = first; r <= row; ++r)
+        setRunStatus(r, "pending", tr("pending"));
+}
+
+void ExperimentDialog::describeRun(int row, const QString& arm, const QString& experiment,
+                                   bool warmup, int repetition) {
+    ensureRow(row);
+    m_runs->setItem(row, Number, new QTableWidgetItem(QString::number(row + 1)));
+    m_runs->setItem(row, Arm, new QTableWidgetItem(arm));
+    m_runs->setItem(row, Experiment, new QTableWidgetItem(experiment));
+    m_runs->setItem(row, Repetition,
+                    new QTableWidgetItem(warmup ? tr("warm-up") : QString::number(repetition)));
+}
+
 void ExperimentDialog::runStarted(int row) {
+    ensureRow(row);
     setRunStatus(row, "running", tr("running"));
     m_runs->scrollToItem(m_runs->item(row, Status));
 }
 
 // For a run here (the worker) and on a server (its progress lines) alike.
 void ExperimentDialog::runFinished(int row, const QString& status, const QString& detail) {
+    ensureRow(row);
     setRunStatus(row, status);
     m_runs->setItem(row, Detail, new QTableWidgetItem(detail));
     m_progress->setValue(row + 1);

@@ -66,6 +66,10 @@ class ExperimentDialog : public QDialog {
     // Mid-run, asks whether to cancel; yes: the run in progress stops, the dialog hides at once
     // and closes when the worker is done, so the window never waits on the experiment.
     void reject() override;
+    // What run `row` is (the worker says so as each starts). A row past the table's end is a
+    // run the schedule gained while it ran (a load sweep's bisection): the table grows.
+    void describeRun(int row, const QString& arm, const QString& experiment, bool warmup,
+                     int repetition);
 
   signals:
     void aboutToRun();
@@ -89,6 +93,7 @@ class ExperimentDialog : public QDialog {
     void onRemoteFinished(int exitCode, bool crashed);
     // The status cell of a run, coloured by its status (shown: the text, if not the status).
     void setRunStatus(int row, const QString& status, const QString& shown = {});
+    void ensureRow(int row);
     void runStarted(int row);
     void runFinished(int row, const QString& status, const QString& detail);
     void stopRemote();

@@ -14,6 +14,10 @@ void ExperimentWorker::run(const QString& db, const QString& planText) {
             emit recording(id, devices);
         };
         callbacks.started = [this](const ExperimentRunner::Step& s) {
+            const std::string experiment =
+                s.point.empty() ? s.experiment : s.experiment + " (" + s.point + ")";
+            emit stepDescribed(static_cast<int>(s.index), QString::fromStdString(s.arm),
+                               QString::fromStdString(experiment), s.warmup, s.repetition);
             emit stepStarted(static_cast<int>(s.index), WallClock().nowNs());
         };
         callbacks.finished = [this](const ExperimentRunner::Step& s,

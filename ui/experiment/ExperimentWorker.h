@@ -26,6 +26,10 @@ class ExperimentWorker : public QObject {
 
   signals:
     void recording(qint64 sessionId, const std::vector<tierscope::DeviceRecord>& devices);
+    // Before each stepStarted: what the run is. A load sweep's bisection adds runs to the
+    // schedule while it runs, so the view cannot know them all in advance.
+    void stepDescribed(int index, const QString& arm, const QString& experiment, bool warmup,
+                       int repetition);
     void stepStarted(int index, qint64 atNs);
     void stepFinished(int index, const QString& status, const QString& detail);
     void message(const QString& text);

@@ -460,6 +460,31 @@ size = "16MiB"
         QVERIFY(store.eventText(finished.at(0).at(0).toLongLong(), "experiment-incomplete"));
     }
 
+    // A load sweep's bisection adds runs while the plan runs: each gets a row of its own, with
+    // what it is, and the progress bar counts it.
+    void runsAddedWhileRunningGetRows() {
+        MainWindow::Options o;
+        o.db = m_dir.filePath("grow.db");
+        o.record = false;
+        MainWindow w(o);
+        auto* d = open(w, writePlan("grow", 2, "32MiB"));
+        QVERIFY(d);
+        QCOMPARE(d->runTable()->rowCount(), 4);
+        d->describeRun(5, "shm", "grow/load (rate 3)", false, 2);
+        QCOMPARE(d->runTable()->rowCount(), 6);
+        QCOMPARE(status(d, 4), QString("pending")); // not described yet, still shown
+        QCOMPARE(status(d, 5), QString("pending"));
+        QCOMPARE(d->runTable()->item(5, 0)->text(), QString("6"));
+        QCOMPARE(d->runTable()->item(5, 1)->text(), QString("shm"));
+        QCOMPARE(d->runTable()->item(5, 2)->text(), QString("grow/load (rate 3)"));
+        QCOMPARE(d->runTable()->item(5, 3)->text(), QString("2"));
+        QCOMPARE(d->findChild<QProgressBar*>()->maximum(), 6);
+        d->describeRun(1, "shm", "grow/load (rate 1)", true, 0); // a known row: relabelled
+        QCOMPARE(d->runTable()->rowCount(), 6);
+        QCOMPARE(d->runTable()->item(1, 3)->text(), QString("warm-up"));
+        d->close();
+    }
+
     void aBrokenPlanSaysWhyAndCannotRun() {
         ExperimentDialog d(m_dir.filePath("x.db"), "broken.toml", "name = \"x\"\n[[arm]]\n");
         QVERIFY(!d.planValid());
