@@ -7,6 +7,7 @@
 #include "core/store/Store.h"
 #include "core/util/UnitFormat.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -90,6 +91,7 @@ void LoadSweep::measure(Point& point, int repetition) {
     nlohmann::json params = m_options.params;
     params["seed"] = load.seed;
     atPoint(m_options.mode, point.value, options, params);
+    params["sweep_probe"] = point.probe; // as a plan's sweep stores it: the chart's tooltips
     const std::int64_t run = m_store.createRun(m_session, "load", params.dump(), m_clock.nowNs(),
                                                m_options.experiment, name, repetition);
     point.runs.push_back(run);
@@ -180,7 +182,39 @@ nlohmann::json LoadSweep::describe(const Point& point) const {
     return out;
 }
 
+// Seed offset 0: the repetitions' prompts (seed + 1, + 2, ...) are not among those it caches.
+void LoadSweep::warmUp() {
+    if (m_options.warmupRequests <= 0 || m_options.points.empty() ||
+        (m_hooks.cancel && *m_hooks.cancel))
+        return;
+    const double lowest = *std::min_element(m_options.points.begin(), m_options.points.end());
+    auto options = m_options.generator;
+    options.requests = m_options.warmupRequests;
+    options.duration = {};
+    MeasuredLoad load = m_options.load;
+    load.count = m_options.warmupRequests;
+    options.seed = load.seed;
+    nlohmann::json params = m_options.params;
+    params["seed"] = load.seed;
+    params["requests"] = m_options.warmupRequests;
+    atPoint(m_options.mode, lowest, options, params);
+    const std::string name = label(m_options.mode, lowest);
+    const std::int64_t run = m_store.createRun(m_session, "load", params.dump(), m_clock.nowNs(),
+                                               m_options.experiment, name, 0);
+    LoadGenerator generator(options, load.prompts().measured, m_clock);
+    const auto requests = generator.run({}, m_hooks.cancel);
+    const bool cancelled = m_hooks.cancel && *m_hooks.cancel;
+    auto summary = LoadSummary::compute(requests, generator.durationS(), generator.maxConcurrent(),
+                                        {}, options.rate > 0);
+    m_store.addRequests(run, requests);
+    m_store.finishRun(run, m_clock.nowNs(), cancelled ? "cancelled" : "warmup", summary.dump());
+    if (m_hooks.say)
+        m_hooks.say("warm-up at " + name + ": run " + std::to_string(run) + ", " +
+                    std::to_string(requests.size()) + " requests, not measured");
+}
+
 nlohmann::json LoadSweep::run() {
+    warmUp();
     std::vector<Point> grid;
     for (const double v : m_options.points)
         grid.push_back({v, "grid", {}, {}, 0});

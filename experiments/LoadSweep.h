@@ -41,6 +41,10 @@ class LoadSweep {
         int repetitions = 3;
         std::vector<SloBound> slos;
         int bisectSteps = 3;
+        // Requests sent once before the grid, at its lowest point, and stored as a warm-up run
+        // that no point counts: a cold engine's first requests (its kernels, its allocator)
+        // would otherwise land in the first point's first repetition and fail its SLOs.
+        int warmupRequests = 0;
         std::string experiment = "sweep";
         nlohmann::json params = nlohmann::json::object(); // stored with every run
     };
@@ -77,6 +81,7 @@ class LoadSweep {
         int failedRuns = 0;                              // not measurements (cancelled)
     };
     void measure(Point& point, int repetition);
+    void warmUp();
     nlohmann::json describe(const Point& point) const;
     std::optional<bool> holds(const Point& point) const;
 

@@ -77,6 +77,12 @@ CLI::App* SweepCommand::attach(CLI::App& parent, Options& o) {
                     "An SLO on a run-level KPI, e.g. \"ttft_p99<=2s\" or \"tpot_p99<=100ms\" "
                     "(repeatable): search for the highest point where all hold, i.e. where the "
                     "upper end of each KPI's 95 % run-level interval is within its bound");
+    cmd->add_option("--warmup", o.warmup,
+                    "Requests sent once before the grid, at its lowest point, and stored as a "
+                    "warm-up run no point counts (a freshly started engine's first requests are "
+                    "slow)")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
     cmd->add_option("--bisect-steps", o.bisectSteps,
                     "With --slo: bisection probes between the last point that holds and the "
                     "first that fails")
@@ -203,6 +209,7 @@ std::optional<std::string> setUp(const SweepCommand::Options& o, LoadSweep::Opti
                "run-level interval, which one run does not have";
     s.repetitions = o.repetitions;
     s.bisectSteps = o.bisectSteps;
+    s.warmupRequests = o.warmup;
     s.experiment = o.experiment;
     auto& load = s.load;
     load.dataset = o.dataset;

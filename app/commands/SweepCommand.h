@@ -39,6 +39,7 @@ class SweepCommand {
         std::string goodput;
         std::vector<std::string> slos;
         int bisectSteps = 3;
+        int warmup = 0; // requests before the grid, at its lowest point, not measured
         std::string experiment = "sweep";
         std::string format = "text";
         std::string out;

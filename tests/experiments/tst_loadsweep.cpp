@@ -1,4 +1,5 @@
 #include "core/compare/ComparisonBuilder.h"
+#include "core/compare/RunKpis.h"
 #include "core/compare/SloBound.h"
 #include "core/store/Store.h"
 #include "core/util/WallClock.h"
@@ -7,6 +8,7 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 
 using namespace tierscope;
 
@@ -88,6 +90,47 @@ class TestLoadSweep : public QObject {
         QVERIFY(c1["kpis"]["ttft_p99"]["hi"].is_number());
     }
 
+    // A warm-up before the grid, at its lowest point whatever the order given: stored as a
+    // warm-up run, counted by no point and by no comparison.
+    void aWarmUpRunsFirstAtTheLowestPointAndCountsNowhere() {
+        EngineSimulator sim(singleServer());
+        const std::string url = "http://127.0.0.1:" + std::to_string(sim.start());
+        QTemporaryDir dir;
+        Store store(dir.filePath("w.db").toStdString(), Store::Mode::ReadWrite);
+        SessionInfo info;
+        info.label = "sweep";
+        const auto session = store.createSession(info);
+        WallClock clock;
+        auto o = options(url);
+        o.mode = LoadSweep::Mode::Concurrency;
+        o.points = {2, 1};
+        o.repetitions = 2;
+        o.generator.requests = 2;
+        o.warmupRequests = 3;
+        o.experiment = "w";
+        std::vector<std::string> said;
+        LoadSweep::Hooks hooks;
+        hooks.say = [&](const std::string& line) { said.push_back(line); };
+        LoadSweep sweep(o, store, session, clock, hooks);
+        const auto report = sweep.run();
+        const auto runs = store.runsOfSession(session);
+        QCOMPARE(runs.size(), std::size_t(5));
+        QCOMPARE(runs[0].arm, std::string("c1"));
+        QCOMPARE(runs[0].status, std::string("warmup"));
+        QCOMPARE(runs[0].repetition, 0);
+        QCOMPARE(store.requestCount(runs[0].id), std::int64_t(3));
+        QVERIFY(!RunKpis::isMeasurement(runs[0]));
+        QVERIFY2(!said.empty() && said[0].find("warm-up at c1") == 0, said[0].c_str());
+        for (const auto& p : report["points"]) {
+            QCOMPARE(p["runs"].size(), std::size_t(2));
+            for (const auto& r : p["runs"])
+                QVERIFY(r.get<std::int64_t>() != runs[0].id);
+        }
+        // Its own prompts: none of a repetition's (seed + 1, + 2) is among them.
+        QCOMPARE(nlohmann::json::parse(runs[0].paramsJson)["seed"].get<int>(), 7);
+        QCOMPARE(nlohmann::json::parse(runs[1].paramsJson)["seed"].get<int>(), 8);
+    }
+
     // The known answer. A single server of fixed service time S has capacity mu = 1/S (95
     // req/s here): an open-loop Poisson rate lambda above it queues without bound, so over a
     // run of D seconds the request sent at t waits about t (rho - 1), rho = lambda S, and TTFT
@@ -131,10 +174,19 @@ class TestLoadSweep : public QObject {
             QVERIFY(p > 25 && p < 160);
         // Every probed point was measured by all its repetitions and reported.
         QCOMPARE(report["points"].size(), 3 + bisected.size());
-        QCOMPARE(store.runsOfSession(session).size(), 3 * (3 + bisected.size()));
+        const auto runs = store.runsOfSession(session);
+        QCOMPARE(runs.size(), 3 * (3 + bisected.size()));
         for (const auto& p : report["points"]) {
             QCOMPARE(p["measured_runs"].get<int>(), 3);
             QVERIFY(p["holds"].is_boolean());
+            // Each run says how its point was chosen, as a plan's sweep runs do.
+            for (const auto& id : p["runs"]) {
+                const auto run = std::find_if(runs.begin(), runs.end(), [&](const RunInfo& r) {
+                    return r.id == id.get<std::int64_t>();
+                });
+                QVERIFY(run != runs.end());
+                QCOMPARE(nlohmann::json::parse(run->paramsJson)["sweep_probe"], p["probe"]);
+            }
         }
     }
 };
