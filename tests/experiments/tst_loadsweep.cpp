@@ -141,9 +141,9 @@ class TestLoadSweep : public QObject {
     // fail at 160 (rho 1.7, TTFT p99 ~1 s), and report a highest holding rate under 1.6 mu
     // (about 152 req/s, where D (rho - 1) = 0.9 s is 3x the SLO). A slower machine only
     // lengthens S (the client's and server's own work per request), which moves the answer
-    // down, never up. The bounds are loose on purpose: only a wrong search (one that read
-    // TTFT from the actual send, reported a point above its first failure, or bisected
-    // outside its bracket) crosses them.
+    // down, never up: under ctest -j3 the first failure can be 25 req/s. The bounds are loose on
+    // purpose: only a wrong search (one that read TTFT from the actual send, reported a point above
+    // its first failure, or bisected outside its bracket) crosses them.
     void theSloSearchBracketsTheSimulatorsCapacity() {
         EngineSimulator sim(singleServer());
         const std::string url = "http://127.0.0.1:" + std::to_string(sim.start());
@@ -166,12 +166,24 @@ class TestLoadSweep : public QObject {
         const double mu = 1 / kServiceS;
         const double holds = found["holds_at"], fails = found["fails_at"];
         QCOMPARE(found["value"].get<double>(), holds);
-        QVERIFY2(fails >= 25 && fails <= 160, report.dump(1).c_str());
+        QVERIFY2(fails > 10 && fails <= 160, report.dump(1).c_str());
         QVERIFY2(holds < fails && holds <= 1.6 * mu, report.dump(1).c_str());
         const auto bisected = found["bisected"].get<std::vector<double>>();
         QVERIFY(!bisected.empty() && bisected.size() <= 2);
+        // Within the grid's own bracket: between its highest point that held below its first
+        // failure and that failure (on a loaded machine that can be 10 and 25 instead of 25
+        // and 160: S grows with the machine's load, never the other way).
+        double gridHolds = 0, gridFails = 0;
+        for (const auto& p : report["points"])
+            if (p["probe"] == "grid" && gridFails == 0) {
+                if (p["holds"].get<bool>())
+                    gridHolds = p["rate"].get<double>();
+                else
+                    gridFails = p["rate"].get<double>();
+            }
+        QVERIFY2(gridHolds >= 10 && gridFails > gridHolds, report.dump(1).c_str());
         for (const double p : bisected)
-            QVERIFY(p > 25 && p < 160);
+            QVERIFY2(p > gridHolds && p < gridFails, report.dump(1).c_str());
         // Every probed point was measured by all its repetitions and reported.
         QCOMPARE(report["points"].size(), 3 + bisected.size());
         const auto runs = store.runsOfSession(session);
