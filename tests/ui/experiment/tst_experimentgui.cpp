@@ -448,7 +448,7 @@ size = "16MiB"
         answer("Keep running");
         d->close();
         QVERIFY(d && d->isVisible());
-        QCOMPARE(finished.count(), 0);
+        QVERIFY2(finished.count() == 0, qPrintable(d->statusText()));
         answer("Cancel experiment");
         d->close();
         QVERIFY(d);               // not destroyed while its worker runs: that would wait
