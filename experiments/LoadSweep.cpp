@@ -72,59 +72,74 @@ const std::vector<std::string>& LoadSweep::reported() {
     return names;
 }
 
-// One run of the point: the load as `load` and an experiment's load run send it, its requests
-// and summary stored, its KPIs read back from the store as `compare` reads them.
-void LoadSweep::measure(Point& point, int repetition) {
-    if (m_hooks.cancel && *m_hooks.cancel)
-        return;
-    if (m_hooks.beforeRun)
-        m_hooks.beforeRun();
+// One run at `value`: the load as `load` and an experiment's load run send it, with the
+// prompts of seed + `repetition` (each repetition its own, the same at every point, as an
+// experiment's arms: a later run is not served from the prefix cache an earlier one filled),
+// stored with its requests and summary as `status`, or "cancelled". `requests` > 0 sends that
+// many instead of the generator's count or duration; `probe` is stored unless empty.
+LoadSweep::Sent LoadSweep::send(double value, int repetition, const std::string& probe,
+                                int requests, const char* status) {
     const bool rate = m_options.mode == Mode::Rate;
     auto options = m_options.generator;
-    // Each repetition its own prompts, the same at every point (as an experiment's arms): a
-    // later run is not served from the prefix cache an earlier one filled.
     MeasuredLoad load = m_options.load;
     load.seed += static_cast<std::uint64_t>(repetition);
     options.seed = load.seed;
-    auto conversations = load.prompts().measured;
-    const std::string name = label(m_options.mode, point.value);
     nlohmann::json params = m_options.params;
     params["seed"] = load.seed;
-    atPoint(m_options.mode, point.value, options, params);
-    params["sweep_probe"] = point.probe; // as a plan's sweep stores it: the chart's tooltips
-    const std::int64_t run = m_store.createRun(m_session, "load", params.dump(), m_clock.nowNs(),
-                                               m_options.experiment, name, repetition);
-    point.runs.push_back(run);
-    LoadGenerator generator(options, std::move(conversations), m_clock);
-    const auto requests = generator.run({}, m_hooks.cancel);
-    const bool cancelled = m_hooks.cancel && *m_hooks.cancel;
-    auto summary = LoadSummary::compute(requests, generator.durationS(), generator.maxConcurrent(),
+    if (requests > 0) {
+        options.requests = load.count = requests;
+        options.duration = {};
+        params["requests"] = requests;
+    }
+    atPoint(m_options.mode, value, options, params);
+    if (!probe.empty())
+        params["sweep_probe"] = probe; // as a plan's sweep stores it: the chart's tooltips
+    Sent out;
+    out.run = m_store.createRun(m_session, "load", params.dump(), m_clock.nowNs(),
+                                m_options.experiment, label(m_options.mode, value), repetition);
+    LoadGenerator generator(options, load.prompts().measured, m_clock);
+    const auto sent = generator.run({}, m_hooks.cancel);
+    out.cancelled = m_hooks.cancel && *m_hooks.cancel;
+    auto summary = LoadSummary::compute(sent, generator.durationS(), generator.maxConcurrent(),
                                         m_options.goodput.value_or(LoadSummary::Slo{}), rate);
-    long failed = 0;
-    for (const auto& r : requests)
-        failed += !r.ok();
-    if (!cancelled)
+    for (const auto& r : sent)
+        out.failed += !r.ok();
+    out.completed = static_cast<long>(sent.size()) - out.failed;
+    if (!out.cancelled)
         summary["validity"] = nlohmann::json::array(
-            {ValidityChecks::errors(failed, static_cast<long>(requests.size()), std::nullopt)});
+            {ValidityChecks::errors(out.failed, static_cast<long>(sent.size()), std::nullopt)});
     if (rate)
         summary["request_rate"] = options.rate;
     else
         summary["max_concurrency"] = options.concurrency;
     summary["endpoint"] = generator.displayEndpoint();
-    m_store.addRequests(run, requests);
-    m_store.finishRun(run, m_clock.nowNs(), cancelled ? "cancelled" : "completed", summary.dump());
-    if (cancelled) {
+    m_store.addRequests(out.run, sent);
+    m_store.finishRun(out.run, m_clock.nowNs(), out.cancelled ? "cancelled" : status,
+                      summary.dump());
+    return out;
+}
+
+// One run of the point, its KPIs read back from the store as `compare` reads them.
+void LoadSweep::measure(Point& point, int repetition) {
+    if (m_hooks.cancel && *m_hooks.cancel)
+        return;
+    if (m_hooks.beforeRun)
+        m_hooks.beforeRun();
+    const Sent sent = send(point.value, repetition, point.probe, 0, "completed");
+    point.runs.push_back(sent.run);
+    if (sent.cancelled) {
         ++point.failedRuns;
         return;
     }
-    const auto info = m_store.run(run);
-    point.kpis.push_back(RunKpis::of(*info, m_store.requests(run), nullptr));
+    const auto info = m_store.run(sent.run);
+    point.kpis.push_back(RunKpis::of(*info, m_store.requests(sent.run), nullptr));
     if (m_hooks.say) {
         const auto& k = point.kpis.back();
         const auto it = k.find("ttft_p99");
-        m_hooks.say(name + ", repetition " + std::to_string(repetition) + ": run " +
-                    std::to_string(run) + ", " + std::to_string(requests.size() - failed) +
-                    " completed, " + std::to_string(failed) + " failed, TTFT p99 " +
+        m_hooks.say(label(m_options.mode, point.value) + ", repetition " +
+                    std::to_string(repetition) + ": run " + std::to_string(sent.run) + ", " +
+                    std::to_string(sent.completed) + " completed, " + std::to_string(sent.failed) +
+                    " failed, TTFT p99 " +
                     (it == k.end() ? std::string("n/a") : UnitFormat::kpi(it->second, "s")));
     }
 }
@@ -182,35 +197,17 @@ nlohmann::json LoadSweep::describe(const Point& point) const {
     return out;
 }
 
-// Seed offset 0: the repetitions' prompts (seed + 1, + 2, ...) are not among those it caches.
+// Repetition 0: its prompts (seed + 0) are none of the repetitions' (seed + 1, + 2, ...).
 void LoadSweep::warmUp() {
     if (m_options.warmupRequests <= 0 || m_options.points.empty() ||
         (m_hooks.cancel && *m_hooks.cancel))
         return;
     const double lowest = *std::min_element(m_options.points.begin(), m_options.points.end());
-    auto options = m_options.generator;
-    options.requests = m_options.warmupRequests;
-    options.duration = {};
-    MeasuredLoad load = m_options.load;
-    load.count = m_options.warmupRequests;
-    options.seed = load.seed;
-    nlohmann::json params = m_options.params;
-    params["seed"] = load.seed;
-    params["requests"] = m_options.warmupRequests;
-    atPoint(m_options.mode, lowest, options, params);
-    const std::string name = label(m_options.mode, lowest);
-    const std::int64_t run = m_store.createRun(m_session, "load", params.dump(), m_clock.nowNs(),
-                                               m_options.experiment, name, 0);
-    LoadGenerator generator(options, load.prompts().measured, m_clock);
-    const auto requests = generator.run({}, m_hooks.cancel);
-    const bool cancelled = m_hooks.cancel && *m_hooks.cancel;
-    auto summary = LoadSummary::compute(requests, generator.durationS(), generator.maxConcurrent(),
-                                        {}, options.rate > 0);
-    m_store.addRequests(run, requests);
-    m_store.finishRun(run, m_clock.nowNs(), cancelled ? "cancelled" : "warmup", summary.dump());
+    const Sent sent = send(lowest, 0, "", m_options.warmupRequests, "warmup");
     if (m_hooks.say)
-        m_hooks.say("warm-up at " + name + ": run " + std::to_string(run) + ", " +
-                    std::to_string(requests.size()) + " requests, not measured");
+        m_hooks.say("warm-up at " + label(m_options.mode, lowest) + ": run " +
+                    std::to_string(sent.run) + ", " + std::to_string(sent.completed + sent.failed) +
+                    " requests, not measured");
 }
 
 nlohmann::json LoadSweep::run() {

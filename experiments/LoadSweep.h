@@ -80,6 +80,13 @@ class LoadSweep {
         std::vector<std::map<std::string, double>> kpis; // one per measured run
         int failedRuns = 0;                              // not measurements (cancelled)
     };
+    struct Sent {
+        std::int64_t run = 0;
+        long completed = 0, failed = 0;
+        bool cancelled = false;
+    };
+    Sent send(double value, int repetition, const std::string& probe, int requests,
+              const char* status);
     void measure(Point& point, int repetition);
     void warmUp();
     nlohmann::json describe(const Point& point) const;
