@@ -158,7 +158,11 @@ class TestLoadSweep : public QObject {
         o.bisectSteps = 2;
         o.generator.duration = std::chrono::milliseconds(1500);
         std::string error;
-        o.slos = {*SloBound::parse("ttft_p99<=0.3s", error)};
+        // The median, not the p99: a three-run interval on a p99 reaches past any bound when
+        // one run meets a stall of a loaded machine (CI under ASAN), and the lowest point then
+        // fails at a tenth of the capacity. Over 1.5 s the median request waits about
+        // (rate / mu - 1) x 0.75 s, so the median bound is crossed near 1.4 mu.
+        o.slos = {*SloBound::parse("ttft_p50<=0.3s", error)};
         LoadSweep sweep(o, store, session, clock, {});
         const auto report = sweep.run();
         const auto& found = report["max_rate_at_slo"];

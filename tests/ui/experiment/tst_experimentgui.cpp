@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QFile>
 #include <QImage>
 #include <QMessageBox>
 #include <QPointer>
@@ -434,13 +435,29 @@ size = "16MiB"
     }
 
     // Closing mid-run asks first; "keep running" keeps it, yes cancels and the dialog goes at
-    // once while the run in progress winds down on its thread.
+    // once while the run in progress winds down on its thread. Each arm's second run waits in
+    // its setup while a hold file exists, so the experiment cannot end on its own while the
+    // question is up (a 40-run plan once did, under ctest -j3); cancelling stops that setup.
     void closingMidRunAsksAndDoesNotBlock() {
         MainWindow::Options o;
         o.db = m_dir.filePath("close.db");
         o.record = false;
         MainWindow w(o);
-        QPointer<ExperimentDialog> d = open(w, writePlan("close", 40, "96MiB"));
+        const QString hold = m_dir.filePath("close.hold");
+        test::writeFile(hold, "");
+        const QString file = writePlan("close", 3, "8MiB");
+        QFile planFile(file);
+        QVERIFY(planFile.open(QIODevice::ReadOnly));
+        QString plan = QString::fromUtf8(planFile.readAll());
+        planFile.close();
+        const QString waits = QString("setup = \"mkdir -p {path} && if [ -e {path}/once ]; then "
+                                      "while [ -e '%1' ]; do sleep 0.05; done; fi; "
+                                      "touch {path}/once\"")
+                                  .arg(hold);
+        QCOMPARE(plan.count("setup = \"mkdir -p {path}\""), 2);
+        plan.replace("setup = \"mkdir -p {path}\"", waits);
+        test::writeFile(file, plan.toUtf8());
+        QPointer<ExperimentDialog> d = open(w, file);
         QVERIFY(d);
         QSignalSpy finished(d.data(), &ExperimentDialog::experimentFinished);
         d->start();
@@ -449,6 +466,7 @@ size = "16MiB"
         d->close();
         QVERIFY(d && d->isVisible());
         QVERIFY2(finished.count() == 0, qPrintable(d->statusText()));
+        QVERIFY(d->progress()->value() < 6); // still held
         answer("Cancel experiment");
         d->close();
         QVERIFY(d);               // not destroyed while its worker runs: that would wait
