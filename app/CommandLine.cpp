@@ -76,7 +76,7 @@ CommandLine::CommandLine()
         "Exit codes: 0 ok, 1 internal error, 2 usage, 3 not a tierscope database, "
         "4 newer schema, 5 cannot write, 6 not found, 7 database I/O error, 8 not enough free "
         "space, 9 refused (not tierscope's file), 10 storage I/O error, 11 a gate failed, "
-        "12 a gate inconclusive, 13 comparison invalid (a run's validity check failed), "
+        "12 a gate undecided, 13 comparison invalid (a run's validity check failed), "
         "14 the server named by --target cannot be reached or used.");
     m_app
         .add_option("--db", m_global.db,

@@ -6,6 +6,7 @@
 #include "core/util/ShellTemplate.h"
 #include "core/util/SizeParser.h"
 #include "experiments/EngineIdentity.h"
+#include "experiments/PlanDesignKeys.h"
 #include "experiments/PlanSweepKeys.h"
 #include "experiments/TomlJson.h"
 #include "loadgen/Datasets.h"
@@ -182,17 +183,20 @@ void checkKeys(const toml::table& table, const std::string& where, const std::ve
     }
 }
 
-const std::vector<Key> kPlanKeys = {{"name", Kind::Text},
-                                    {"repetitions", Kind::Integer, 1, INT_MAX},
-                                    {"warmup", Kind::Integer, 0, INT_MAX},
-                                    {"order", Kind::Text},
-                                    {"seed", Kind::Seed},
-                                    {"on_failure", Kind::Text},
-                                    {"gates", Kind::Gates},
-                                    {"arm", Kind::Tables},
-                                    {"workload", Kind::Tables},
-                                    {"max_failure_rate", Kind::Any},
-                                    {"min_hit_share", Kind::Any}};
+std::vector<Key> planKeys() {
+    std::vector<Key> keys = {{"name", Kind::Text}};
+    PlanDesignKeys::addKeys(keys, Kind::Any);
+    keys.insert(keys.end(), {{"warmup", Kind::Integer, 0, INT_MAX},
+                             {"order", Kind::Text},
+                             {"seed", Kind::Seed},
+                             {"on_failure", Kind::Text},
+                             {"gates", Kind::Gates},
+                             {"arm", Kind::Tables},
+                             {"workload", Kind::Tables},
+                             {"max_failure_rate", Kind::Any},
+                             {"min_hit_share", Kind::Any}});
+    return keys;
+}
 
 const std::vector<Key> kArmKeys = {{"label", Kind::Text},
                                    {"storage_profile", Kind::Text},
@@ -459,25 +463,6 @@ std::string ExperimentPlan::Variant::name() const {
     return concurrency > 0 ? "c" + std::to_string(concurrency) : "";
 }
 
-namespace {
-
-// The schedule holds every run before the first starts (and --dry-run prints it): a plan of
-// 50 million repetitions took 2 GB and died. Counted in doubles, so no product overflows.
-void checkRunCount(const ExperimentPlan& p) {
-    double variants = 0;
-    for (const auto& w : p.workloads)
-        variants += static_cast<double>(std::max<std::size_t>(1, w.concurrency.size()));
-    const double runs = (static_cast<double>(p.warmup) + p.repetitions) *
-                        static_cast<double>(p.arms.size()) * variants;
-    if (runs > ExperimentPlan::kMaxRuns)
-        throw std::runtime_error(
-            "plan: " + std::to_string(static_cast<long long>(runs)) +
-            " runs ((warmup + repetitions) x arms x workload variants); the limit is " +
-            std::to_string(ExperimentPlan::kMaxRuns));
-}
-
-} // namespace
-
 ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     toml::table doc;
     try {
@@ -486,10 +471,10 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
         throw std::runtime_error("plan, line " + std::to_string(e.source().begin.line) + ": " +
                                  std::string(e.description()));
     }
-    checkKeys(doc, "the plan", kPlanKeys);
+    checkKeys(doc, "the plan", planKeys());
     ExperimentPlan p;
     p.name = doc["name"].value_or(std::string("experiment"));
-    p.repetitions = static_cast<int>(doc["repetitions"].value_or(3));
+    PlanDesignKeys::read(doc, p);
     p.warmup = static_cast<int>(doc["warmup"].value_or(0));
     const std::string order = doc["order"].value_or(std::string("abba"));
     if (order != "abba" && order != "interleaved" && order != "random")
@@ -545,7 +530,7 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
         throw std::runtime_error("plan: an experiment needs at least two [[arm]] tables");
     if (p.workloads.empty())
         throw std::runtime_error("plan: no [[workload]] table");
-    checkRunCount(p);
+    PlanDesignKeys::check(p);
     PlanSweepKeys::check(p);
     return p;
 }

@@ -75,8 +75,18 @@ struct ExperimentPlan {
     std::string name;
     std::vector<Arm> arms;
     std::vector<Workload> workloads;
-    int repetitions = 3;
-    int warmup = 0; // unmeasured repetitions of each arm and variant, run first
+    int repetitions = 3; // under "auto", the first block's
+    int warmup = 0;      // unmeasured repetitions of each arm and variant, run first
+    // repetitions = "auto" (SequentialDesign): blocks of repetitions until every gate is
+    // decided, at most this many.
+    std::optional<int> maxRepetitions;
+    // An A/A calibration of the first arm runs first, in a session of its own, and the
+    // experiment's KPIs show the noise floor it measured (NoiseFloor).
+    bool calibrate = false;
+    int calibrationRuns = 8;                       // per copy of the arm
+    std::optional<std::int64_t> noiseFloorSession; // an earlier calibration's floor
+    // The change each gated KPI is expected to show (a fraction), for the runs a gate needs.
+    std::map<std::string, double> expected;
     // abba: A B B A ... (the default), which cancels a linear drift; interleaved: A B A B;
     // random: a seeded shuffle of the arms in each repetition.
     enum class Order { Abba, Interleaved, Random };

@@ -4,6 +4,9 @@
 #include "collectors/engine/EngineMetricsMapper.h"
 #include "collectors/storage/PathDevice.h"
 #include "core/compare/ComparisonBuilder.h"
+#include "core/compare/NoiseFloor.h"
+#include "core/compare/SequentialDesign.h"
+#include "core/compare/SequentialLook.h"
 #include "core/report/ComparisonCharts.h"
 #include "core/store/Store.h"
 #include "core/util/Redaction.h"
@@ -160,14 +163,64 @@ ExperimentRunner::Result ExperimentRunner::run(const std::atomic<bool>& cancel) 
         store.addEvent(c.result.sessionId, c.clock.nowNs(), "experiment-plan",
                        Redaction::text(m_options.planText)); // the workspace travels (pull)
     reportLeftovers(store, c.result.sessionId, c.clock.nowNs(), say);
-    for (std::size_t i = 0; i < c.schedule.size() && !c.result.incomplete; ++i)
+    for (std::size_t i = 0; i < c.schedule.size() && !c.result.incomplete; ++i) {
         if (!runStep(c, i, cancel))
             break;
+        if (i + 1 == c.schedule.size() && !cancel)
+            nextBlock(c);
+    }
     c.stopEngine(m_plan);
     store.addEvent(c.result.sessionId, c.clock.nowNs(),
                    c.result.incomplete ? "experiment-incomplete" : "experiment-end", m_plan.name);
     recorder.stop();
     return c.result;
+}
+
+// repetitions = "auto": every gate judged on the runs so far, at the design's per-look level
+// (SequentialDesign, the level the final comparison uses too); another block unless each is
+// decided, the comparison is INVALID (more runs would not mend it) or the budget is spent.
+void ExperimentRunner::nextBlock(Context& c) {
+    if (!m_plan.maxRepetitions || c.result.incomplete)
+        return;
+    int done = 0;
+    for (const auto& s : c.schedule)
+        done = std::max(done, s.repetition);
+    std::vector<ComparisonResult> comparisons;
+    try {
+        comparisons = compare(c.store, m_plan, false, c.result.sessionId);
+    } catch (const std::exception& e) {
+        c.result.stopped = "stopped after " + std::to_string(done) +
+                           " repetitions: the runs cannot be compared (" + e.what() + ")";
+        c.say(c.result.stopped);
+        return;
+    }
+    if (m_callbacks.looked)
+        m_callbacks.looked(done, comparisons);
+    const auto look = SequentialLook::of(comparisons);
+    auto event = nlohmann::json::parse(look.toJsonText());
+    event["repetitions"] = done;
+    c.store.addEvent(c.result.sessionId, c.clock.nowNs(), "sequential-look", event.dump());
+    const std::string after = " after " + std::to_string(done) + " repetitions";
+    if (look.invalid)
+        c.result.stopped = "stopped" + after +
+                           ": the comparison is INVALID, which more runs "
+                           "would not mend";
+    else if (look.decided)
+        c.result.stopped = "every gate decided" + after;
+    else if (done >= *m_plan.maxRepetitions)
+        c.result.stopped = "undecided" + after + " (max_repetitions): " + look.needText();
+    if (!c.result.stopped.empty()) {
+        c.say(c.result.stopped);
+        c.store.addEvent(c.result.sessionId, c.clock.nowNs(), "sequential-stop", c.result.stopped);
+        return;
+    }
+    c.say("undecided" + after + ": " + look.needText() + "; running " +
+          std::to_string(std::min(SequentialDesign::kBlock, *m_plan.maxRepetitions - done)) +
+          " more");
+    const auto more = RunSchedule::block(
+        m_plan, done + 1, std::min(SequentialDesign::kBlock, *m_plan.maxRepetitions - done));
+    c.schedule.insert(c.schedule.end(), more.begin(), more.end());
+    c.result.runs = c.schedule.size();
 }
 
 // One scheduled run: the arm's setup, its engine, the workload and its teardown. False when
@@ -329,6 +382,12 @@ void ExperimentRunner::storeRun(Context& c, const Step& step, const ScheduledRun
                                 ArmWorkload::Outcome& out, std::int64_t runStart,
                                 const std::optional<nlohmann::json>& identity) {
     const auto& arm = m_plan.arms[s.arm];
+    // The design's looks and the noise floor travel with the runs: any later comparison of
+    // them uses that level and shows that floor.
+    if (m_plan.maxRepetitions)
+        out.params[SequentialDesign::kParam] = SequentialDesign::looksFor(*m_plan.maxRepetitions);
+    if (m_plan.noiseFloorSession)
+        out.params[NoiseFloor::kParam] = *m_plan.noiseFloorSession;
     if (out.populate) {
         const auto populate =
             c.store.createRun(c.result.sessionId, out.workload, out.params.dump(),

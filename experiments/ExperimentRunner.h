@@ -45,6 +45,9 @@ class ExperimentRunner {
         std::function<void(const std::string&)> message; // "preparing data ...", teardown errors
         // The session is recording, before the first run: its id and the devices it samples.
         std::function<void(std::int64_t, const std::vector<DeviceRecord>&)> recording;
+        // repetitions = "auto": after each block, the repetitions measured so far and the
+        // comparisons whose gates decided whether another block runs.
+        std::function<void(int, const std::vector<ComparisonResult>&)> looked;
     };
     struct Options {
         std::string dbPath;
@@ -58,6 +61,9 @@ class ExperimentRunner {
         std::size_t runs = 0;
         int failed = 0;
         bool incomplete = false; // cancelled, or stopped on a failure
+        // repetitions = "auto": why the experiment stopped adding blocks ("every gate decided
+        // after 4 repetitions", "undecided after 20 repetitions: ...").
+        std::string stopped;
     };
 
     ExperimentRunner(ExperimentPlan plan, Options options, Callbacks callbacks);
@@ -78,6 +84,7 @@ class ExperimentRunner {
     struct Context;
     using Fail = std::function<void(const std::string& status, const nlohmann::json& why)>;
     bool runStep(Context& c, std::size_t index, const std::atomic<bool>& cancel);
+    void nextBlock(Context& c);
     void measure(Context& c, const Step& step, const ScheduledRun& s,
                  const std::map<std::string, std::string>& env, const std::atomic<bool>& cancel,
                  const Fail& fail);

@@ -27,6 +27,10 @@ struct ScheduledRun {
 class RunSchedule {
   public:
     static std::vector<ScheduledRun> build(const ExperimentPlan& plan);
+    // `count` more measured repetitions from `first` (1-based) of every variant, in the plan's
+    // order (abba keeps alternating by the repetition's parity): the next block of an
+    // experiment that runs until its gates are decided.
+    static std::vector<ScheduledRun> block(const ExperimentPlan& plan, int first, int count);
 };
 
 } // namespace tierscope

@@ -23,7 +23,7 @@ CLI::App* CompareCommand::attach(CLI::App& parent, Options& o) {
     auto* cmd = parent.add_subcommand(
         "compare", "Compare B against A: TTFT, ITL, throughput, failure rate and storage KPIs, "
                    "each computed per run, with 95 % intervals over the runs and "
-                   "pass/fail/inconclusive gate verdicts");
+                   "pass/fail/undecided gate verdicts");
     cmd->add_option("A", o.a,
                     "Baseline: run:N (or N), run:1,2,3, run:4-6, session:N or "
                     "arm:EXPERIMENT/ARM[@SESSION|@all]")
@@ -39,14 +39,19 @@ CLI::App* CompareCommand::attach(CLI::App& parent, Options& o) {
         ->capture_default_str()
         ->check(CLI::IsMember({"text", "md", "json", "csv", "html"}));
     cmd->add_option("--out", o.out, "Write the report here instead of standard output");
+    cmd->add_option("--noise-floor", o.noiseFloor,
+                    "Show every KPI against the noise floor of the A/A calibration in this "
+                    "session (tierscope run PLAN --calibrate); default: the one the runs' plan "
+                    "names")
+        ->check(CLI::PositiveNumber);
     cmd->footer("The run is the unit: a and b are means of per-run values (a run's p50 TTFT, "
                 "its throughput), and the interval of B - A is Welch's t-interval over the runs "
                 "(on the logs for ratio and relative gates). With one run a side there is no "
-                "interval and gates are inconclusive: repeat the runs. Warm-up, failed and "
+                "interval and gates are undecided: repeat the runs. Warm-up, failed and "
                 "cancelled runs are left out; a side that mixes workloads or concurrencies is "
                 "refused. \"failure_rate <= 1%\" bounds B's failure rate itself.\n"
                 "Exit status: 0 when every gate passes (or none is given), 11 when a gate fails, "
-                "12 when none fails but one is inconclusive, 13 when a run's validity check "
+                "12 when none fails but one is undecided, 13 when a run's validity check "
                 "failed (the comparison is INVALID and no gate is judged).");
     return cmd;
 }
@@ -56,6 +61,8 @@ int CompareCommand::run(const GlobalOptions& global, const Options& o) {
     try {
         ComparisonBuilder::Options options;
         options.gates = ComparisonBuilder::gates(o.gates, o.presets);
+        if (o.noiseFloor > 0)
+            options.noiseFloorSession = o.noiseFloor;
         Store store(global.dbPath(), Store::Mode::ReadOnly);
         const auto a = ComparisonBuilder::resolve(store, o.a);
         const auto b = ComparisonBuilder::resolve(store, o.b);

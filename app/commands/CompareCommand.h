@@ -3,6 +3,7 @@
 #include "app/common/GlobalOptions.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ class CompareCommand {
         std::vector<std::string> presets;
         std::string format = "text";
         std::string out;
+        std::int64_t noiseFloor = 0; // an A/A calibration's session; 0: the one the runs name
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);

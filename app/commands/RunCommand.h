@@ -1,9 +1,11 @@
 #pragma once
 
 #include "app/common/GlobalOptions.h"
+#include "experiments/ExperimentRunner.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace tierscope {
 
@@ -13,6 +15,8 @@ class RunCommand {
     struct Options {
         std::string plan;
         bool dryRun = false;
+        bool calibrate = false;  // the A/A calibration only
+        int calibrationRuns = 0; // 0: the plan's calibration_runs
         std::string format = "text";
         std::string report;
         std::string target; // ssh://host: run there, progress streamed here
@@ -20,6 +24,11 @@ class RunCommand {
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);
+
+  private:
+    static int finish(const GlobalOptions& global, const Options& o, const ExperimentPlan& plan,
+                      const ExperimentRunner::Result& result,
+                      std::vector<ComparisonResult>& comparisons, bool calibration);
 };
 
 } // namespace tierscope

@@ -16,7 +16,7 @@ enum ExitCode : int {
     kExitRefused = 9,           // would overwrite a file tierscope did not create, or bad data set
     kExitStorageIo = 10,        // a storage workload's read, write or fsync failed
     kExitGateFailed = 11,       // compare: a gate failed
-    kExitGateInconclusive = 12, // compare: no gate failed, one is inconclusive
+    kExitGateInconclusive = 12, // compare: no gate failed, one is undecided
     kExitInvalid = 13,          // compare: a validity check of a run failed; no gate judged
     kExitRemote = 14,           // --target ssh://: the server cannot be reached or used
 };

@@ -9,7 +9,7 @@ namespace tierscope {
 
 // compare and run end the same way: 13 when a comparison is INVALID (a run's validity check
 // failed, so no gate was judged), else 11 when any gate failed, else 12 when any was
-// inconclusive, else 0.
+// undecided, else 0.
 inline int gateExitCode(const std::vector<ComparisonResult>& comparisons) {
     bool failed = false, inconclusive = false;
     for (const auto& in : comparisons)

@@ -1,6 +1,7 @@
 #include "core/compare/Comparison.h"
 
 #include "core/compare/RunKpis.h"
+#include "core/compare/SequentialDesign.h"
 #include "core/stats/TInterval.h"
 
 #include <algorithm>
@@ -13,7 +14,12 @@ namespace tierscope {
 
 namespace {
 
-using RunValues = std::vector<std::map<std::string, double>>;
+// Each measured run's KPIs, and when it started (s since the epoch), in run order.
+struct RunValue {
+    double startS = 0.0;
+    std::map<std::string, double> kpis;
+};
+using RunValues = std::vector<RunValue>;
 
 // An open-loop run of tierscope's own client, whose TTFT counts from the scheduled send.
 bool scheduledTtft(const RunInfo& r) {
@@ -53,16 +59,20 @@ RunValues runValues(const ComparisonSide& side, bool actualSend) {
                 else
                     values[name] = it->second;
             }
-        out.push_back(std::move(values));
+        out.push_back({static_cast<double>(side.runs[i].startNs) / 1e9, std::move(values)});
     }
     return out;
 }
 
-std::vector<double> column(const RunValues& runs, const std::string& name) {
+std::vector<double> column(const RunValues& runs, const std::string& name,
+                           std::vector<double>* starts = nullptr) {
     std::vector<double> out;
     for (const auto& run : runs)
-        if (const auto it = run.find(name); it != run.end())
+        if (const auto it = run.kpis.find(name); it != run.kpis.end()) {
             out.push_back(it->second);
+            if (starts)
+                starts->push_back(run.startS);
+        }
     return out;
 }
 
@@ -115,7 +125,7 @@ bool storageWorkloads(const ComparisonSide& a, const ComparisonSide& b) {
 void markIntegratedEnergy(KpiComparison& k, const RunValues& a, const RunValues& b) {
     std::size_t integrated = 0, runs = 0;
     for (const auto* side : {&a, &b})
-        for (const auto& run : *side)
+        for (const auto& [start, run] : *side)
             if (run.count(k.name)) {
                 ++runs;
                 const auto it = run.find(RunKpis::kEnergyIntegrated);
@@ -128,8 +138,12 @@ void markIntegratedEnergy(KpiComparison& k, const RunValues& a, const RunValues&
 
 // shares: a time share moves in points; it is never compared as a ratio.
 KpiComparison make(const RunKpis::Definition& d, std::vector<double> a, std::vector<double> b,
-                   bool directional, bool share) {
+                   bool directional, bool share, const std::optional<SequentialDesign>& design) {
     KpiComparison k;
+    if (design) {
+        k.looks = design->looks;
+        k.confidence = design->confidence();
+    }
     k.name = d.name;
     k.unit = d.unit;
     k.lowerIsBetter = d.lowerIsBetter;
@@ -142,12 +156,12 @@ KpiComparison make(const RunKpis::Definition& d, std::vector<double> a, std::vec
         k.scale = KpiComparison::Scale::Ratio;
         k.a = geometricMean(a);
         k.b = geometricMean(b);
-        if (const auto r = TInterval::welchRatio(a, b))
+        if (const auto r = TInterval::welchRatio(a, b, k.confidence))
             k.interval = r->interval;
     } else {
         k.a = mean(a);
         k.b = mean(b);
-        if (const auto w = TInterval::welch(a, b))
+        if (const auto w = TInterval::welch(a, b, k.confidence))
             k.interval = w->interval;
     }
     k.runsA = std::move(a);
@@ -161,24 +175,33 @@ std::vector<KpiComparison> Comparison::compare(const ComparisonSide& a, const Co
     const bool actualSend = mixesTtftClocks(a, b);
     const auto runsA = runValues(a, actualSend), runsB = runValues(b, actualSend);
     const bool storage = storageWorkloads(a, b);
+    std::vector<RunInfo> measured;
+    for (const auto* side : {&a, &b})
+        for (const auto& r : side->runs)
+            if (RunKpis::isMeasurement(r))
+                measured.push_back(r);
+    const auto design = SequentialDesign::ofRuns(measured);
     std::vector<KpiComparison> out;
     for (const auto& d : RunKpis::definitions()) {
-        auto va = column(runsA, d.name), vb = column(runsB, d.name);
+        std::vector<double> startsA, startsB;
+        auto va = column(runsA, d.name, &startsA), vb = column(runsB, d.name, &startsB);
         if (va.empty() || vb.empty())
             continue;
         const bool share = d.inPoints;
         if (share && allZero(va) && allZero(vb))
             continue; // neither side spent time there: a row of zeros says nothing
         const bool directional = !share && (storage || !deviceFigure(d.name));
-        auto k = make(d, std::move(va), std::move(vb), directional, share);
+        auto k = make(d, std::move(va), std::move(vb), directional, share, design);
         if (actualSend && d.name.starts_with("ttft_") && !d.name.ends_with("_actual_send"))
             k.note = "from the actual send on every run: the comparison mixes tierscope's "
                      "open-loop runs with imported runs of another client (vllm bench serve, "
                      "AIPerf, guidellm), which time TTFT so";
         if (d.name == "joules_per_output_token")
             markIntegratedEnergy(k, runsA, runsB);
+        k.startsA = std::move(startsA);
+        k.startsB = std::move(startsB);
         if (k.gateOnLevel)
-            for (const auto& run : runsB)
+            for (const auto& [start, run] : runsB)
                 if (run.count(RunKpis::kIssued) && run.count(d.name)) {
                     k.issuedB += run.at(RunKpis::kIssued);
                     k.failedB += run.at(RunKpis::kIssued) * run.at(d.name) / 100;

@@ -20,7 +20,8 @@ struct ComparisonSide {
 };
 
 // Compares B against A with the run as the unit: every KPI is computed per measured run
-// (RunKpis) and gets one 95 % Welch interval over those run values, on the ratio scale for
+// (RunKpis) and gets one Welch interval over those run values (95 %, or the per-look level of
+// the sequential design the runs carry: SequentialDesign), on the ratio scale for
 // positive quantities and on the difference scale otherwise (KpiComparison says which and
 // why). With fewer than two measured runs on a side there is no interval. Warm-up, failed and
 // cancelled runs are never measurements.

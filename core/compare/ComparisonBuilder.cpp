@@ -1,8 +1,11 @@
 #include "core/compare/ComparisonBuilder.h"
 
+#include "core/compare/DistributionCheck.h"
+#include "core/compare/DriftCheck.h"
 #include "core/compare/EngineRoleCheck.h"
 #include "core/compare/GatePresets.h"
 #include "core/compare/GpuRunCheck.h"
+#include "core/compare/NoiseFloor.h"
 #include "core/compare/PathPolicyCheck.h"
 #include "core/compare/RunKpis.h"
 #include "core/compare/SweepCapacity.h"
@@ -250,6 +253,31 @@ void ComparisonBuilder::checkVariants(const ComparisonSide& a, const ComparisonS
                          "; compare one workload variant at a time");
 }
 
+// The floor before the gates are judged, so every view reads it from the KPI rows.
+void ComparisonBuilder::addNoiseFloor(Store& store, const ComparisonSide& a,
+                                      const ComparisonSide& b, const Options& o,
+                                      ComparisonResult& in) {
+    std::vector<RunInfo> measured;
+    for (const auto* side : {&a, &b})
+        for (const auto& r : side->runs)
+            if (RunKpis::isMeasurement(r))
+                measured.push_back(r);
+    const auto session =
+        o.noiseFloorSession ? o.noiseFloorSession : NoiseFloor::sessionOfRuns(measured);
+    if (!session || measured.empty() || in.kpis.empty())
+        return;
+    const auto floor = NoiseFloor::load(store, *session, measured.front().experiment);
+    if (!floor) {
+        in.warnings.push_back("noise floor: session " + std::to_string(*session) +
+                              " holds no A/A calibration of " + measured.front().experiment +
+                              " (run the plan with --calibrate)");
+        return;
+    }
+    floor->apply(in.kpis);
+    in.noiseFloor =
+        "A/A calibration " + floor->experiment + " in session " + std::to_string(floor->session);
+}
+
 ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
                                           const ComparisonSide& b, const Options& o) {
     ComparisonResult in;
@@ -285,6 +313,7 @@ ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
     }
     GpuRunCheck::addTo(store, a, b, in);
     PathPolicyCheck::addTo(store, a, b, in);
+    addNoiseFloor(store, a, b, o, in);
     for (const auto& gate : o.gates) {
         const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),
                                     [&](const KpiComparison& c) { return c.name == gate.kpi; });
@@ -302,6 +331,11 @@ ComparisonResult ComparisonBuilder::build(Store& store, const ComparisonSide& a,
         else if (!o.dropUnmeasuredGates)
             in.gates.emplace_back(gate, Gate::Result{Gate::Verdict::Inconclusive,
                                                      gate.kpi + " was not measured on both sides"});
+    }
+    // On the gated KPIs, so after the gates.
+    if (!sweep) {
+        DriftCheck::addTo(in);
+        DistributionCheck::addTo(a, b, in);
     }
     const auto sharesA = Comparison::shares(a), sharesB = Comparison::shares(b);
     for (const auto c : BottleneckClassifier::all()) {

@@ -26,8 +26,11 @@ class ComparisonBuilder {
     struct Options {
         std::vector<Gate> gates;
         // true: a gate on a KPI neither side measured is left out (a plan's gate on another
-        // workload); false: it is inconclusive.
+        // workload); false: it is undecided.
         bool dropUnmeasuredGates = false;
+        // The session of an A/A calibration whose noise floor every KPI shows (NoiseFloor);
+        // without it, the one the runs name (a plan's noise_floor or calibrate), if any.
+        std::optional<std::int64_t> noiseFloorSession;
     };
 
     // "run:N" (or "N"), "run:1,2,3", "run:4-6", "session:N" or "arm:EXPERIMENT/ARM", with
@@ -55,6 +58,8 @@ class ComparisonBuilder {
 
   private:
     static void load(Store& store, ComparisonSide& side);
+    static void addNoiseFloor(Store& store, const ComparisonSide& a, const ComparisonSide& b,
+                              const Options& o, ComparisonResult& in);
 };
 
 } // namespace tierscope

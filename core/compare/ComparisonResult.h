@@ -56,6 +56,9 @@ struct ComparisonResult {
     // One per side whose measured runs are a load sweep (series = the side's label): each
     // point's KPI levels, for the throughput-vs-latency chart.
     std::vector<SweepCurve> curves;
+    // Where the KPIs' noise floor comes from ("A/A calibration kv-calibration/load in session
+    // 12"); empty without one.
+    std::string noiseFloor;
     std::string plan; // the experiment plan's TOML, when the runs came from one
     std::vector<std::string> hosts;
     std::vector<DeviceRecord> devices;

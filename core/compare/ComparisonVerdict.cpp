@@ -55,10 +55,13 @@ std::string gates(const ComparisonResult& in, const std::set<int>& notApplicable
     std::string out;
     for (std::size_t i = 0; i < in.gates.size(); ++i) {
         const auto v = in.gates[i].second.verdict;
+        const auto& needed = in.gates[i].second.runsPerArm;
         std::string word = notApplicable.count(static_cast<int>(i)) ? "n/a"
                            : v == Gate::Verdict::Pass               ? "PASS"
                            : v == Gate::Verdict::Fail               ? "FAIL"
-                                                                    : "INCONCLUSIVE";
+                           : needed ? "UNDECIDED (about " + std::to_string(*needed) +
+                                          " runs per arm would decide it)"
+                                    : "UNDECIDED";
         if (v == Gate::Verdict::Fail)
             *failed = true;
         out += (i ? ", G" : "G") + std::to_string(i + 1) + " " + word;
@@ -188,6 +191,13 @@ ComparisonVerdict::Result ComparisonVerdict::of(const ComparisonResult& in,
     if (othersChanged > 0 && r.tone != Tone::NoInterval)
         r.sentence += "; " + std::to_string(othersChanged) + " other figure" +
                       (othersChanged == 1 ? "" : "s") + " changed (see the table)";
+    // The primary figure against the rig's own noise, where a calibration measured it.
+    if (primary && primary->floor && primary->a != 0.0 && r.tone != Tone::NoInterval)
+        r.sentence += "; " + displayName(primary->name) + " " +
+                      KpiComparison::percent(primary->relative()) +
+                      (primary->withinFloor() ? " is within this rig's noise, floor +-"
+                                              : " is beyond this rig's noise floor +-") +
+                      KpiComparison::percent(*primary->floor).substr(1);
     bool failed = false;
     if (const auto g = gates(in, notApplicable, &failed); !g.empty())
         r.sentence += "; " + g;

@@ -2,6 +2,7 @@
 
 #include "core/compare/KpiComparison.h"
 #include "core/compare/RunKpis.h"
+#include "core/stats/GatePower.h"
 #include "core/stats/TInterval.h"
 
 #include <algorithm>
@@ -119,15 +120,58 @@ Gate::Result Gate::judge(const KpiComparison& k) const {
     const double point = k.ratio();
     // A sweep's capacity interval is its brackets' (SweepCapacity), each point judged at 95 %.
     const auto* d = RunKpis::find(k.name);
-    const char* interval = d && d->armLevel ? ", interval of the brackets [" : ", 95 % CI [";
-    if (kind == Kind::Ratio)
-        return decide(r.lo, r.hi,
-                      "B/A " + factor(point) + interval + factor(r.lo) + ", " + factor(r.hi) +
-                          "], " + runCounts(k));
-    return decide(r.lo - 1, r.hi - 1,
-                  "change " + KpiComparison::percent(point - 1) + interval +
-                      KpiComparison::percent(r.lo - 1) + ", " + KpiComparison::percent(r.hi - 1) +
-                      "], " + runCounts(k));
+    const bool brackets = d && d->armLevel;
+    const std::string interval =
+        brackets ? ", interval of the brackets [" : ", " + k.intervalName() + " [";
+    Result out = kind == Kind::Ratio
+                     ? decide(r.lo, r.hi,
+                              "B/A " + factor(point) + interval + factor(r.lo) + ", " +
+                                  factor(r.hi) + "], " + runCounts(k))
+                     : decide(r.lo - 1, r.hi - 1,
+                              "change " + KpiComparison::percent(point - 1) + interval +
+                                  KpiComparison::percent(r.lo - 1) + ", " +
+                                  KpiComparison::percent(r.hi - 1) + "], " + runCounts(k));
+    if (out.verdict == Verdict::Inconclusive && !brackets)
+        needed(k, out);
+    return out;
+}
+
+std::optional<double> Gate::thresholdLog() const {
+    const double ratio = kind == Kind::Ratio ? threshold : 1.0 + threshold;
+    if (!(ratio > 0) || !std::isfinite(ratio))
+        return std::nullopt;
+    return std::log(ratio);
+}
+
+// What an undecided gate needs: the runs per arm that would decide it with 80 % power if the
+// change and the run-to-run spread seen so far are the truth (GatePower), at this comparison's
+// interval level. Said as "about": both are estimates from the runs at hand.
+void Gate::needed(const KpiComparison& k, Result& out) const {
+    const auto spread = k.logSpread();
+    const auto gateLog = thresholdLog();
+    const double point = k.ratio();
+    if (!spread || !gateLog || !(point > 0))
+        return;
+    const std::size_t have = std::min(k.countA, k.countB);
+    const double margin = std::abs(std::log(point) - *gateLog);
+    const auto n = GatePower::runsPerArm(*spread, std::log(point), *gateLog, 0.8, k.confidence,
+                                         kMaxRunsPerArm);
+    char text[200];
+    if (!n || margin < 1e-9) {
+        std::snprintf(text, sizeof text,
+                      "; undecided: the change seen is within %.1f %% of the gate's threshold, "
+                      "which more than %d runs per arm would not decide",
+                      (std::exp(margin) - 1) * 100, kMaxRunsPerArm);
+        out.reason += text;
+        return;
+    }
+    out.runsPerArm = std::max<int>(*n, static_cast<int>(have) + 1);
+    std::snprintf(text, sizeof text,
+                  "; undecided: need about %d runs per arm (%d more) at the change and spread "
+                  "seen (CV %.1f %%)",
+                  *out.runsPerArm, *out.runsPerArm - static_cast<int>(have),
+                  GatePower::cvOfSigma(*spread) * 100);
+    out.reason += text;
 }
 
 const char* Gate::name(Verdict v) {
@@ -139,7 +183,7 @@ const char* Gate::name(Verdict v) {
     case Verdict::Inconclusive:
         break;
     }
-    return "inconclusive";
+    return "undecided";
 }
 
 } // namespace tierscope

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace tierscope {
 
@@ -25,14 +26,31 @@ struct Gate {
     struct Result {
         Verdict verdict = Verdict::Inconclusive;
         std::string reason;
+        // Undecided: the runs per arm that would decide it at 80 % power if the change and the
+        // spread seen so far held (GatePower); absent when they cannot say.
+        std::optional<int> runsPerArm;
+
+        Result() = default;
+        Result(Verdict v, std::string why, std::optional<int> runs = std::nullopt)
+            : verdict(v), reason(std::move(why)), runsPerArm(runs) {}
     };
-    // Pass when the whole 95 % interval is on the right side of the threshold, fail when it is
-    // wholly on the wrong side, inconclusive when it straddles it or there is no interval
-    // (fewer than two runs on a side). Relative and ratio gates use the interval of the ratio
+    // A budget beyond any experiment's: a gate needing more is "not decidable".
+    static constexpr int kMaxRunsPerArm = 1000;
+    // The threshold as the log of a ratio B/A (log 0.75 for "<= -25%"); absent when the
+    // threshold is not a positive ratio ("<= -100%").
+    std::optional<double> thresholdLog() const;
+    // Pass when the whole interval (95 %, or a sequential design's per-look level) is on the
+    // right side of the threshold, fail when it is wholly on the wrong side, undecided when it
+    // straddles it (with the runs that would decide it) or there is no interval (fewer than two
+    // runs on a side). Relative and ratio gates use the interval of the ratio
     // of geometric means (Welch on the logs of the run values); a "%" gate on a level KPI
     // (failure_rate) bounds B's own mean.
     Result judge(const KpiComparison& kpi) const;
+    // "pass", "fail" or "undecided".
     static const char* name(Verdict v);
+
+  private:
+    void needed(const KpiComparison& kpi, Result& out) const;
 };
 
 } // namespace tierscope

@@ -73,4 +73,37 @@ const char* KpiComparison::meanKind() const {
     return scale == Scale::Ratio ? "geometric mean" : "mean";
 }
 
+std::string KpiComparison::intervalName() const {
+    char text[96];
+    if (looks > 0)
+        std::snprintf(text, sizeof text, "%.4g %% CI (always valid over %d looks)",
+                      confidence * 100, looks);
+    else
+        std::snprintf(text, sizeof text, "%.4g %% CI", confidence * 100);
+    return text;
+}
+
+std::optional<double> KpiComparison::logSpread() const {
+    if (scale != Scale::Ratio || runsA.size() + runsB.size() < 3)
+        return std::nullopt;
+    double squares = 0;
+    for (const auto* runs : {&runsA, &runsB}) {
+        if (runs->empty())
+            continue;
+        double mean = 0;
+        for (const double x : *runs)
+            mean += std::log(x);
+        mean /= static_cast<double>(runs->size());
+        for (const double x : *runs)
+            squares += (std::log(x) - mean) * (std::log(x) - mean);
+    }
+    const double dof = static_cast<double>(runsA.size() + runsB.size()) - 2;
+    return std::sqrt(squares / dof);
+}
+
+// On the log scale, as the floor is: an unchanged system's ratio lies in [1/(1+f), 1+f].
+bool KpiComparison::withinFloor() const {
+    return floor && a > 0.0 && b > 0.0 && std::abs(std::log(b / a)) < std::log1p(*floor);
+}
+
 } // namespace tierscope

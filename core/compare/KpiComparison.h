@@ -40,13 +40,23 @@ struct KpiComparison {
     Scale scale = Scale::Difference;
     double a = 0.0; // geometric mean of A's runs on the ratio scale, else the arithmetic mean
     double b = 0.0;
-    std::vector<double> runsA, runsB; // one value per measured run, in run order
+    std::vector<double> runsA, runsB;     // one value per measured run, in run order
+    std::vector<double> startsA, startsB; // each of those runs' start, s since the epoch
     // THE 95 % interval: of b/a (a factor) on the ratio scale, of b - a (in `unit`) on the
     // difference scale. Absent with fewer than two runs on a side.
     std::optional<Interval> interval;
     std::size_t countA = 0; // measured runs behind a
     std::size_t countB = 0;
     std::string sampleKind = "runs";
+    // The interval's level: 0.95, or higher at every look of an experiment that stops once its
+    // gates are decided (SequentialDesign), whose looks this counts (0: a fixed design).
+    double confidence = 0.95;
+    int looks = 0;
+    // The rig's noise floor from an A/A calibration (NoiseFloor): the half-width, as a
+    // fraction, of the interval an unchanged system gives at this KPI's run counts, and the
+    // between-run CV it comes from. Absent without a calibration of this KPI.
+    std::optional<double> floor;
+    std::optional<double> floorCv;
 
     double difference() const { return b - a; }
     double relative() const { return a != 0.0 ? (b - a) / a : 0.0; }
@@ -64,6 +74,15 @@ struct KpiComparison {
     std::string relativeText() const;
     // "geometric mean" or "mean": what a and b are.
     const char* meanKind() const;
+    // "95 % CI", or "99.5 % CI (always valid over 10 looks)": what every view calls the interval.
+    std::string intervalName() const;
+    // The pooled standard deviation of the logs of the run values within each side (about the
+    // between-run CV), with nA + nB - 2 degrees of freedom; on the ratio scale with a degree of
+    // freedom, else absent.
+    std::optional<double> logSpread() const;
+    // The change is within the rig's noise floor (B/A within [1/(1+floor), 1+floor]): no
+    // decision should rest on it.
+    bool withinFloor() const;
 };
 
 } // namespace tierscope

@@ -45,7 +45,23 @@ Row row(const KpiComparison& k) {
             ComparisonReport::ratioCell(k),
             ComparisonReport::intervalCell(k),
             std::to_string(k.countA) + " / " + std::to_string(k.countB) + " " + k.sampleKind,
-            KpiComparison::verdictText(k.verdict())};
+            KpiComparison::verdictText(k.verdict()) + ComparisonReport::floorCell(k)};
+}
+
+// How the intervals were made and what the KPIs are held against, one line each.
+std::vector<std::string> designLines(const ComparisonResult& in) {
+    std::vector<std::string> out;
+    for (const auto& k : in.kpis)
+        if (k.looks > 0) {
+            out.push_back("Design: repetitions until every gate is decided; every interval is " +
+                          k.intervalName() + ", so no look lifts a gate's false pass above 2.5 %");
+            break;
+        }
+    if (!in.noiseFloor.empty())
+        out.push_back("Noise floor: " + in.noiseFloor +
+                      "; a KPI's floor is the half-width of the interval an unchanged system "
+                      "gives at its run counts");
+    return out;
 }
 
 std::string percent(const std::optional<double>& share) {
@@ -188,6 +204,20 @@ std::string ComparisonReport::ratioCell(const KpiComparison& k) {
     return k.a != 0 ? printf("%.3fx", k.ratio()) : "n/a";
 }
 
+std::string ComparisonReport::intervalHeader(const ComparisonResult& in) {
+    for (const auto& k : in.kpis)
+        if (k.interval)
+            return k.intervalName();
+    return "95 % CI";
+}
+
+std::string ComparisonReport::floorCell(const KpiComparison& k) {
+    if (!k.floor)
+        return "";
+    const std::string floor = "floor +-" + KpiComparison::percent(*k.floor).substr(1);
+    return k.withinFloor() ? ", within noise (" + floor + ")" : ", " + floor;
+}
+
 std::string ComparisonReport::intervalCell(const KpiComparison& k) {
     if (!k.interval) {
         const std::size_t fewest = std::min(k.countA, k.countB);
@@ -220,7 +250,10 @@ const char* ComparisonReport::footnote() {
            "2.5 % chance of passing when the truth sits on its threshold); \"all gates pass\" is "
            "a joint claim that needs every gate to pass, so it holds at that same level with no "
            "correction, but a claim that any one of several gates passes would need one. With "
-           "fewer than two runs on a side there is no interval and gates are inconclusive.";
+           "fewer than two runs on a side there is no interval and gates are undecided; an "
+           "undecided "
+           "gate says how many runs per arm would decide it at 80 % power if the change and "
+           "the spread seen so far held.";
 }
 
 // One escaper for the page and its inline SVG charts: XML's rules are HTML's here.
@@ -270,10 +303,13 @@ std::string ComparisonReport::text(const ComparisonResult& in) {
         out += "warning: " + line + "\n";
     if (!in.invalid.empty() || !in.warnings.empty())
         out += "\n";
-    out += wrap("Verdict: " + ComparisonVerdict::of(in).sentence, 100) + "\n";
-    char line[512];
+    out += wrap("Verdict: " + ComparisonVerdict::of(in).sentence, 100);
+    for (const auto& d : designLines(in))
+        out += wrap(d, 100);
+    out += "\n";
+    char line[640];
     std::snprintf(line, sizeof line, "%-24s %14s %14s %10s %9s  %-46s %s\n", "KPI", "A", "B",
-                  "change", "ratio", "95% CI", "better");
+                  "change", "ratio", intervalHeader(in).c_str(), "better");
     out += line;
     for (const auto& k : in.kpis) {
         const Row r = row(k);
@@ -316,8 +352,10 @@ std::string ComparisonReport::markdown(const ComparisonResult& in) {
     if (!in.invalid.empty() || !in.warnings.empty())
         out += "\n";
     out += "**Verdict:** " + escapeMarkdown(ComparisonVerdict::of(in).sentence) + "\n\n";
-    out += "| KPI | A | B | B - A | change | ratio | 95 % CI | n (A / B) | better |\n"
-           "|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& d : designLines(in))
+        out += escapeMarkdown(d) + "\n\n";
+    out += "| KPI | A | B | B - A | change | ratio | " + escapeMarkdown(intervalHeader(in)) +
+           " | n (A / B) | better |\n|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& k : in.kpis) {
         const Row r = row(k);
         out += "| " + escapeMarkdown(r.name) + " | " + r.a + " | " + r.b + " | " + r.difference +
@@ -368,15 +406,26 @@ std::string ComparisonReport::json(const ComparisonResult& in) {
         j["runs_a"] = k.runsA;
         j["runs_b"] = k.runsB;
         j["verdict"] = KpiComparison::verdictText(k.verdict());
+        j["confidence"] = k.confidence;
+        if (k.looks > 0)
+            j["sequential_looks"] = k.looks;
+        if (k.floor)
+            j["noise_floor"] = {{"half_width", *k.floor},
+                                {"cv", k.floorCv.value_or(0)},
+                                {"within", k.withinFloor()}};
         if (!k.note.empty())
             j["note"] = k.note;
         kpis.push_back(j);
     }
     nlohmann::json gates = nlohmann::json::array();
-    for (const auto& [gate, result] : in.gates)
-        gates.push_back({{"gate", gate.text},
-                         {"verdict", Gate::name(result.verdict)},
-                         {"evidence", result.reason}});
+    for (const auto& [gate, result] : in.gates) {
+        nlohmann::json g = {{"gate", gate.text},
+                            {"verdict", Gate::name(result.verdict)},
+                            {"evidence", result.reason}};
+        if (result.runsPerArm)
+            g["runs_per_arm_to_decide"] = *result.runsPerArm;
+        gates.push_back(std::move(g));
+    }
     nlohmann::json shares = nlohmann::json::array();
     for (const auto& share : in.shares) {
         nlohmann::json j = {{"bottleneck", share.bottleneck}};
@@ -407,6 +456,7 @@ std::string ComparisonReport::json(const ComparisonResult& in) {
                           {"bytes_route", routesJson(in)},
                           {"sweep_curves", curvesJson(in)},
                           {"method", footnote()},
+                          {"design", designLines(in)},
                           {"plan", Redaction::text(in.plan)},
                           {"tool_version", in.toolVersion},
                           {"generated_utc", in.generatedUtc}}
@@ -424,7 +474,7 @@ std::string ComparisonReport::html(const std::vector<ComparisonResult>& all) {
         "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#eee}"
         "td:first-child{text-align:left}.pass{color:#070;font-weight:bold}.fail{color:#b00;"
-        "font-weight:bold}.inconclusive{color:#a60;font-weight:bold}.chart{margin:1em 0}"
+        "font-weight:bold}.undecided{color:#a60;font-weight:bold}.chart{margin:1em 0}"
         "pre{background:#f6f6f6;padding:8px;overflow:auto}</style></head><body>\n";
     for (std::size_t i = 0; i < all.size(); ++i)
         out += htmlSection(all[i], i + 1 == all.size());
@@ -454,6 +504,8 @@ std::string ComparisonReport::htmlSection(const ComparisonResult& in, bool prove
     }
     out += "<p class=\"headline\"><b>Verdict:</b> " +
            escapeHtml(ComparisonVerdict::of(in).sentence) + "</p>\n";
+    for (const auto& d : designLines(in))
+        out += "<p>" + escapeHtml(d) + "</p>\n";
     if (!in.checks.empty()) {
         out += "<details><summary>Run checks, resets and phases</summary><ul>\n";
         for (const auto& line : in.checks)
@@ -461,7 +513,8 @@ std::string ComparisonReport::htmlSection(const ComparisonResult& in, bool prove
         out += "</ul></details>\n";
     }
     out += "<table><tr><th>KPI</th><th>A</th><th>B</th><th>B - A</th><th>change</th>"
-           "<th>ratio</th><th>95 % CI</th><th>n (A / B)</th><th>better</th></tr>\n";
+           "<th>ratio</th><th>" +
+           escapeHtml(intervalHeader(in)) + "</th><th>n (A / B)</th><th>better</th></tr>\n";
     for (const auto& k : in.kpis) {
         const Row r = row(k);
         out += "<tr><td>" + escapeHtml(r.name) + "</td><td>" + escapeHtml(r.a) + "</td><td>" +

@@ -33,6 +33,10 @@ class ComparisonReport {
     static std::string changeCell(const KpiComparison& k);
     static std::string ratioCell(const KpiComparison& k);
     static std::string intervalCell(const KpiComparison& k);
+    // What the interval column is called: "95 % CI", or a sequential design's per-look level.
+    static std::string intervalHeader(const ComparisonResult& in);
+    // ", floor +-4.1 %" or ", within noise (floor +-4.1 %)"; "" without a calibration.
+    static std::string floorCell(const KpiComparison& k);
 
   private:
     static std::string htmlSection(const ComparisonResult& in, bool provenance);

@@ -178,7 +178,7 @@ concurrency = %6
                 named = true;
             }
         QVERIFY(named);
-        const std::map<int, std::string> byExit = {{0, "pass"}, {11, "fail"}, {12, "inconclusive"}};
+        const std::map<int, std::string> byExit = {{0, "pass"}, {11, "fail"}, {12, "undecided"}};
         QCOMPARE(verdict, byExit.at(p.exitCode()));
 
         Store store(db.toStdString(), Store::Mode::ReadOnly);
@@ -872,7 +872,10 @@ concurrency = 2
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         const QByteArray out = p.readAllStandardOutput();
-        QCOMPARE(out.count('\n'), 6); // four runs, then the two setup commands the plan runs
+        // Four runs, the two setup commands the plan runs, then its gate's power at three
+        // assumed CVs.
+        QCOMPARE(out.count('\n'), 9);
+        QCOMPARE(out.count("power: G1 model_load_time <= 0.9x at CV "), 3);
         // The path as the shell gets it: quoted, one word.
         QVERIFY2(out.contains("runs: disk setup: mkdir -p '" + m_dir.path().toUtf8() +
                               "/disk' && echo setting up $TIERSCOPE_ARM"),

@@ -396,13 +396,15 @@ class TestExperimentPlan : public QObject {
         };
         // The top level.
         QVERIFY(says(error("repetitions = 2", "repetitions = \"2\""),
-                     "line 2: repetitions must be an integer from 1 to 2147483647, not a string"));
+                     "line 2: repetitions is a whole number from 1 to 2147483647, or \"auto\", "
+                     "not \"2\""));
         QVERIFY(says(error("repetitions = 2", "repetitions = 2.5"),
-                     "line 2: repetitions must be an integer from 1 to 2147483647, not a "
-                     "floating-point number"));
+                     "line 2: repetitions is a whole number from 1 to 2147483647, or \"auto\", "
+                     "not 2.5"));
         QVERIFY(says(error("repetitions = 2", "repetition = 2"),
                      "line 2: unknown key \"repetition\" in the plan (the keys are name, "
-                     "repetitions, warmup, order, seed, on_failure, gates, arm, workload, "
+                     "repetitions, max_repetitions, calibrate, calibration_runs, noise_floor, "
+                     "expected, warmup, order, seed, on_failure, gates, arm, workload, "
                      "max_failure_rate, min_hit_share)"));
         // A string gates used to turn the gates off and let the run exit 0.
         QVERIFY(says(error("repetitions = 2", "gates = \"ttft_p50 <= -25%\""),
@@ -459,9 +461,9 @@ class TestExperimentPlan : public QObject {
         QVERIFY(says(error("requests = 10", "block_size = \"1MiB\""),
                      "line 13: unknown key \"block_size\" in a load [[workload]]"));
         // Values that could only fail once the runs start, and the number that is wrong.
-        QVERIFY(
-            says(error("repetitions = 2", "repetitions = 2147483648"),
-                 "line 2: repetitions must be an integer from 1 to 2147483647, not 2147483648"));
+        QVERIFY(says(error("repetitions = 2", "repetitions = 2147483648"),
+                     "line 2: repetitions is a whole number from 1 to 2147483647, or \"auto\", not "
+                     "2147483648"));
         QVERIFY(says(error("repetitions = 2", "warmup = -1"),
                      "line 2: warmup must be an integer from 0 to 2147483647, not -1"));
         QVERIFY(says(error("timeout = \"5s\"", "timeout = \"0s\""),

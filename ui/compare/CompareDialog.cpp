@@ -443,6 +443,9 @@ void CompareDialog::fitTables() {
 
 void CompareDialog::fillKpis(const ComparisonResult& in) {
     m_kpis->setRowCount(static_cast<int>(in.kpis.size()));
+    // A sequential experiment's intervals are wider, at their per-look level: the header says it.
+    m_kpis->setHorizontalHeaderItem(
+        6, new QTableWidgetItem(QString::fromStdString(ComparisonReport::intervalHeader(in))));
     for (int row = 0; row < static_cast<int>(in.kpis.size()); ++row) {
         const auto& k = in.kpis[static_cast<std::size_t>(row)];
         auto value = [&](double v) { return QString::fromStdString(UnitFormat::kpi(v, k.unit)); };
@@ -465,9 +468,11 @@ void CompareDialog::fillKpis(const ComparisonResult& in) {
                                      .arg(KpiComparison::verdictText(k.verdict())));
         m_kpis->setItem(row, 4, change);
         m_kpis->setItem(row, 5, cell(QString::fromStdString(ComparisonReport::ratioCell(k))));
-        m_kpis->setItem(
-            row, 6,
-            cell(QString::fromStdString(ComparisonReport::intervalCell(k)), Qt::AlignCenter));
+        // The rig's noise floor beside the interval, where a calibration measured it.
+        m_kpis->setItem(row, 6,
+                        cell(QString::fromStdString(ComparisonReport::intervalCell(k) +
+                                                    ComparisonReport::floorCell(k)),
+                             Qt::AlignCenter));
         auto* n = cell(QString("%1 / %2 %3")
                            .arg(k.countA)
                            .arg(k.countB)

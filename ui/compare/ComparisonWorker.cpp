@@ -116,7 +116,7 @@ void ComparisonWorker::compare(const QString& db, const QString& a, const QStrin
             in.labelB = labelB.toStdString();
         in.toolVersion = kToolVersion;
         in.generatedUtc = UnitFormat::utcTime(WallClock().nowNs());
-        // Measured on one side only is inconclusive; measured on neither, the gate is for
+        // Measured on one side only is undecided; measured on neither, the gate is for
         // another workload and does not apply here.
         QList<int> notApplicable;
         for (std::size_t i = 0; i < in.gates.size(); ++i) {

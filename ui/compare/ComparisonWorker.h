@@ -49,7 +49,7 @@ class ComparisonWorker : public QObject {
   signals:
     void choicesListed(const QList<tierscope::ComparisonChoice>& choices);
     // notApplicable: indices into result.gates of gates on a KPI neither side measured (a
-    // gate for another workload); the core judges them inconclusive.
+    // gate for another workload); the core judges them undecided.
     void compared(quint64 request, const tierscope::ComparisonResult& result,
                   const QList<int>& notApplicable);
     void failed(quint64 request, const QString& message);

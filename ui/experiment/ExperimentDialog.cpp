@@ -1,8 +1,10 @@
 #include "ui/experiment/ExperimentDialog.h"
 
+#include "experiments/CalibrationPlan.h"
 #include "experiments/ExperimentRunner.h"
 #include "remote/SshTarget.h"
 #include "ui/experiment/ExperimentWorker.h"
+#include "ui/experiment/GateLookTable.h"
 #include "ui/experiment/RemoteRunLog.h"
 #include "ui/timeline/StatusColor.h"
 
@@ -128,6 +130,8 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
     layout->addWidget(commandsLabel);
     layout->addWidget(m_commands);
     layout->addWidget(m_runs, 1);
+    m_looks = new GateLookTable(this);
+    layout->addWidget(m_looks);
     layout->addWidget(m_log);
     layout->addWidget(m_progress);
     layout->addLayout(buttons);
@@ -158,6 +162,7 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
     connect(m_worker, &ExperimentWorker::stepFinished, this, &ExperimentDialog::runFinished);
     connect(m_worker, &ExperimentWorker::message, this,
             [this](const QString& text) { m_status->setText(text); });
+    connect(m_worker, &ExperimentWorker::looked, m_looks, &GateLookTable::addLook);
     connect(m_worker, &ExperimentWorker::finished, this, &ExperimentDialog::onFinished);
     describe();
 }
@@ -186,11 +191,17 @@ void ExperimentDialog::describe() {
                          QString::fromStdString(a.path.empty() ? a.engineUrl : a.path));
     for (const auto& v : m_plan.variants())
         workloads << QString::fromStdString(ExperimentRunner::experimentName(m_plan, v));
+    // "auto": the first block is scheduled; more come until the gates are decided.
+    const QString repetitions = m_plan.maxRepetitions
+                                    ? tr("%1 first, then until every gate is decided, at most %2")
+                                          .arg(m_plan.repetitions)
+                                          .arg(*m_plan.maxRepetitions)
+                                    : QString::number(m_plan.repetitions);
     m_summary->setText(tr("Plan \"%1\": %2 runs (%3 repetitions, %4 warm-up, %5 order).\nArms: "
                           "%6\nWorkloads: %7\nGates: %8\nDatabase: %9")
                            .arg(QString::fromStdString(m_plan.name))
                            .arg(m_schedule.size())
-                           .arg(m_plan.repetitions)
+                           .arg(repetitions)
                            .arg(m_plan.warmup)
                            .arg(QString::fromUtf8(ExperimentPlan::orderName(m_plan.order)))
                            .arg(arms.join("; "), workloads.join(", "),
@@ -207,13 +218,25 @@ void ExperimentDialog::describe() {
         lines << QString::fromStdString(c);
     m_commands->setPlainText(lines.isEmpty() ? tr("(none)") : lines.join('\n'));
     m_runs->setRowCount(0);
-    m_progress->setRange(0, static_cast<int>(m_schedule.size()));
-    for (int i = 0; i < static_cast<int>(m_schedule.size()); ++i) {
-        const auto& s = m_schedule[static_cast<std::size_t>(i)];
-        describeRun(i, QString::fromStdString(m_plan.arms[s.arm].label),
-                    QString::fromStdString(ExperimentRunner::experimentName(m_plan, s.variant)),
+    // calibrate = true: the A/A calibration's runs come first (ExperimentWorker runs it).
+    const auto calibration = m_plan.calibrate ? RunSchedule::build(CalibrationPlan::of(m_plan))
+                                              : std::vector<ScheduledRun>{};
+    const int first = static_cast<int>(calibration.size());
+    m_progress->setRange(0, first + static_cast<int>(m_schedule.size()));
+    for (int i = 0; i < first; ++i) {
+        const auto& s = calibration[static_cast<std::size_t>(i)];
+        const auto plan = CalibrationPlan::of(m_plan);
+        describeRun(i, QString::fromStdString(plan.arms[s.arm].label),
+                    QString::fromStdString(ExperimentRunner::experimentName(plan, s.variant)),
                     s.warmup, s.repetition);
         setRunStatus(i, "pending", tr("pending"));
+    }
+    for (int i = 0; i < static_cast<int>(m_schedule.size()); ++i) {
+        const auto& s = m_schedule[static_cast<std::size_t>(i)];
+        describeRun(first + i, QString::fromStdString(m_plan.arms[s.arm].label),
+                    QString::fromStdString(ExperimentRunner::experimentName(m_plan, s.variant)),
+                    s.warmup, s.repetition);
+        setRunStatus(first + i, "pending", tr("pending"));
     }
     m_progress->setValue(0);
     m_status->setText(tr("Review the plan and its commands, then Run."));

@@ -22,6 +22,7 @@ class QTableWidget;
 namespace tierscope {
 
 class ExperimentWorker;
+class GateLookTable;
 class SampleSink;
 
 // Runs an experiment plan from the GUI. Before anything runs it shows the plan and every shell
@@ -41,6 +42,7 @@ class ExperimentDialog : public QDialog {
     bool planValid() const { return m_valid; }
     QString commandsText() const;
     QTableWidget* runTable() const { return m_runs; }
+    GateLookTable* gateLooks() const { return m_looks; }
     QProgressBar* progress() const { return m_progress; }
     QString statusText() const;
     // The first arm and the second of the first variant, as compare specs.
@@ -113,6 +115,7 @@ class ExperimentDialog : public QDialog {
     QLabel* m_summary = nullptr;
     QPlainTextEdit* m_commands = nullptr;
     QTableWidget* m_runs = nullptr;
+    GateLookTable* m_looks = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QPushButton* m_start = nullptr;

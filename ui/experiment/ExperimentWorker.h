@@ -33,6 +33,8 @@ class ExperimentWorker : public QObject {
     void stepStarted(int index, qint64 atNs);
     void stepFinished(int index, const QString& status, const QString& detail);
     void message(const QString& text);
+    // repetitions = "auto": after each block, every gate as SequentialLook judged it (JSON).
+    void looked(int repetitions, const QString& lookJson);
     void finished(qint64 sessionId, int failed, bool incomplete, const QString& error);
 
   private:

@@ -109,7 +109,7 @@ class TestComparisonVerdict : public QObject {
         const auto r = ComparisonVerdict::of(in, {2});
         QCOMPARE(r.sentence, std::string("B is better: TTFT p50 -32.0 % [-35.0 %, -29.0 %], "
                                          "throughput +31.0 % [+27.0 %, +36.0 %]; G1 PASS, "
-                                         "G2 INCONCLUSIVE, G3 n/a"));
+                                         "G2 UNDECIDED, G3 n/a"));
         QCOMPARE(r.tone, ComparisonVerdict::Tone::Better);
     }
 

@@ -195,7 +195,7 @@ class TestVllmBenchImport : public QObject {
         for (const char* latency : {"ttft_p50", "ttft_mean", "ttft_p99", "tpot_mean", "itl_mean"})
             QVERIFY2(!names.count(latency), latency);
         QVERIFY(names.count("failure_rate") && names.count("output_throughput"));
-        QCOMPARE(report["gates"][0]["verdict"].get<std::string>(), std::string("inconclusive"));
+        QCOMPARE(report["gates"][0]["verdict"].get<std::string>(), std::string("undecided"));
         const std::string headline = report["headline"];
         QVERIFY2(headline.find("TTFT") == std::string::npos, headline.c_str());
         QVERIFY2(headline.starts_with("A is better"), headline.c_str());

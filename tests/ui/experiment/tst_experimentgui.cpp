@@ -478,6 +478,41 @@ size = "16MiB"
         QVERIFY(store.eventText(finished.at(0).at(0).toLongLong(), "experiment-incomplete"));
     }
 
+    // calibrate = true: the A/A calibration's runs are listed first and run first, in a session
+    // of their own, and the experiment's runs carry its floor.
+    void aCalibratingPlanRunsItsCalibrationFirst() {
+        MainWindow::Options o;
+        o.db = m_dir.filePath("cal.db");
+        o.record = false;
+        MainWindow w(o);
+        const QString file = writePlan("cal", 2, "8MiB");
+        QFile planFile(file);
+        QVERIFY(planFile.open(QIODevice::ReadOnly));
+        QString plan = QString::fromUtf8(planFile.readAll());
+        planFile.close();
+        plan.replace("gates = [", "calibrate = true\ncalibration_runs = 2\ngates = [");
+        test::writeFile(file, plan.toUtf8());
+        auto* d = open(w, file);
+        QVERIFY(d && d->planValid());
+        QCOMPARE(d->runTable()->rowCount(), 8);
+        QCOMPARE(d->runTable()->item(0, 2)->text(), QString("cal-calibration/model-load"));
+        QCOMPARE(d->runTable()->item(1, 1)->text(), QString("disk-again"));
+        QCOMPARE(d->runTable()->item(4, 2)->text(), QString("cal/model-load"));
+        QSignalSpy finished(d, &ExperimentDialog::experimentFinished);
+        d->start();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.at(0).at(1).toBool(), false);
+        for (int row = 0; row < 8; ++row)
+            QCOMPARE(status(d, row), QString("completed"));
+        Store store(o.db.toStdString(), Store::Mode::ReadOnly);
+        const auto session = finished.at(0).at(0).toLongLong();
+        for (const auto& r : store.runsOfSession(session)) {
+            QCOMPARE(r.experiment, std::string("cal/model-load"));
+            QVERIFY(nlohmann::json::parse(r.paramsJson)["noise_floor_session"].get<long long>() <
+                    session);
+        }
+    }
+
     // A load sweep's bisection adds runs while the plan runs: each gets a row of its own, with
     // what it is, and the progress bar counts it.
     void runsAddedWhileRunningGetRows() {
