@@ -3,6 +3,7 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
 
@@ -68,9 +69,10 @@ class TestSequentialRun : public QObject {
   private slots:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
 
-    // A prefill 100 times faster on B: decided at the first look, so two repetitions of the
-    // ten the budget allows; every run carries the design and the report its per-look level.
-    void aLargeEffectStopsAtTheFirstLook() {
+    // A prefill 100 times faster on B: decided at an early look (the first, 2 repetitions, on a
+    // quiet machine; the second when a loaded one spreads B's two runs), well inside the ten
+    // repetitions the budget allows; every run carries the design and the report its level.
+    void aLargeEffectStopsAtAnEarlyLook() {
         const QString file = plan("big",
                                   "repetitions = \"auto\"\nmax_repetitions = 10\n"
                                   "gates = [\"ttft_p50 <= -25%\"]",
@@ -78,10 +80,14 @@ class TestSequentialRun : public QObject {
         const auto f = tierscope({"--db", db("big"), "run", file, "--format", "json", "--report",
                                   m_dir.filePath("big.json")});
         QVERIFY2(f.code == 0, f.err.right(1500).constData());
-        QVERIFY2(f.err.contains("every gate decided after 2 repetitions"), f.err.constData());
+        const auto decided =
+            QRegularExpression("every gate decided after (\\d+) repetitions").match(f.err);
+        QVERIFY2(decided.hasMatch(), f.err.constData());
+        const int repetitions = decided.captured(1).toInt();
+        QVERIFY2(repetitions >= 2 && repetitions <= 6, f.err.constData());
         Store store(db("big").toStdString(), Store::Mode::ReadOnly);
         const auto runs = store.runsOfSession(1);
-        QCOMPARE(runs.size(), std::size_t(4));
+        QCOMPARE(runs.size(), std::size_t(2 * repetitions));
         for (const auto& r : runs)
             QCOMPARE(nlohmann::json::parse(r.paramsJson)["sequential_looks"].get<int>(), 5);
         QVERIFY(store.eventText(1, "sequential-look"));
