@@ -461,14 +461,20 @@ void ExperimentRunner::storeRun(Context& c, const Step& step, const ScheduledRun
         c.result.incomplete || out.cancelled || (status == "failed" && m_plan.stopOnFailure);
 }
 
+std::vector<Gate> ExperimentRunner::gates(const ExperimentPlan& plan) {
+    std::vector<Gate> out;
+    for (const auto& text : plan.gates) {
+        std::string unused; // ExperimentPlan::parse has checked every gate
+        out.push_back(*Gate::parse(text, unused));
+    }
+    return out;
+}
+
 std::vector<ComparisonResult> ExperimentRunner::compare(Store& store, const ExperimentPlan& plan,
                                                         bool charts, std::int64_t session) {
     ComparisonBuilder::Options options;
     options.dropUnmeasuredGates = true;
-    for (const auto& text : plan.gates) {
-        std::string unused; // ExperimentPlan::parse has checked every gate
-        options.gates.push_back(*Gate::parse(text, unused));
-    }
+    options.gates = gates(plan);
     std::vector<ComparisonResult> out;
     for (const auto& variant : plan.variants()) {
         const std::string experiment = experimentName(plan, variant);

@@ -79,6 +79,8 @@ class ExperimentRunner {
     // workload's KPI are left out.
     static std::vector<ComparisonResult> compare(Store& store, const ExperimentPlan& plan,
                                                  bool charts, std::int64_t session);
+    // The plan's gate texts as gates (ExperimentPlan::parse has checked each).
+    static std::vector<Gate> gates(const ExperimentPlan& plan);
 
   private:
     struct Context;

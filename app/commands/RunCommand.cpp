@@ -141,24 +141,22 @@ void printDryRun(const GlobalOptions& global, const ExperimentPlan& plan) {
                     shown(experiment).c_str(),
                     s.warmup ? "warm-up" : ("repetition " + std::to_string(s.repetition)).c_str());
     }
-    if (plan.maxRepetitions)
-        std::printf(
-            "then blocks of %d repetitions until every gate is decided, at most %d "
-            "repetitions; every interval at %s\n",
-            SequentialDesign::kBlock, *plan.maxRepetitions,
-            SequentialDesign{SequentialDesign::looksFor(*plan.maxRepetitions)}.describe().c_str());
+    const std::optional<SequentialDesign> design =
+        plan.maxRepetitions
+            ? std::optional(SequentialDesign{SequentialDesign::looksFor(*plan.maxRepetitions)})
+            : std::nullopt;
+    if (design)
+        std::printf("then blocks of %d repetitions until every gate is decided, at most %d "
+                    "repetitions; every interval at %s\n",
+                    SequentialDesign::kBlock, *plan.maxRepetitions, design->describe().c_str());
     for (const auto& command : ExperimentRunner::commands(plan))
         std::printf("runs: %s\n", shown(command).c_str());
     PowerPlan power;
-    for (const auto& text : plan.gates) {
-        std::string unused; // ExperimentPlan::parse has checked every gate
-        power.gates.push_back(*Gate::parse(text, unused));
-    }
+    power.gates = ExperimentRunner::gates(plan);
     power.expected = plan.expected;
     power.budgetPerArm = PlanDesignKeys::mostRepetitions(plan);
-    if (plan.maxRepetitions)
-        power.confidence =
-            SequentialDesign{SequentialDesign::looksFor(*plan.maxRepetitions)}.confidence();
+    if (design)
+        power.confidence = design->confidence();
     std::optional<NoiseFloor> floor;
     if (plan.noiseFloorSession && !plan.variants().empty()) {
         try {

@@ -64,6 +64,14 @@ struct ComparisonResult {
     std::vector<DeviceRecord> devices;
     std::string toolVersion;
     std::string generatedUtc;
+
+    // The KPI row of that name; nullptr when neither side measured it.
+    const KpiComparison* kpi(const std::string& name) const {
+        for (const auto& k : kpis)
+            if (k.name == name)
+                return &k;
+        return nullptr;
+    }
 };
 
 } // namespace tierscope

@@ -33,13 +33,6 @@ const std::vector<std::string>& defaultOutcomes() {
 }
 constexpr std::size_t kDefaultOutcomes = 2;
 
-const KpiComparison* findKpi(const ComparisonResult& in, const std::string& name) {
-    for (const auto& k : in.kpis)
-        if (k.name == name)
-            return &k;
-    return nullptr;
-}
-
 std::string named(const KpiComparison& k) {
     return ComparisonVerdict::displayName(k.name) + " " + ComparisonVerdict::change(k);
 }
@@ -115,7 +108,7 @@ std::string ComparisonVerdict::change(const KpiComparison& k) {
 std::vector<const KpiComparison*> ComparisonVerdict::outcomes(const ComparisonResult& in) {
     std::vector<const KpiComparison*> out;
     auto add = [&](const std::string& name) {
-        const auto* k = findKpi(in, name);
+        const auto* k = in.kpi(name);
         if (k && k->directional && std::find(out.begin(), out.end(), k) == out.end())
             out.push_back(k);
     };

@@ -47,13 +47,6 @@ const RequestDistribution::Mode* extraMode(const std::vector<RequestDistribution
     return nullptr;
 }
 
-const KpiComparison* findKpi(const ComparisonResult& in, const std::string& name) {
-    for (const auto& k : in.kpis)
-        if (k.name == name)
-            return &k;
-    return nullptr;
-}
-
 } // namespace
 
 void DistributionCheck::addTo(const ComparisonSide& a, const ComparisonSide& b,
@@ -82,7 +75,7 @@ void DistributionCheck::addTo(const ComparisonSide& a, const ComparisonSide& b,
                                             " of its requests): a mean or a median hides it");
     }
     // Faster in most requests, yet worse at the tail: the shape differs, not only the level.
-    if (const auto* p99 = findKpi(in, "ttft_p99"); p99 && p99->a != 0.0) {
+    if (const auto* p99 = in.kpi("ttft_p99"); p99 && p99->a != 0.0) {
         const bool bMostlyFaster = faster > 0.6, aMostlyFaster = faster < 0.4;
         const auto v = p99->verdict();
         if ((bMostlyFaster && v == KpiComparison::Verdict::BetterA) ||

@@ -17,10 +17,7 @@ SequentialLook SequentialLook::of(const std::vector<ComparisonResult>& compariso
             g.verdict = result.verdict;
             g.reason = result.reason;
             g.neededPerArm = result.runsPerArm;
-            const std::string& kpi = gate.kpi;
-            const auto k = std::find_if(in.kpis.begin(), in.kpis.end(),
-                                        [&](const KpiComparison& c) { return c.name == kpi; });
-            if (k != in.kpis.end()) {
+            if (const auto* k = in.kpi(gate.kpi)) {
                 g.runsPerArm = std::min(k->countA, k->countB);
                 if (k->a != 0.0)
                     g.change = k->relative();

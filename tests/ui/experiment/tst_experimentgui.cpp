@@ -64,6 +64,17 @@ files = 2
         test::writeFile(path, plan.toUtf8());
         return path;
     }
+    // A plan writePlan wrote, with `from` replaced by `to`: how many places it replaced (-1:
+    // the file cannot be read).
+    static int replaceInPlan(const QString& file, const QString& from, const QString& to) {
+        QFile f(file);
+        if (!f.open(QIODevice::ReadOnly))
+            return -1;
+        QString plan = QString::fromUtf8(f.readAll());
+        const int count = static_cast<int>(plan.count(from));
+        test::writeFile(file, plan.replace(from, to).toUtf8());
+        return count;
+    }
 
     static QString status(ExperimentDialog* d, int row) {
         const auto* item = d->runTable()->item(row, 4);
@@ -446,17 +457,11 @@ size = "16MiB"
         const QString hold = m_dir.filePath("close.hold");
         test::writeFile(hold, "");
         const QString file = writePlan("close", 3, "8MiB");
-        QFile planFile(file);
-        QVERIFY(planFile.open(QIODevice::ReadOnly));
-        QString plan = QString::fromUtf8(planFile.readAll());
-        planFile.close();
         const QString waits = QString("setup = \"mkdir -p {path} && if [ -e {path}/once ]; then "
                                       "while [ -e '%1' ]; do sleep 0.05; done; fi; "
                                       "touch {path}/once\"")
                                   .arg(hold);
-        QCOMPARE(plan.count("setup = \"mkdir -p {path}\""), 2);
-        plan.replace("setup = \"mkdir -p {path}\"", waits);
-        test::writeFile(file, plan.toUtf8());
+        QCOMPARE(replaceInPlan(file, "setup = \"mkdir -p {path}\"", waits), 2);
         QPointer<ExperimentDialog> d = open(w, file);
         QVERIFY(d);
         QSignalSpy finished(d.data(), &ExperimentDialog::experimentFinished);
@@ -486,12 +491,9 @@ size = "16MiB"
         o.record = false;
         MainWindow w(o);
         const QString file = writePlan("cal", 2, "8MiB");
-        QFile planFile(file);
-        QVERIFY(planFile.open(QIODevice::ReadOnly));
-        QString plan = QString::fromUtf8(planFile.readAll());
-        planFile.close();
-        plan.replace("gates = [", "calibrate = true\ncalibration_runs = 2\ngates = [");
-        test::writeFile(file, plan.toUtf8());
+        QCOMPARE(
+            replaceInPlan(file, "gates = [", "calibrate = true\ncalibration_runs = 2\ngates = ["),
+            1);
         auto* d = open(w, file);
         QVERIFY(d && d->planValid());
         QCOMPARE(d->runTable()->rowCount(), 8);
