@@ -164,10 +164,16 @@ int main(int argc, char** argv) {
     const std::string raw = dir + "/bench-ingest-raw.db";
     const std::string keyed = dir + "/bench-ingest-keyed.db";
 
-    std::vector<double> oursS, rawS;
+    // CPU seconds beside wall seconds: the wall ratio swings with the scheduler (0.58 to 0.85
+    // in four runs of one build on a loaded 2-core VM), the CPU ratio less (docs/PERFORMANCE.md).
+    std::vector<double> oursS, rawS, oursCpu, rawCpu;
     for (int rep = 0; rep < 3; ++rep) { // interleaved so machine noise hits both
+        double cpu = bench::processCpuSeconds();
         oursS.push_back(tierscopeIngest(ours, ticks));
+        oursCpu.push_back(bench::processCpuSeconds() - cpu);
+        cpu = bench::processCpuSeconds();
         rawS.push_back(rawBulkInsert(raw, ticks));
+        rawCpu.push_back(bench::processCpuSeconds() - cpu);
     }
     const double oursRate = samples / bench::median(oursS);
     const double rawRate = samples / bench::median(rawS);
@@ -185,6 +191,13 @@ int main(int argc, char** argv) {
                 "samples/s, file %.1f MB\n",
                 rawRate / 1e6, rawBytes / 1e6);
     std::printf("  ratio tierscope / raw baseline: %.2f\n", oursRate / rawRate);
+    std::printf("  per run (M samples/s, tierscope/raw):");
+    for (std::size_t i = 0; i < oursS.size(); ++i)
+        std::printf(" %.2f/%.2f", samples / oursS[i] / 1e6, samples / rawS[i] / 1e6);
+    std::printf("\n  CPU per run, all threads: tierscope %.2f s, raw %.2f s (medians); raw / "
+                "tierscope %.2f\n",
+                bench::median(oursCpu), bench::median(rawCpu),
+                bench::median(rawCpu) / bench::median(oursCpu));
     std::printf("  (metric, t) primary key, commit every 200 rows (%.2f M samples): %.3f M "
                 "samples/s = %.3f of baseline\n",
                 keyedTicks * double(kMetrics) / 1e6, keyedRate / 1e6, keyedRate / rawRate);

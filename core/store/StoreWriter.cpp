@@ -60,7 +60,10 @@ class StoreWriter::Worker {
         for (const int handle : m_touched) {
             auto& pending = m_pending[static_cast<std::size_t>(handle)];
             auto& unsealed = m_unsealed[static_cast<std::size_t>(handle)];
-            unsealed.insert(unsealed.end(), pending.begin(), pending.end());
+            if (unsealed.empty())
+                unsealed.swap(pending); // both keep their capacity for the next round
+            else
+                unsealed.insert(unsealed.end(), pending.begin(), pending.end());
         }
         m_unsealedRows += batch.samples.size();
         m_stagedRows += static_cast<std::int64_t>(m_touched.size());
@@ -165,6 +168,8 @@ class StoreWriter::Worker {
 
 StoreWriter::StoreWriter(const std::string& dbPath, Options options)
     : m_options(options), m_path(dbPath) {
+    // Reserved, not touched: the pages a burst fills are faulted in once and then reused.
+    m_queue.samples.reserve(std::min(m_options.commitRows, m_options.maxQueued));
     // Opened here so a bad path fails in the caller's thread with a StoreError.
     auto store = std::make_unique<Store>(dbPath, Store::Mode::ReadWrite);
     const std::int64_t writerId = store->registerWriter();
@@ -200,9 +205,16 @@ void StoreWriter::append(std::span<const PendingSample> samples) {
     std::string path;
     {
         std::unique_lock lock(m_mutex);
-        m_progress.wait(lock, [&] {
-            return m_queue.samples.size() < m_options.maxQueued || m_stopping || m_error;
-        });
+        const auto live = [&] { return !m_stopping && !m_error && !m_queue.samples.empty(); };
+        // Backpressure: past maxQueued the producer waits for the writer, however long.
+        while (live() && m_queue.samples.size() >= m_options.maxQueued)
+            handOver(lock, std::chrono::milliseconds::max());
+        // Before this span outgrows the queue's reserved capacity the writer is asked to take
+        // it, and given one commit interval to do so: a writer held up longer (its disk stalled
+        // by the very storage test being observed) must not stall the collectors, whose queue
+        // then grows as it always could.
+        if (live() && m_queue.samples.size() + samples.size() > m_options.commitRows)
+            handOver(lock, m_options.commitInterval);
         if (m_stopping || m_error) {
             m_stats.droppedSamples += static_cast<std::int64_t>(samples.size());
             return;
@@ -239,6 +251,19 @@ StoreWriter::enqueueFinite(std::span<const PendingSample> samples) {
             first = s;
     }
     return first;
+}
+
+void StoreWriter::handOver(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds patience) {
+    // Without the wait a producer that never pauses keeps the mutex, the writer takes the
+    // queue only at the interval, and the queue grows by reallocation into fresh pages.
+    const std::uint64_t handOvers = m_handOvers;
+    m_flushRequested = true;
+    m_wake.notify_all();
+    const auto taken = [&] { return m_handOvers != handOvers || m_stopping || m_error; };
+    if (patience == std::chrono::milliseconds::max())
+        m_progress.wait(lock, taken);
+    else
+        m_progress.wait_for(lock, patience, taken);
 }
 
 void StoreWriter::flush() {
@@ -279,14 +304,18 @@ void StoreWriter::run(std::unique_ptr<Worker> worker) {
     using Clock = std::chrono::steady_clock;
     auto nextCommit = Clock::now() + m_options.commitInterval;
     auto nextSeal = Clock::now() + m_options.sealInterval;
+    Batch batch; // swapped with the queue each round, so both keep their capacity
+    batch.samples.reserve(std::min(m_options.commitRows, m_options.maxQueued));
     for (;;) {
-        Batch batch;
+        batch.definitions.clear();
+        batch.samples.clear();
         std::uint64_t generation = 0;
         bool stopping = false;
         {
             std::unique_lock lock(m_mutex);
             m_wake.wait_until(lock, nextCommit, [&] { return m_stopping || m_flushRequested; });
             std::swap(batch, m_queue);
+            ++m_handOvers;
             generation = m_enqueuedGeneration;
             stopping = m_stopping;
             m_flushRequested = false;

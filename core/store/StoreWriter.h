@@ -18,7 +18,11 @@
 namespace tierscope {
 
 // The single writer of a workspace. Producers enqueue; one thread commits a batch every
-// commitInterval (WAL, synchronous=NORMAL), so a crash loses at most the open batch. Committed
+// commitInterval (WAL, synchronous=NORMAL), so a crash loses at most the open batch, or sooner
+// once commitRows samples wait: a producer that queued that many waits (up to one commit
+// interval) until the writer has taken them, so a burst reuses two small queues instead of
+// growing one by tens of megabytes
+// (first-touched pages cost 20-28 us each on some VMs; see docs/PERFORMANCE.md). Committed
 // rows land in the index-free staging table; every sealInterval they are moved into packed
 // per-series chunks plus rollups in one transaction (see SealWriter and docs/PERFORMANCE.md for
 // why this beats a (metric, time) key).
@@ -29,6 +33,7 @@ class StoreWriter {
         std::chrono::milliseconds sealInterval{10'000};
         std::size_t sealRows = 500'000;    // seal early when staging grows past this
         std::size_t maxQueued = 4'000'000; // producers block beyond this (backpressure)
+        std::size_t commitRows = 131'072;  // commit early, handing the queue over, at this many
     };
     struct PendingSample {
         int handle = 0;
@@ -81,6 +86,9 @@ class StoreWriter {
     class Worker;
 
     void run(std::unique_ptr<Worker> worker);
+    // Asks the writer to take the queue now and waits until it has, stops, or `patience`
+    // passed (milliseconds::max(): no limit); under m_mutex.
+    void handOver(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds patience);
     // Queues the finite samples; under m_mutex. Returns the first non-finite one, if any.
     std::optional<PendingSample> enqueueFinite(std::span<const PendingSample> samples);
 
@@ -96,6 +104,7 @@ class StoreWriter {
     std::uint64_t m_enqueuedGeneration = 0;
     std::uint64_t m_committedGeneration = 0;
     bool m_flushRequested = false;
+    std::uint64_t m_handOvers = 0; // queues the writer has taken
     bool m_stopping = false;
     bool m_stopped = false;
     std::optional<StoreError> m_error;

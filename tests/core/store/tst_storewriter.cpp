@@ -85,6 +85,33 @@ class TestStoreWriter : public QObject {
         }
     }
 
+    void aProducerThatOutrunsTheWriterHandsTheQueueOver() {
+        // The interval never comes: only the hand-over at commitRows commits, and a queue is
+        // taken before a span would grow it past commitRows (1,000 here, 500 per append).
+        const auto db = path("handover.db");
+        const auto session = newSession(db);
+        StoreWriter::Options options;
+        options.commitInterval = std::chrono::hours(1);
+        options.commitRows = 1000;
+        StoreWriter writer(db, options);
+        const int h = writer.defineMetric(session, {"burst", "1"});
+        std::vector<StoreWriter::PendingSample> span(500);
+        for (int i = 0; i < 20; ++i) {
+            for (int k = 0; k < 500; ++k)
+                span[static_cast<std::size_t>(k)] = {h, i * 500 + k, double(i * 500 + k)};
+            writer.append(span);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(writer.stats().committedSamples == 9000, 20000);
+        QCOMPARE(writer.stats().commits, std::int64_t(9));
+        writer.stop();
+        QCOMPARE(writer.stats().committedSamples, std::int64_t(10'000));
+        Store store(db, Store::Mode::ReadOnly);
+        const auto raw = store.readRaw(store.metrics(session).at(0).id, 0, 1'000'000);
+        QCOMPARE(raw.size(), std::size_t(10'000)); // each sample once
+        for (std::size_t i = 0; i < raw.size(); ++i)
+            QCOMPARE(raw[i].value, double(i));
+    }
+
     void flushReturnsOnlyWhenCommitted() {
         const auto db = path("flush.db");
         const auto session = newSession(db);
