@@ -111,6 +111,15 @@ CREATE TABLE writer(
 ALTER TABLE sample_recent ADD COLUMN writer_id INTEGER;
 ALTER TABLE run ADD COLUMN writer_id INTEGER;
 )sql",
+    // An open session is "recording" while the process that opened it lives, not while its
+    // samples look recent: an idle recording, a feed retrying, or a remote clock behind ours
+    // has no recent sample yet still records. The claim goes with its writer (a crash's is
+    // forgotten by the next writer's recovery) and when the opening connection closes.
+    R"sql(
+CREATE TABLE IF NOT EXISTS session_writer(
+    session_id INTEGER PRIMARY KEY REFERENCES session(id) ON DELETE CASCADE,
+    writer_id INTEGER NOT NULL REFERENCES writer(id) ON DELETE CASCADE);
+)sql",
 };
 
 } // namespace

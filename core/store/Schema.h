@@ -11,7 +11,7 @@ namespace tierscope {
 class Schema {
   public:
     static constexpr std::int32_t kApplicationId = 0x54534350; // "TSCP"
-    static constexpr int kVersion = 2;
+    static constexpr int kVersion = 3;
 
     // Validates and, if needed, creates or migrates. Throws StoreError for a foreign file or a
     // newer schema.

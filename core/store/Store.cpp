@@ -7,6 +7,7 @@
 #include "core/store/SealWriter.h"
 #include "core/store/SqliteTransaction.h"
 #include "core/store/StoreError.h"
+#include "core/store/WriterRegistry.h"
 #include "core/util/ProcessIdentity.h"
 #include "core/util/WallClock.h"
 
@@ -95,6 +96,7 @@ Store::~Store() {
     if (!m_runOwner)
         return;
     try {
+        WriterRegistry::releaseSessions(m_db, *m_runOwner);
         unregisterWriter(*m_runOwner); // kept while one of its runs is unfinished
     } catch (const StoreError&) {
         // The next writer forgets it once this process is gone.
@@ -113,7 +115,10 @@ std::int64_t Store::createSession(const SessionInfo& info) {
         .bind(7, info.tags)
         .bind(8, info.toolVersion)
         .run();
-    return m_db.lastInsertRowid();
+    const std::int64_t id = m_db.lastInsertRowid();
+    if (!info.endNs)
+        WriterRegistry::claimSession(m_db, id, runOwner());
+    return id;
 }
 
 void Store::finishSession(std::int64_t sessionId, std::int64_t endNs) {
@@ -519,32 +524,12 @@ void Store::unregisterWriter(std::int64_t writerId) {
         .run();
 }
 
-namespace {
-
-std::vector<std::int64_t> goneWriters(SqliteDb& db) {
-    const ProcessIdentity here = ProcessIdentity::self();
-    auto q = db.prepare("SELECT id, boot_id, pid_ns, pid, start_ticks FROM writer");
-    std::vector<std::int64_t> gone;
-    while (q.step()) {
-        ProcessIdentity writer;
-        writer.bootId = q.columnText(1);
-        writer.pidNamespace = q.columnText(2);
-        writer.pid = q.columnInt(3);
-        writer.startTicks = q.columnInt(4);
-        if (writer.provablyGone(here))
-            gone.push_back(q.columnInt(0));
-    }
-    return gone;
-}
-
-} // namespace
-
 Store::Recovery Store::recoverAbandoned() {
     // IMMEDIATE: no other writer can stage, seal or register between the liveness check and
     // the delete, so the rows read here are exactly the rows deleted.
     SqliteTransaction transaction(m_db, SqliteTransaction::Kind::Immediate);
     Recovery done;
-    const auto gone = goneWriters(m_db);
+    const auto gone = WriterRegistry::goneWriters(m_db);
     std::map<std::int64_t, std::vector<Sample>> byMetric;
     std::vector<std::int64_t> rowids;
     auto collect = [&](SqliteStatement& q) {

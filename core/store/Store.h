@@ -33,6 +33,8 @@ class Store {
 
     SqliteDb& db() { return m_db; }
 
+    // An open session (no end) is claimed by this connection's writer: it reads "recording"
+    // while this process lives and this connection is open (WriterRegistry::sessionOwner).
     std::int64_t createSession(const SessionInfo& info);
     void finishSession(std::int64_t sessionId, std::int64_t endNs);
     std::vector<SessionInfo> sessions();

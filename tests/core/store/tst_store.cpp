@@ -347,7 +347,7 @@ class TestStore : public QObject {
         QCOMPARE(::stat(db.c_str(), &st), 0);
         QCOMPARE(st.st_mode & 0777, 0600u);
         Store store(db, Store::Mode::ReadOnly);
-        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 2);
+        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 3);
         QCOMPARE(store.db().queryInt("PRAGMA application_id"), 0x54534350);
         QCOMPARE(store.db().queryInt("PRAGMA journal_mode = WAL") >= 0, true);
     }
@@ -508,7 +508,7 @@ class TestStore : public QObject {
         QCOMPARE(openError(db, Store::Mode::ReadOnly), StoreError::Code::CannotWrite);
         StoreWriter(db).stop();
         Store store(db, Store::Mode::ReadOnly);
-        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 2);
+        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 3);
         QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 0);
         QCOMPARE(store.readRaw(metric, kT0, kT0 + 10'000'000'000LL).size(), std::size_t(50));
         QCOMPARE(store.run(run)->status, std::string("interrupted"));
