@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdexcept>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -96,6 +98,16 @@ void MinimalSseServer::stop() {
     m_connections.clear();
     for (const int fd : {m_listen, m_timer, m_wake, m_epoll})
         ::close(fd);
+}
+
+double MinimalSseServer::cpuSeconds() const {
+    clockid_t cpu{};
+    timespec ts{};
+    if (!m_thread.joinable() ||
+        pthread_getcpuclockid(const_cast<std::thread&>(m_thread).native_handle(), &cpu) != 0 ||
+        clock_gettime(cpu, &ts) != 0)
+        return 0.0;
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 std::vector<MinimalSseServer::Served> MinimalSseServer::served() const {

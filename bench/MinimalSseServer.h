@@ -31,6 +31,9 @@ class MinimalSseServer {
     int start();
     void stop();
     std::vector<Served> served() const;
+    // CPU time of the server's thread so far, so that a client in the same process can take it
+    // out of the process's CPU time; 0 before start().
+    double cpuSeconds() const;
 
   private:
     using Clock = std::chrono::steady_clock;

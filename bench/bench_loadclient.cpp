@@ -1,21 +1,24 @@
-// Load-generator client cost: CPU time of the client thread per streamed event and per
-// request at 1,000 and 4,000 concurrent streams against a minimal local SSE server (one epoll
-// thread, see MinimalSseServer.h). Baseline in the same run: a raw libcurl multi loop,
-// driven the same way (curl_multi_socket_action + epoll), that sends the same requests and only
-// counts bytes: no SSE or JSON parsing, no timing, no records. Also reports the TTFT error at
-// 1,000 streams against the TTFT the server itself recorded.
+// Load-generator client cost: CPU time of the client (all its threads: the process's CPU time
+// less the server thread's) per streamed event and per request at 1,000 and 4,000 concurrent
+// streams against a minimal local SSE server (one epoll thread, see MinimalSseServer.h), with
+// --client-threads event loops (default: one per core). Baseline in the same run: a raw
+// libcurl multi loop on one thread, driven the same way (curl_multi_socket_action + epoll),
+// that sends the same requests and only counts bytes: no SSE or JSON parsing, no timing, no
+// records. Also reports the TTFT error against the TTFT the server itself recorded, and the
+// client's own saturation (loop lag, CPU per loop) in that run.
+//   bench_loadclient [STREAMS...] [--client-threads N]
 #include "BenchSupport.h"
 #include "MinimalSseServer.h"
+#include "core/stats/LoadSummary.h"
+#include "loadgen/ClientSaturation.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
-#include "core/stats/LoadSummary.h"
 
 #include <cstdlib>
 #include <curl/curl.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace tierscope;
@@ -55,8 +58,8 @@ int rawTimer(CURLM*, long timeoutMs, void* user) {
     return 0;
 }
 
-// Returns client-thread CPU seconds for `streams` concurrent streamed requests.
-double rawClient(const std::string& url, int streams, std::size_t& bytes) {
+// `streams` concurrent streamed requests on one thread.
+void rawClient(const std::string& url, int streams, std::size_t& bytes) {
     RawLoop loop;
     loop.epoll = epoll_create1(0);
     loop.multi = curl_multi_init();
@@ -64,7 +67,6 @@ double rawClient(const std::string& url, int streams, std::size_t& bytes) {
     curl_multi_setopt(loop.multi, CURLMOPT_SOCKETDATA, &loop);
     curl_multi_setopt(loop.multi, CURLMOPT_TIMERFUNCTION, rawTimer);
     curl_multi_setopt(loop.multi, CURLMOPT_TIMERDATA, &loop);
-    const double cpu0 = bench::threadCpuSeconds();
     const std::string body = nlohmann::json{{"model", "m"},
                                             {"prompt", "a b c d e f g h"},
                                             {"max_tokens", kTokens},
@@ -106,33 +108,56 @@ double rawClient(const std::string& url, int streams, std::size_t& bytes) {
             ++done;
         }
     }
-    const double cpu = bench::threadCpuSeconds() - cpu0;
     curl_slist_free_all(headers);
     curl_multi_cleanup(loop.multi);
     close(loop.epoll);
-    return cpu;
+}
+
+// The worst loop's lags and each loop's CPU share, from the saturation's summary fields.
+std::string saturation(const ClientSaturation& s) {
+    const auto j = s.toJson();
+    char text[192];
+    std::snprintf(text, sizeof text,
+                  "client %zu loop(s), read lag p50 %.3f ms, p99 %.3f ms, schedule delay p99 "
+                  "%.3f ms, CPU",
+                  s.loops.size(), j.value("loop_lag_p50_ms", -1.0),
+                  j.value("loop_lag_p99_ms", -1.0), j.value("schedule_delay_p99_ms", -1.0));
+    std::string out = text;
+    for (const auto& l : j.value("per_loop", nlohmann::json::array())) {
+        std::snprintf(text, sizeof text, " %.0f%%", l.value("cpu_share", 0.0) * 100);
+        out += text;
+    }
+    return out;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    rlimit files{};
-    getrlimit(RLIMIT_NOFILE, &files);
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
+    LoadGenerator::raiseFileLimit();
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    std::vector<int> sizes = {1000, 4000};
-    if (argc > 1)
-        sizes = {std::atoi(argv[1])};
+    std::vector<int> sizes;
+    int threads = 0; // one per core
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--client-threads" && i + 1 < argc)
+            threads = std::atoi(argv[++i]);
+        else
+            sizes.push_back(std::atoi(argv[i]));
+    }
+    if (sizes.empty())
+        sizes = {1000, 4000};
     std::printf("bench_loadclient: %d tokens per stream, first token after 20 ms, then 20 "
-                "tokens/s per stream, from a minimal epoll SSE server\n",
-                kTokens);
+                "tokens/s per stream, from a minimal epoll SSE server; client threads %s\n",
+                kTokens, threads > 0 ? std::to_string(threads).c_str() : "one per core");
     for (const int streams : sizes) {
         bench::MinimalSseServer server(std::chrono::milliseconds(20), 20.0);
         const std::string base = "http://127.0.0.1:" + std::to_string(server.start());
 
+        // The client's CPU: the process's, less the server thread's.
+        auto clientCpu = [&] { return bench::processCpuSeconds() - server.cpuSeconds(); };
         std::size_t bytes = 0;
-        const double raw = rawClient(base + "/v1/completions", streams, bytes);
+        double cpu0 = clientCpu();
+        rawClient(base + "/v1/completions", streams, bytes);
+        const double raw = clientCpu() - cpu0;
 
         WallClock clock;
         LoadGenerator::Options o;
@@ -140,10 +165,11 @@ int main(int argc, char** argv) {
         o.model = "m";
         o.concurrency = streams;
         o.requests = streams;
+        o.clientThreads = threads;
         LoadGenerator generator(o, Datasets::synthetic(streams, 8, 8, kTokens, 1), clock);
-        const double cpu0 = bench::threadCpuSeconds();
+        cpu0 = clientCpu();
         const auto records = generator.run();
-        const double ours = bench::threadCpuSeconds() - cpu0;
+        const double ours = clientCpu() - cpu0;
 
         long events = 0, failed = 0;
         for (const auto& r : records) {
@@ -170,15 +196,15 @@ int main(int argc, char** argv) {
             if (r.ok())
                 errors.push_back(std::abs(*r.ttftS - injected.at(r.responseId)));
         const long rawEvents = static_cast<long>(streams) * kTokens;
-        std::printf("  %d streams: tierscope %.2f us/event, %.1f us/request (%ld events, %ld "
-                    "failed); raw libcurl loop "
-                    "%.2f us/event, %.1f us/request (%zu bytes); ratio %.2f; TTFT error p50 %.3f "
-                    "ms, p99 %.3f ms, max %.3f ms\n",
-                    streams, ours / static_cast<double>(events) * 1e6, ours / streams * 1e6, events,
-                    failed, raw / static_cast<double>(rawEvents) * 1e6, raw / streams * 1e6, bytes,
-                    ours / raw, LoadSummary::percentile(errors, 50) * 1e3,
-                    LoadSummary::percentile(errors, 99) * 1e3,
-                    LoadSummary::percentile(errors, 100) * 1e3);
+        std::printf(
+            "  %d streams: tierscope %.2f us/event, %.1f us/request (%ld events, %ld "
+            "failed); raw libcurl loop "
+            "%.2f us/event, %.1f us/request (%zu bytes); ratio %.2f; TTFT error p50 %.3f "
+            "ms, p99 %.3f ms, max %.3f ms; %s\n",
+            streams, ours / static_cast<double>(events) * 1e6, ours / streams * 1e6, events, failed,
+            raw / static_cast<double>(rawEvents) * 1e6, raw / streams * 1e6, bytes, ours / raw,
+            LoadSummary::percentile(errors, 50) * 1e3, LoadSummary::percentile(errors, 99) * 1e3,
+            LoadSummary::percentile(errors, 100) * 1e3, saturation(accuracy.saturation()).c_str());
     }
     return 0;
 }

@@ -1,13 +1,29 @@
 #include "loadgen/LoadGenerator.h"
 
 #include "core/util/Redaction.h"
+#include "loadgen/LoadDispatch.h"
 #include "loadgen/LoadRun.h"
+#include "loadgen/ScheduleFeed.h"
 
+#include <algorithm>
 #include <cctype>
 #include <curl/curl.h>
 #include <stdexcept>
+#include <sys/resource.h>
+#include <thread>
 
 namespace tierscope {
+
+namespace {
+
+// A schedule's requests made ready ahead (ScheduleFeed): at most this many, and this many
+// bytes of them.
+constexpr std::size_t kAhead = 64;
+constexpr std::size_t kAheadBytes = 64u << 20;
+// How often the caller's thread takes the loops' finished requests to the sink.
+constexpr std::chrono::milliseconds kTakeEvery{10};
+
+} // namespace
 
 bool LoadGenerator::httpUrl(const std::string& url) {
     const auto scheme = url.find("://");
@@ -94,16 +110,106 @@ LoadGenerator::run(const std::function<void(const Progress&)>& onProgress,
     return records;
 }
 
+void LoadGenerator::raiseFileLimit() {
+    rlimit files{};
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+        files.rlim_cur = files.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &files);
+    }
+}
+
+int LoadGenerator::loopsFor(const Options& options, bool scheduled) {
+    int loops = options.clientThreads > 0
+                    ? options.clientThreads
+                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    // A closed loop's share of requests in flight per loop: no loop with none.
+    if (!scheduled && options.concurrency > 0)
+        loops = std::min(loops, options.concurrency);
+    return loops;
+}
+
 void LoadGenerator::run(const RecordSink& sink,
                         const std::function<void(const Progress&)>& onProgress,
                         const std::atomic<bool>* cancel) {
     static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     (void)initialised;
-    LoadRun run(m_options, m_conversations, m_clock, endpoint(), sink, onProgress, cancel,
-                m_schedule);
-    run.run();
-    m_durationS = run.durationS();
-    m_maxConcurrent = run.maxConcurrent();
+    const int loops = loopsFor(m_options, m_schedule != nullptr);
+    LoadDispatch dispatch(m_options.requests > 0 ? m_options.requests + m_options.warmup : -1,
+                          m_conversations.size(), loops, cancel);
+    std::unique_ptr<ScheduleFeed> feed;
+    if (m_schedule) { // the first requests are made ready before the clock starts
+        feed = std::make_unique<ScheduleFeed>(
+            *m_schedule,
+            [this](const std::shared_ptr<const Conversation>& conversation) {
+                return LoadRun::requestBody(m_options, *conversation, {});
+            },
+            kAhead, kAheadBytes, static_cast<std::size_t>(loops));
+        feed->waitFilled();
+    }
+    // One loop runs on this thread and hands records straight to the sink; several hand them
+    // to this thread, so the sink never runs on two threads nor stalls a loop.
+    const RecordSink deliver = [&dispatch](RequestRecord&& r) { dispatch.deliver(std::move(r)); };
+    std::vector<std::unique_ptr<LoadRun>> runs;
+    for (int i = 0; i < loops; ++i) {
+        const int share = m_options.concurrency / loops + (i < m_options.concurrency % loops);
+        runs.push_back(std::make_unique<LoadRun>(m_options, m_conversations, m_clock, endpoint(),
+                                                 dispatch, LoadRun::Place{i, loops, share},
+                                                 loops == 1 ? sink : deliver,
+                                                 loops == 1 ? onProgress : LoadRun::OnProgress{},
+                                                 feed.get(), m_observer ? &m_observer : nullptr));
+    }
+    dispatch.start();
+    if (loops == 1)
+        runs[0]->run();
+    else
+        runLoops(runs, dispatch, sink, onProgress);
+    std::optional<LoadRun::Clock::time_point> first;
+    LoadRun::Clock::time_point last{};
+    m_saturation.loops.clear();
+    for (const auto& r : runs) {
+        if (r->firstMeasuredSend() && (!first || *r->firstMeasuredSend() < *first))
+            first = r->firstMeasuredSend();
+        last = std::max(last, r->lastMeasuredCompletion());
+        m_saturation.loops.push_back(r->load());
+    }
+    m_durationS = first && last > *first ? std::chrono::duration<double>(last - *first).count() : 0;
+    m_maxConcurrent = dispatch.maxConcurrent();
+}
+
+void LoadGenerator::runLoops(const std::vector<std::unique_ptr<LoadRun>>& runs,
+                             LoadDispatch& dispatch, const RecordSink& sink,
+                             const std::function<void(const Progress&)>& onProgress) {
+    std::vector<std::thread> threads;
+    for (const auto& run : runs)
+        threads.emplace_back([&dispatch, loop = run.get()] {
+            try {
+                loop->run();
+            } catch (...) {
+                dispatch.fail(std::current_exception());
+            }
+            dispatch.loopDone();
+        });
+    std::vector<RequestRecord> finished;
+    auto lastProgress = std::chrono::steady_clock::now();
+    while (dispatch.take(finished, kTakeEvery)) {
+        try {
+            for (auto& r : finished)
+                sink(std::move(r));
+        } catch (...) { // as one loop's sink would: the run ends with the error
+            dispatch.fail(std::current_exception());
+        }
+        finished.clear();
+        if (onProgress &&
+            std::chrono::steady_clock::now() - lastProgress >= std::chrono::seconds(1)) {
+            lastProgress = std::chrono::steady_clock::now();
+            onProgress(dispatch.progress());
+        }
+    }
+    for (auto& t : threads)
+        t.join();
+    if (onProgress)
+        onProgress(dispatch.progress());
+    dispatch.rethrow();
 }
 
 } // namespace tierscope

@@ -2,13 +2,16 @@
 
 #include "core/model/RequestRecord.h"
 #include "core/util/WallClock.h"
+#include "loadgen/ClientSaturation.h"
 #include "loadgen/Conversation.h"
 #include "loadgen/RequestSchedule.h"
+#include "loadgen/StreamTransfer.h"
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,8 +19,14 @@
 
 namespace tierscope {
 
-// Streams OpenAI-compatible completions (SSE, include_usage) from one thread with the libcurl
-// multi interface driven by curl_multi_socket_action and epoll.
+class LoadDispatch;
+class LoadRun;
+
+// Streams OpenAI-compatible completions (SSE, include_usage) from event loops on their own
+// threads (one per core by default), each a libcurl multi interface driven by
+// curl_multi_socket_action and epoll: one loop saturates near 4,000 streams on a 2-core
+// machine (docs/PERFORMANCE.md). Each request is issued, read and finished by one loop; the
+// records reach the sink on the thread that called run().
 //   Closed loop: `concurrency` requests in flight at all times.
 //   Open loop: arrivals at `rate` req/s from a gamma process (`burstiness` 1 = Poisson), as
 //   vLLM's benchmark client does. Each request records both its TTFT from the actual send and
@@ -50,6 +59,8 @@ class LoadGenerator {
         // parameters, priorities, a KV-transfer hint. An object without the fields the
         // generator owns (checkExtraBody).
         nlohmann::json extraBody = nlohmann::json::object();
+        // Event loops; 0: one per core. A closed loop uses at most one per request in flight.
+        int clientThreads = 0;
     };
     struct Progress {
         long issued = 0, completed = 0, failed = 0, inFlight = 0;
@@ -62,6 +73,7 @@ class LoadGenerator {
                   RequestSchedule* schedule = nullptr);
 
     using RecordSink = std::function<void(RequestRecord&&)>;
+    using EventObserver = StreamTransfer::EventObserver;
 
     // Hands every measured (not warm-up) request to `sink` as it finishes and keeps none, so a
     // run of any length holds only the requests in flight.
@@ -77,6 +89,15 @@ class LoadGenerator {
     // The most measured requests in flight at once (vLLM's "Peak concurrent requests"); the
     // configured limit is Options::concurrency.
     int maxConcurrent() const { return m_maxConcurrent; }
+    // The client's own load in the last run: each loop's lag and CPU.
+    const ClientSaturation& saturation() const { return m_saturation; }
+    // Called on the loops' threads for each piece of a stream's data (tests); before run().
+    void observeEvents(EventObserver observer) { m_observer = std::move(observer); }
+    // The event loops a run with `options` uses.
+    static int loopsFor(const Options& options, bool scheduled);
+    // Raises this process's soft limit on open files to its hard limit: every stream holds a
+    // socket, and thousands of them exceed the usual soft limit of 1024.
+    static void raiseFileLimit();
     std::string endpoint() const;
     std::string displayEndpoint() const; // endpoint() without a user:password part
 
@@ -90,12 +111,17 @@ class LoadGenerator {
     static std::optional<std::string> checkExtraBody(const nlohmann::json& body);
 
   private:
+    void runLoops(const std::vector<std::unique_ptr<LoadRun>>& runs, LoadDispatch& dispatch,
+                  const RecordSink& sink, const std::function<void(const Progress&)>& onProgress);
+
     Options m_options;
     std::vector<Conversation> m_conversations;
     const WallClock& m_clock;
     RequestSchedule* m_schedule = nullptr;
     double m_durationS = 0;
     int m_maxConcurrent = 0;
+    ClientSaturation m_saturation;
+    EventObserver m_observer;
 };
 
 } // namespace tierscope

@@ -2,6 +2,8 @@
 
 #include "collectors/base/BearerToken.h"
 
+#include <algorithm>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <sys/epoll.h>
@@ -20,10 +22,6 @@ constexpr int kAddsPerTurn = 32;
 // by when epoll reported the socket ready: then a small batch bounds how long data that
 // arrives while a batch is worked off waits for the next stamp.
 constexpr int kEventsPerTurn = 16;
-// A schedule's requests made ready ahead (ScheduleFeed): at most this many, and this many
-// bytes of them.
-constexpr std::size_t kAhead = 64;
-constexpr std::size_t kAheadBytes = 64u << 20;
 
 int millisecondsUntil(StreamTransfer::Clock::time_point t, StreamTransfer::Clock::time_point now) {
     return static_cast<int>(
@@ -36,15 +34,27 @@ int millisecondsAfter(StreamTransfer::Clock::time_point t, StreamTransfer::Clock
         std::max<long>(0, std::chrono::ceil<std::chrono::milliseconds>(t - now).count()));
 }
 
+double threadCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+double seconds(StreamTransfer::Clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+}
+
 } // namespace
 
 LoadRun::LoadRun(const LoadGenerator::Options& options,
                  const std::vector<Conversation>& conversations, const WallClock& clock,
-                 std::string url, const LoadGenerator::RecordSink& sink, OnProgress onProgress,
-                 const std::atomic<bool>* cancel, RequestSchedule* schedule)
+                 std::string url, LoadDispatch& dispatch, Place place,
+                 LoadGenerator::RecordSink sink, OnProgress onProgress, ScheduleFeed* feed,
+                 const LoadGenerator::EventObserver* observer)
     : m_options(options), m_conversations(conversations), m_clock(clock), m_url(std::move(url)),
-      m_authorization(BearerToken::authorizationHeader(options.tokenEnvVar, "load")), m_sink(sink),
-      m_onProgress(std::move(onProgress)), m_cancel(cancel), m_schedule(schedule),
+      m_authorization(BearerToken::authorizationHeader(options.tokenEnvVar, "load")),
+      m_dispatch(dispatch), m_place(place), m_sink(std::move(sink)),
+      m_onProgress(std::move(onProgress)), m_feed(feed), m_observer(observer),
       m_epoll(epoll_create1(EPOLL_CLOEXEC)), m_multi(curl_multi_init()), m_random(options.seed),
       m_gaps(options.burstiness,
              options.rate > 0 ? 1.0 / (options.rate * options.burstiness) : 1.0) {
@@ -61,8 +71,6 @@ LoadRun::LoadRun(const LoadGenerator::Options& options,
     curl_multi_setopt(m_multi, CURLMOPT_TIMERDATA, this);
     // Streams are long-lived: never queue one behind another on a shared connection.
     curl_multi_setopt(m_multi, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
-    if (m_options.requests > 0)
-        m_limit = m_options.requests + m_options.warmup;
 }
 
 LoadRun::~LoadRun() {
@@ -76,13 +84,6 @@ LoadRun::~LoadRun() {
         close(m_epoll);
     if (m_dueTimer >= 0)
         close(m_dueTimer);
-}
-
-double LoadRun::durationS() const {
-    return m_firstMeasuredSend && m_lastMeasuredCompletion > *m_firstMeasuredSend
-               ? std::chrono::duration<double>(m_lastMeasuredCompletion - *m_firstMeasuredSend)
-                     .count()
-               : 0.0;
 }
 
 int LoadRun::onSocket(CURL*, curl_socket_t fd, int what, void* user, void* assigned) {
@@ -113,11 +114,9 @@ int LoadRun::onTimer(CURLM*, long timeoutMs, void* user) {
 }
 
 bool LoadRun::mayIssue(Clock::time_point now) const {
-    if (m_cancel && m_cancel->load())
+    if (m_dispatch.stopped() || m_dispatch.exhausted())
         return false;
-    if (m_limit >= 0 && m_progress.issued >= m_limit)
-        return false;
-    if (m_feed && m_feed->ended())
+    if (m_feed && (m_laneDone || m_feed->ended(m_place.loop)))
         return false;
     return m_options.duration.count() <= 0 || now - m_started < m_options.duration;
 }
@@ -134,14 +133,14 @@ void LoadRun::driveTimeout() {
     curl_multi_socket_action(m_multi, CURL_SOCKET_TIMEOUT, 0, &m_running);
 }
 
-std::string LoadRun::requestBody(const Cursor& cursor) const {
-    const Conversation& c = conversationOf(cursor);
-    nlohmann::json body = {{"model", m_options.model},
+std::string LoadRun::requestBody(const LoadGenerator::Options& options, const Conversation& c,
+                                 const Cursor& cursor) {
+    nlohmann::json body = {{"model", options.model},
                            {"max_tokens", c.maxTokens[cursor.round]},
                            {"temperature", 0},
                            {"stream", true},
                            {"stream_options", {{"include_usage", true}}}};
-    if (m_options.api == "chat") {
+    if (options.api == "chat") {
         nlohmann::json messages = nlohmann::json::array();
         if (!c.system.empty())
             messages.push_back({{"role", "system"}, {"content", c.system}});
@@ -158,23 +157,27 @@ std::string LoadRun::requestBody(const Cursor& cursor) const {
         prompt += (prompt.empty() ? "" : " ") + c.questions[cursor.round];
         body["prompt"] = prompt;
     }
-    if (m_options.ignoreEos)
+    if (options.ignoreEos)
         body["ignore_eos"] = true;
-    body.update(m_options.extraBody);
+    body.update(options.extraBody);
     return body.dump();
 }
 
-void LoadRun::start(Cursor cursor, std::string body) {
+void LoadRun::start(Cursor cursor, long issue, std::string body, bool due) {
     const int maxTokens = conversationOf(cursor).maxTokens[cursor.round];
     if (body.empty())
-        body = requestBody(cursor);
+        body = requestBody(m_options, conversationOf(cursor), cursor);
     auto t = std::make_unique<StreamTransfer>(std::move(cursor), maxTokens, m_options.api == "chat",
                                               m_options.maxLineBytes, &m_readyAt);
     t->open(m_url, std::move(body), m_authorization,
             static_cast<long>(m_options.requestTimeout.count()), m_options.insecureTls);
-    t->warmup = m_progress.issued < m_options.warmup;
-    t->record.index = m_progress.issued - (t->warmup ? 0 : m_options.warmup);
+    t->warmup = issue < m_options.warmup;
+    t->record.index = issue - (t->warmup ? 0 : m_options.warmup);
+    t->loop = m_place.loop;
+    t->observer = m_observer;
     t->send = Clock::now();
+    if (due) // how late the loop got to a send that was due
+        m_load.sendLagS.add(std::max(0.0, seconds(t->send - t->cursor.scheduled)));
     if (!t->warmup && !m_firstMeasuredSend)
         m_firstMeasuredSend = t->send;
     t->record.scheduledNs = m_clock.toWallNs(t->cursor.scheduled);
@@ -184,53 +187,74 @@ void LoadRun::start(Cursor cursor, std::string body) {
     driveTimeout();
     const bool warmup = t->warmup;
     m_active.emplace(t->easy, std::move(t));
-    ++m_progress.issued;
-    ++m_progress.inFlight;
+    m_dispatch.issued();
+    ++m_inFlight;
+    ++m_load.requests;
     if (!warmup)
-        m_maxConcurrent = std::max(m_maxConcurrent, static_cast<int>(++m_measuredInFlight));
+        m_dispatch.measuredStarted();
 }
 
-void LoadRun::newConversation(Clock::time_point scheduled) {
+bool LoadRun::newConversation(Clock::time_point scheduled, bool due) {
+    const auto claim = m_dispatch.claimConversation();
+    if (!claim)
+        return false;
     Cursor c;
-    c.conversation = m_nextConversation++ % m_conversations.size();
+    c.conversation = claim->conversation;
     c.scheduled = scheduled;
-    start(std::move(c));
+    start(std::move(c), claim->issue, {}, due);
+    return true;
+}
+
+bool LoadRun::followUp() {
+    const auto issue = m_dispatch.claim();
+    if (!issue)
+        return false;
+    start(std::move(m_followUps.front()), *issue);
+    m_followUps.pop_front();
+    return true;
+}
+
+void LoadRun::nextArrival() {
+    // Every loop draws the one gamma process of the seed and takes every loops-th arrival, so
+    // together they send the rate's schedule, whatever the number of loops.
+    for (int i = 0; i < m_place.loops; ++i)
+        m_nextArrival += std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(m_gaps(m_random)));
 }
 
 int LoadRun::issueDue(Clock::time_point now) {
     int adds = 0;
+    const std::size_t lane = m_place.loop;
     if (m_feed) {
-        for (auto due = m_feed->nextOffset();
+        for (auto due = m_feed->nextOffset(lane);
              due && now >= m_started + *due && mayIssue(now) && adds++ < kAddsPerTurn;
-             due = m_feed->nextOffset()) {
-            auto ready = m_feed->pop();
+             due = m_feed->nextOffset(lane)) {
+            auto ready = m_feed->pop(lane);
+            const auto issue = static_cast<long>(ready.sequence);
+            if (!m_dispatch.admits(issue)) { // the lane's later requests are later still
+                m_laneDone = true;
+                break;
+            }
             Cursor c;
             c.owned = std::move(ready.conversation);
             c.scheduled = m_started + ready.offset;
-            start(std::move(c), std::move(ready.body));
+            start(std::move(c), issue, std::move(ready.body), true);
         }
         return adds;
     }
-    auto followUp = [&] {
-        start(std::move(m_followUps.front()));
-        m_followUps.pop_front();
-    };
     if (m_options.concurrency > 0) {
-        while (m_progress.inFlight < m_options.concurrency && mayIssue(now) &&
-               adds++ < kAddsPerTurn) {
-            if (!m_followUps.empty())
-                followUp();
-            else
-                newConversation(now);
-        }
+        while (m_inFlight < m_place.concurrency && mayIssue(now) && adds++ < kAddsPerTurn)
+            if (!(m_followUps.empty() ? newConversation(now, false) : followUp()))
+                break;
         return adds;
     }
     while (!m_followUps.empty() && mayIssue(now) && adds++ < kAddsPerTurn)
-        followUp();
+        if (!followUp())
+            break;
     while (now >= m_nextArrival && mayIssue(now) && adds++ < kAddsPerTurn) {
-        newConversation(m_nextArrival);
-        m_nextArrival += std::chrono::duration_cast<Clock::duration>(
-            std::chrono::duration<double>(m_gaps(m_random)));
+        if (!newConversation(m_nextArrival, true))
+            break;
+        nextArrival();
     }
     return adds;
 }
@@ -261,7 +285,7 @@ int LoadRun::waitMs(Clock::time_point now, int adds) {
     // until then instead of waking up to a millisecond early and polling (a millisecond a
     // request of CPU at 1,000 requests/s).
     if (m_feed && mayIssue(now)) {
-        const auto due = m_feed->nextOffset();
+        const auto due = m_feed->nextOffset(m_place.loop);
         if (!due) {
             wait = std::min(wait, 1);
         } else if (m_dueTimer >= 0) {
@@ -282,8 +306,8 @@ void LoadRun::finish(CURL* easy, CURLcode result) {
     const auto ended = t.end(result, m_readyAt);
     // Without a usage chunk the token count stays unknown: chunks are not tokens (a server
     // may send several tokens in one chunk).
+    m_dispatch.finished(t.record.ok());
     if (t.record.ok()) {
-        ++m_progress.completed;
         const Conversation& c = conversationOf(t.cursor);
         if (!t.cursor.owned && t.cursor.round + 1 < c.questions.size()) {
             Cursor next = t.cursor;
@@ -292,18 +316,16 @@ void LoadRun::finish(CURL* easy, CURLcode result) {
             next.scheduled = ended;
             m_followUps.push_back(std::move(next));
         }
-    } else {
-        ++m_progress.failed;
     }
     t.record.outputText.clear(); // history only; keeps memory flat over long runs
     if (!t.warmup) {
         m_lastMeasuredCompletion = std::max(m_lastMeasuredCompletion, ended);
-        --m_measuredInFlight;
+        m_dispatch.measuredEnded();
         m_sink(std::move(t.record));
     }
     curl_multi_remove_handle(m_multi, easy);
     m_active.erase(it);
-    --m_progress.inFlight;
+    --m_inFlight;
 }
 
 // Transfers that ended are finished right after the action that ended them, so their end is
@@ -325,9 +347,11 @@ int LoadRun::serveReady(int waitMs) {
             (void)!read(m_dueTimer, &expirations, sizeof expirations);
             continue;
         }
-        m_readyAt = events[i].events & EPOLLIN
-                        ? m_received.newestQueued(events[i].data.fd).value_or(polledAt)
-                        : polledAt;
+        const auto arrived =
+            events[i].events & EPOLLIN ? m_received.newestQueued(events[i].data.fd) : std::nullopt;
+        m_readyAt = arrived.value_or(polledAt);
+        if (arrived) // how late the loop got to data that was waiting for it
+            m_load.readLagS.add(std::max(0.0, seconds(Clock::now() - *arrived)));
         const int mask = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
                          (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
                          (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
@@ -338,16 +362,8 @@ int LoadRun::serveReady(int waitMs) {
 }
 
 void LoadRun::run() {
-    if (m_schedule) { // the first requests are made ready before the clock starts
-        m_feed = std::make_unique<ScheduleFeed>(
-            *m_schedule,
-            [this](const std::shared_ptr<const Conversation>& conversation) {
-                Cursor c;
-                c.owned = conversation;
-                return requestBody(c);
-            },
-            kAhead, kAheadBytes);
-        m_feed->waitFilled();
+    const double cpu0 = threadCpuSeconds();
+    if (m_feed) {
         m_dueTimer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
         epoll_event ev{};
         ev.events = EPOLLIN;
@@ -357,13 +373,18 @@ void LoadRun::run() {
             m_dueTimer = -1;
         }
     }
-    m_started = Clock::now();
+    m_started = m_dispatch.started();
     m_nextArrival = m_started;
-    auto lastProgress = m_started;
+    for (int i = 0; i < m_place.loop; ++i) // this loop's first arrival of the gamma process
+        m_nextArrival += std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(m_gaps(m_random)));
+    auto lastProgress = Clock::now();
     for (;;) {
         const auto now = Clock::now();
+        if (m_dispatch.failed()) // another loop's error ends the run at once
+            break;
         const int adds = issueDue(now);
-        if (m_progress.inFlight == 0 && !mayIssue(now))
+        if (m_inFlight == 0 && !mayIssue(now))
             break;
         int n = serveReady(waitMs(now, adds));
         // Sockets that became ready while this turn worked (a slow sink stalls it) are served
@@ -374,11 +395,13 @@ void LoadRun::run() {
         finishDone();
         if (m_onProgress && Clock::now() - lastProgress >= std::chrono::seconds(1)) {
             lastProgress = Clock::now();
-            m_onProgress(m_progress);
+            m_onProgress(m_dispatch.progress());
         }
     }
     if (m_onProgress)
-        m_onProgress(m_progress);
+        m_onProgress(m_dispatch.progress());
+    m_load.cpuS = threadCpuSeconds() - cpu0;
+    m_load.wallS = seconds(Clock::now() - m_started);
 }
 
 } // namespace tierscope

@@ -139,6 +139,8 @@ std::size_t StreamTransfer::onData(char* data, std::size_t size, std::size_t cou
     auto* t = static_cast<StreamTransfer*>(user);
     const std::size_t n = size * count;
     t->m_lastReceived = *t->m_readyAt;
+    if (t->observer)
+        (*t->observer)(t->loop, t->record.index);
     if (t->m_rawStart.size() < 512)
         t->m_rawStart.append(data, std::min(n, 512 - t->m_rawStart.size()));
     if (!t->m_parser->feed(std::string_view(data, n))) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <curl/curl.h>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,9 @@ struct StreamChunk;
 // where its conversation stands. The load generator's loop owns it from the send to the end.
 struct StreamTransfer {
     using Clock = std::chrono::steady_clock;
+    // Told of each piece of a stream's data on the thread that read it: which loop owns the
+    // transfer and its request's index (tests check that one loop reads each stream).
+    using EventObserver = std::function<void(int loop, long request)>;
 
     // Where a conversation stands: which round is next, and what was said so far.
     struct Cursor {
@@ -55,6 +59,8 @@ struct StreamTransfer {
     Cursor cursor;
     bool warmup = false;
     Clock::time_point send;
+    int loop = 0;
+    const EventObserver* observer = nullptr;
 
   private:
     static std::size_t onData(char* data, std::size_t size, std::size_t count, void* user);

@@ -17,6 +17,7 @@
 #include "experiments/EvidenceSnapshot.h"
 #include "experiments/MeasuredLoad.h"
 #include "experiments/PortHolder.h"
+#include "loadgen/ClientSaturation.h"
 #include "loadgen/Datasets.h"
 #include "loadgen/LoadGenerator.h"
 #include "workloads/WorkloadError.h"
@@ -28,7 +29,6 @@
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <sys/resource.h>
 #include <unistd.h>
 
 namespace tierscope {
@@ -109,6 +109,7 @@ void printSummary(const nlohmann::json& s, bool scheduled) {
     block("---------------Inter-token Latency----------------", "itl", "ITL");
     block("----------------End-to-end Latency----------------", "e2el", "E2EL");
     std::printf("==================================================\n");
+    std::printf("%s", ClientSaturation::describe(s.value("client", nlohmann::json())).c_str());
 }
 
 // cold-recovery's populate phase, stored as a run of status "populate", then the resets
@@ -253,6 +254,9 @@ CLI::App* LoadCommand::attach(CLI::App& parent, Options& o) {
     cmd->add_option("--seed", o.seed, "Seed for prompts and arrivals")->capture_default_str();
     cmd->add_option("--request-timeout", o.requestTimeout, "Give up on one request after this long")
         ->capture_default_str();
+    cmd->add_option("--client-threads", o.clientThreads,
+                    "Client event loops, each on its own thread (default: one per core)")
+        ->check(CLI::PositiveNumber);
     return cmd;
 }
 
@@ -296,6 +300,7 @@ std::optional<std::string> generatorOptions(const LoadCommand::Options& o, Setup
     options.tokenEnvVar = o.tokenEnv;
     options.insecureTls = o.insecure;
     options.seed = o.seed;
+    options.clientThreads = o.clientThreads;
     options.ignoreEos = o.ignoreEos;
     if (!o.extraBody.empty()) {
         options.extraBody = nlohmann::json::parse(o.extraBody, nullptr, false);
@@ -420,18 +425,14 @@ struct Streamed {
     std::string endpoint;
     bool openLoop = false; // --rate or a trace: the schedule error is reported
     nlohmann::json trace = nlohmann::json::object(); // {"trace": its report} for a trace
+    nlohmann::json client; // the client's own saturation (ClientSaturation)
 };
 
 // The measured phase: requests go to the store as they finish and into bounded summary
 // statistics, so a soak of millions of requests holds only those in flight.
 Streamed stream(Setup& s, const WallClock& clock, LoadAccumulator& accumulator,
                 RequestWriter& writer) {
-    // Every stream holds a socket; thousands of them exceed the usual soft limit of 1024.
-    rlimit files{};
-    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-        files.rlim_cur = files.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &files);
-    }
+    LoadGenerator::raiseFileLimit();
     LoadGenerator generator(s.options, std::move(s.prompts.measured), clock, s.trace.get());
     Streamed out;
     bool storeFailed = false;
@@ -463,6 +464,7 @@ Streamed stream(Setup& s, const WallClock& clock, LoadAccumulator& accumulator,
     writer.stop();
     out.durationS = generator.durationS();
     out.maxConcurrent = generator.maxConcurrent();
+    out.client = generator.saturation().toJson();
     out.endpoint = generator.displayEndpoint();
     out.openLoop = s.options.rate > 0 || s.trace;
     if (s.trace) { // what the trace held and what of it was left out, before the figures
@@ -537,6 +539,7 @@ int LoadCommand::run(const GlobalOptions& global, const Options& o) {
     if (!o.kvPath.empty())
         summary["kv_tier"] = PathDevice::resolve(o.kvPath).toJson();
     summary["endpoint"] = streamed.endpoint;
+    summary["client"] = streamed.client;
     // vLLM's result fields: the configured limit, beside the observed peak
     // (max_concurrent_requests, measured requests only).
     summary["max_concurrency"] = o.concurrency > 0 ? nlohmann::json(o.concurrency) : nullptr;

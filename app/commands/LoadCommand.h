@@ -51,6 +51,7 @@ class LoadCommand {
         std::string extraBody; // a JSON object merged into every request body
         std::uint64_t seed = 0;
         std::string requestTimeout = "600s";
+        int clientThreads = 0;            // event loops; 0: one per core
         LoadRecording::Options recording; // the machine and the engine, in the same session
         TraceSchedule::Options trace;     // --dataset trace
     };

@@ -1,9 +1,9 @@
 #include "SseTestServer.h"
 #include "TestSupport.h"
-#include "loadgen/Datasets.h"
-#include "simulator/EngineSimulator.h"
-#include "loadgen/LoadGenerator.h"
 #include "core/stats/LoadSummary.h"
+#include "loadgen/Datasets.h"
+#include "loadgen/LoadGenerator.h"
+#include "simulator/EngineSimulator.h"
 
 #include <algorithm>
 #include <atomic>
@@ -175,6 +175,7 @@ class TestLoadGenerator : public QObject {
         o.rate = 60; // requests go out on a clock, not as others finish
         o.requests = 192;
         o.warmup = 16;
+        o.clientThreads = 1; // the sink runs on the loop's thread: it stalls the loop
         LoadGenerator generator(o, Datasets::synthetic(208, 100, 400, 8, 3), clock);
         std::vector<RequestRecord> records;
         std::vector<std::pair<std::int64_t, std::int64_t>> stalls; // wall ns
@@ -489,6 +490,7 @@ class TestLoadGenerator : public QObject {
         o.model = "m";
         o.concurrency = 3;
         o.requests = 3;
+        o.clientThreads = 1; // the sink runs on the loop's thread: it stalls the loop
         LoadGenerator generator(o, prompts({"C", "A", "B"}), clock);
         std::vector<RequestRecord> records;
         generator.run([&](RequestRecord&& r) {

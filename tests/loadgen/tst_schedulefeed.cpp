@@ -4,6 +4,7 @@
 #include <atomic>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 using namespace tierscope;
 
@@ -84,6 +85,32 @@ class TestScheduleFeed : public QObject {
         }
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, feed.nextOffset());
         QVERIFY(feed.ended());
+    }
+
+    // One lane per event loop: the requests dealt round robin, each lane in order, and every
+    // request taken once.
+    void lanesAreDealtRoundRobin() {
+        CountingSchedule schedule(9);
+        ScheduleFeed feed(schedule, body, 4, 1 << 20, 2);
+        feed.waitFilled();
+        std::vector<int> taken[2];
+        while (!(feed.ended(0) && feed.ended(1))) {
+            bool any = false;
+            for (std::size_t lane = 0; lane < 2; ++lane)
+                if (const auto due = feed.nextOffset(lane)) {
+                    any = true;
+                    const auto ready = feed.pop(lane);
+                    QCOMPARE(ready.offset, *due);
+                    const int ms = static_cast<int>(
+                        std::chrono::duration_cast<std::chrono::milliseconds>(*due).count());
+                    QCOMPARE(ready.sequence, static_cast<std::size_t>(ms - 1)); // its schedule row
+                    taken[lane].push_back(ms);
+                }
+            if (!any)
+                std::this_thread::yield();
+        }
+        QCOMPARE(taken[0], std::vector<int>({1, 3, 5, 7, 9}));
+        QCOMPARE(taken[1], std::vector<int>({2, 4, 6, 8}));
     }
 
     void anUnfinishedFeedStopsWithItsOwner() {

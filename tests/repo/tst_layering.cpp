@@ -37,7 +37,8 @@ class TstLayering : public QObject {
               "core/store"}},
             {"collectors/prometheus", {"collectors"}},
             {"agent", {"collectors"}},
-            {"loadgen", {"collectors/base"}},
+            // The client's saturation summary keeps its lags in core/stats' sketch.
+            {"loadgen", {"collectors/base", "core/stats"}},
             {"simulator", {}},
             {"workloads", {"core/stats", "core/util", "collectors/storage"}},
             {"experiments", {"collectors", "loadgen", "workloads", "core/report"}},
