@@ -419,4 +419,63 @@ std::optional<AmdRocmSmi::PcieThroughput> AmdRocmSmi::pcieThroughput(const Devic
     return parsed;
 }
 
+std::optional<std::vector<AmdRocmSmi::ComputeProcess>>
+AmdRocmSmi::computeProcesses(std::string& reason) {
+    std::vector<rsmi_process_info_t> infos;
+    std::uint32_t count = 0;
+    rsmi_status_t r = rsmi_compute_process_info_get(nullptr, &count);
+    // A process can start between the two calls: room for a few more, and ask again if short.
+    for (int attempt = 0; r == RSMI_STATUS_SUCCESS && attempt < 4; ++attempt) {
+        infos.resize(count + 8);
+        count = static_cast<std::uint32_t>(infos.size());
+        r = rsmi_compute_process_info_get(infos.data(), &count);
+        if (r == RSMI_STATUS_INSUFFICIENT_SIZE) {
+            r = rsmi_compute_process_info_get(nullptr, &count);
+            continue;
+        }
+        infos.resize(std::min<std::size_t>(count, infos.size()));
+        break;
+    }
+    if (r != RSMI_STATUS_SUCCESS) {
+        reason = "rsmi_compute_process_info_get: " + statusText(r);
+        return std::nullopt;
+    }
+    std::vector<ComputeProcess> out;
+    for (const auto& info : infos) {
+        ComputeProcess p;
+        p.pid = info.process_id;
+        // The list gives pid and PASID only; the VRAM comes with the per-pid call.
+        rsmi_process_info_t detail{};
+        if (rsmi_compute_process_info_by_pid_get(p.pid, &detail) == RSMI_STATUS_SUCCESS)
+            p.vramBytes = detail.vram_usage;
+        std::uint32_t n = static_cast<std::uint32_t>(m_devices.size());
+        std::vector<std::uint32_t> indices(std::max<std::size_t>(n, 1));
+        if (rsmi_compute_process_gpus_get(p.pid, indices.data(), &n) == RSMI_STATUS_SUCCESS) {
+            indices.resize(std::min<std::size_t>(n, indices.size()));
+            p.devices = std::move(indices);
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+std::vector<std::vector<GpuProcessSnapshot::Process>>
+AmdRocmSmi::processesByDevice(const std::vector<ComputeProcess>& processes,
+                              std::size_t deviceCount) {
+    std::vector<std::vector<GpuProcessSnapshot::Process>> out(deviceCount);
+    for (const auto& p : processes) {
+        for (const std::uint32_t device : p.devices) {
+            if (device >= deviceCount)
+                continue;
+            GpuProcessSnapshot::Process row;
+            row.pid = p.pid;
+            row.compute = true;
+            if (p.devices.size() == 1 && p.vramBytes)
+                row.vramBytes = static_cast<double>(*p.vramBytes);
+            out[device].push_back(std::move(row));
+        }
+    }
+    return out;
+}
+
 } // namespace tierscope

@@ -4,6 +4,7 @@
 #include "collectors/base/SysfsAttribute.h"
 #include "collectors/base/SystemPaths.h"
 #include "collectors/gpu/GpuBackendStatus.h"
+#include "collectors/gpu/GpuProcessSnapshot.h"
 
 #include <cstdint>
 #include <memory>
@@ -66,6 +67,14 @@ class AmdRocmSmi {
         std::string compute, memory;
     };
 
+    // A process the KFD knows: its VRAM (rocm-smi sums it over the process's GPUs) and the rsmi
+    // indices of those GPUs.
+    struct ComputeProcess {
+        std::uint32_t pid = 0;
+        std::optional<std::uint64_t> vramBytes;
+        std::vector<std::uint32_t> devices;
+    };
+
     // nullptr when the backend is unavailable; status says why (or what was found).
     static std::shared_ptr<AmdRocmSmi> open(const SystemPaths& paths, GpuBackendStatus& status);
     ~AmdRocmSmi();
@@ -98,6 +107,13 @@ class AmdRocmSmi {
     Partition partition(const Device& d);
     // "16.0 GT/s PCIe" (kernel 5.x and later), "8 GT/s" (older): GT/s; "Unknown": nullopt.
     static std::optional<double> parseLinkSpeed(const std::string& text);
+    // rsmi_compute_process_info_get, then per pid _info_by_pid_get and _gpus_get; read from the
+    // KFD's process table, so a suspended GPU stays asleep. Absent with a reason on failure.
+    std::optional<std::vector<ComputeProcess>> computeProcesses(std::string& reason);
+    // Per rsmi device index, the processes on it. A process's VRAM belongs to one GPU only when
+    // it uses one GPU; spread over several, its share of each is unknown: absent.
+    static std::vector<std::vector<GpuProcessSnapshot::Process>>
+    processesByDevice(const std::vector<ComputeProcess>& processes, std::size_t deviceCount);
 
   private:
     AmdRocmSmi() = default;
@@ -114,7 +130,7 @@ class AmdRocmSmi {
     DirectReads& directReads(const Device& d);
     std::optional<double> readDirect(std::unique_ptr<SysfsAttribute>& attribute, const Device& d,
                                      const char* field);
-    std::vector<DirectReads> m_direct; // by device index
+    std::vector<DirectReads> m_direct;                       // by device index
     std::vector<std::optional<double>> m_energyResolutionUj; // by device index
     std::mutex m_directMutex;
     std::mutex m_statusMutex;

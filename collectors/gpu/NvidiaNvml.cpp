@@ -1,5 +1,6 @@
 #include "collectors/gpu/NvidiaNvml.h"
 
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 namespace tierscope {
@@ -64,6 +65,8 @@ std::shared_ptr<NvidiaNvml> NvidiaNvml::open(const std::string& libraryPath,
     nvml->m_lib.bind(nvml->m_getLinkGen, "nvmlDeviceGetCurrPcieLinkGeneration");
     nvml->m_lib.bind(nvml->m_getMaxLinkGen, "nvmlDeviceGetMaxPcieLinkGeneration");
     nvml->m_lib.bind(nvml->m_getGpuMaxLinkGen, "nvmlDeviceGetGpuMaxPcieLinkGeneration");
+    nvml->bindProcessList(nvml->m_computeProcesses, "nvmlDeviceGetComputeRunningProcesses");
+    nvml->bindProcessList(nvml->m_graphicsProcesses, "nvmlDeviceGetGraphicsRunningProcesses");
 
     unsigned int n = 0;
     if (count(&n) != nvml::kSuccess || n == 0) {
@@ -169,6 +172,86 @@ NvidiaNvml::PcieLink NvidiaNvml::pcieLink(const Device& d) {
             readUint(m_getLinkGen, d, "PCIe link generation"),
             readUint(m_getMaxLinkGen, d, "PCIe maximum link generation"),
             readUint(m_getGpuMaxLinkGen, d, "GPU's maximum PCIe generation")};
+}
+
+void NvidiaNvml::bindProcessList(ProcessListFn& fn, const std::string& base) {
+    // _v3 and _v2 fill nvmlProcessInfo_v2_t; the unversioned entry point, all that older
+    // drivers have, fills the two-field v1 struct.
+    static const std::string kNames[] = {"_v3", "_v2"};
+    for (const auto& suffix : kNames) {
+        if (m_lib.bind(fn.v2, (base + suffix).c_str())) {
+            fn.name = base + suffix;
+            return;
+        }
+    }
+    if (m_lib.bind(fn.v1, base.c_str()))
+        fn.name = base;
+}
+
+nvml::Return NvidiaNvml::readProcessList(const ProcessListFn& fn, const Device& d,
+                                         std::vector<nvml::ProcessInfoV2>& out) {
+    // The list can grow between asking its size and reading it: retry with the size NVML
+    // says it needs, plus room for a few more.
+    unsigned int capacity = 32;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        unsigned int count = capacity;
+        nvml::Return r = nvml::kSuccess;
+        if (fn.v2) {
+            out.assign(capacity, nvml::ProcessInfoV2{});
+            r = fn.v2(d.handle, &count, out.data());
+        } else {
+            std::vector<nvml::ProcessInfoV1> v1(capacity);
+            r = fn.v1(d.handle, &count, v1.data());
+            out.clear();
+            for (unsigned int i = 0; r == nvml::kSuccess && i < count && i < capacity; ++i)
+                out.push_back({v1[i].pid, v1[i].usedGpuMemory, 0, 0});
+        }
+        if (r == nvml::kSuccess) {
+            out.resize(std::min(count, capacity));
+            return r;
+        }
+        if (r != nvml::kErrorInsufficientSize)
+            return r;
+        capacity = count + 8;
+    }
+    return nvml::kErrorInsufficientSize;
+}
+
+NvidiaNvml::RunningProcesses NvidiaNvml::runningProcesses(const Device& d) {
+    RunningProcesses result;
+    if (!m_computeProcesses.bound()) {
+        result.reason = m_lib.path() + " lacks nvmlDeviceGetComputeRunningProcesses";
+        return result;
+    }
+    std::vector<RunningProcess> list;
+    auto merge = [&list](const std::vector<nvml::ProcessInfoV2>& infos, bool compute) {
+        for (const auto& info : infos) {
+            auto it = std::find_if(list.begin(), list.end(),
+                                   [&](const RunningProcess& p) { return p.pid == info.pid; });
+            if (it == list.end())
+                it = list.insert(list.end(), RunningProcess{info.pid, std::nullopt, false, false});
+            (compute ? it->compute : it->graphics) = true;
+            if (info.usedGpuMemory == nvml::kValueNotAvailable)
+                continue;
+            // A process in both lists is one process with one allocation, reported twice:
+            // the larger figure, not the sum.
+            it->usedBytes = std::max(it->usedBytes.value_or(0), info.usedGpuMemory);
+        }
+    };
+    std::vector<nvml::ProcessInfoV2> infos;
+    const nvml::Return r = readProcessList(m_computeProcesses, d, infos);
+    if (!check(r, d, "compute processes")) {
+        result.reason = m_computeProcesses.name + ": " +
+                        (m_errorString ? m_errorString(r) : std::to_string(r).c_str());
+        return result;
+    }
+    merge(infos, true);
+    // The graphics list only adds: a driver that cannot list graphics work still lists compute.
+    if (m_graphicsProcesses.bound() &&
+        check(readProcessList(m_graphicsProcesses, d, infos), d, "graphics processes"))
+        merge(infos, false);
+    result.list = std::move(list);
+    return result;
 }
 
 } // namespace tierscope

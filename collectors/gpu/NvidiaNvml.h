@@ -33,6 +33,18 @@ class NvidiaNvml {
         std::optional<unsigned> gen, maxGen, gpuMaxGen;
     };
 
+    // One process NVML lists on a GPU; usedBytes absent where the driver cannot tell.
+    struct RunningProcess {
+        unsigned pid = 0;
+        std::optional<unsigned long long> usedBytes;
+        bool compute = false, graphics = false;
+    };
+    // Absent list: this library or driver cannot say (reason tells why in words).
+    struct RunningProcesses {
+        std::optional<std::vector<RunningProcess>> list;
+        std::string reason;
+    };
+
     // libraryPath: normally "libnvidia-ml.so.1"; $TIERSCOPE_NVML_LIBRARY overrides it.
     static std::shared_ptr<NvidiaNvml> open(const std::string& libraryPath,
                                             GpuBackendStatus& status);
@@ -50,6 +62,9 @@ class NvidiaNvml {
     // nvmlDeviceGetCurrentClocksEventReasons, or its older name ...ThrottleReasons.
     std::optional<unsigned long long> clocksEventReasons(const Device& d);
     PcieLink pcieLink(const Device& d);
+    // nvmlDevice{Compute,Graphics}RunningProcesses (_v3, _v2 or the unversioned v1 layout,
+    // whichever the driver has), one entry per pid.
+    RunningProcesses runningProcesses(const Device& d);
     bool usesMemoryV2() const { return m_getMemoryV2 != nullptr; }
 
   private:
@@ -70,6 +85,17 @@ class NvidiaNvml {
     using UintGetter = nvml::Return (*)(nvml::Device, unsigned int*);
     UintGetter m_getLinkWidth = nullptr, m_getMaxLinkWidth = nullptr;
     UintGetter m_getLinkGen = nullptr, m_getMaxLinkGen = nullptr, m_getGpuMaxLinkGen = nullptr;
+    // The newest of the three entry points this driver has, for one process list.
+    struct ProcessListFn {
+        nvml::Return (*v2)(nvml::Device, unsigned int*, nvml::ProcessInfoV2*) = nullptr;
+        nvml::Return (*v1)(nvml::Device, unsigned int*, nvml::ProcessInfoV1*) = nullptr;
+        std::string name; // the symbol bound, for the reason a failure gives
+        bool bound() const { return v2 || v1; }
+    };
+    ProcessListFn m_computeProcesses, m_graphicsProcesses;
+    void bindProcessList(ProcessListFn& fn, const std::string& base);
+    nvml::Return readProcessList(const ProcessListFn& fn, const Device& d,
+                                 std::vector<nvml::ProcessInfoV2>& out);
     std::optional<unsigned> readUint(UintGetter getter, const Device& d, const char* field);
     std::vector<Device> m_devices;
     LogOnce m_logOnce;

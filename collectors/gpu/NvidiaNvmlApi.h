@@ -9,6 +9,9 @@ using Device = struct DeviceOpaque*;
 
 constexpr Return kSuccess = 0;
 constexpr Return kErrorNotSupported = 3;
+constexpr Return kErrorInsufficientSize = 7;
+// nvmlProcessInfo_t's usedGpuMemory when the driver cannot tell (e.g. without permission).
+constexpr unsigned long long kValueNotAvailable = ~0ull;
 constexpr int kPcieTxBytes = 0;    // NVML_PCIE_UTIL_TX_BYTES, KB/s
 constexpr int kPcieRxBytes = 1;    // NVML_PCIE_UTIL_RX_BYTES, KB/s
 constexpr int kTemperatureGpu = 0; // NVML_TEMPERATURE_GPU, degrees C
@@ -41,6 +44,19 @@ struct PciInfo { // nvmlPciInfo_t (v3)
     unsigned int pciDeviceId;
     unsigned int pciSubSystemId;
     char busId[32];
+};
+
+// nvmlProcessInfo_v1_t: what the unversioned nvmlDevice{Compute,Graphics}RunningProcesses fill.
+struct ProcessInfoV1 {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+};
+// nvmlProcessInfo_v2_t, also named nvmlProcessInfo_t: what the _v2 and _v3 entry points fill.
+struct ProcessInfoV2 {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
 };
 
 } // namespace tierscope::nvml

@@ -5,7 +5,11 @@
 //                      name before NVML 12.2, nvmlDeviceGetCurrentClocksThrottleReasons (older
 //                      drivers)
 //   FAKE_NVML_NO_INIT  no nvmlInit_v2 (a broken or foreign library)
+//   FAKE_NVML_NO_PROCESSES  no running-process entry points at all (a driver older than them)
+// The process lists come as _v3 (nvmlProcessInfo_v2_t) by default, and only under their
+// unversioned names with the two-field nvmlProcessInfo_v1_t in FAKE_NVML_V1_ONLY.
 #include <cstring>
+#include <unistd.h>
 
 extern "C" {
 
@@ -32,6 +36,18 @@ typedef struct {
 #define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_UNINITIALIZED 1
 #define NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_VALUE_NOT_AVAILABLE (~0ull)
+
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_v2_t;
 
 static bool g_initialised = false;
 static int g_devices[2];
@@ -168,4 +184,77 @@ nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int*
     *generation = 5;
     return NVML_SUCCESS;
 }
+
+#ifndef FAKE_NVML_NO_PROCESSES
+// GPU 0 runs, on its compute list: this very process (2 GiB; also on the graphics list, with
+// the same allocation seen as 1.5 GiB), pid 4194304 (1 GiB), which no Linux process can have
+// (PID_MAX_LIMIT), so it has vanished by the time its name is read, and `extra` more such pids
+// (fakeNvmlSetExtraProcesses) to overflow the caller's first buffer. On its graphics list, also
+// pid 4194305 with its memory not available. GPU 1 cannot list processes (not supported).
+static unsigned int g_extraProcesses = 0;
+void fakeNvmlSetExtraProcesses(unsigned int n) {
+    g_extraProcesses = n;
+}
+struct FakeProcess {
+    unsigned int pid;
+    unsigned long long used;
+};
+static unsigned int fakeProcesses(bool graphics, FakeProcess* out, unsigned int capacity) {
+    FakeProcess all[64];
+    unsigned int n = 0;
+    const unsigned int self = static_cast<unsigned int>(getpid());
+    if (graphics) {
+        all[n++] = {self, 1610612736ull};
+        all[n++] = {4194305u, NVML_VALUE_NOT_AVAILABLE};
+    } else {
+        all[n++] = {self, 2147483648ull};
+        all[n++] = {4194304u, 1073741824ull};
+        for (unsigned int i = 0; i < g_extraProcesses && n < 64; ++i)
+            all[n++] = {5000000u + i, 1048576ull};
+    }
+    for (unsigned int i = 0; i < n && i < capacity; ++i)
+        out[i] = all[i];
+    return n;
+}
+extern "C++" { // a template cannot have C linkage
+template <typename Info>
+static nvmlReturn_t listProcesses(nvmlDevice_t d, bool graphics, unsigned int* count, Info* infos) {
+    if (indexOf(d) == 1)
+        return NVML_ERROR_NOT_SUPPORTED;
+    FakeProcess found[64];
+    const unsigned int n = fakeProcesses(graphics, found, 64);
+    if (*count < n || infos == nullptr) {
+        const bool enough = *count >= n;
+        *count = n;
+        return enough && n == 0 ? NVML_SUCCESS : NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned int i = 0; i < n; ++i) {
+        std::memset(&infos[i], 0, sizeof infos[i]);
+        infos[i].pid = found[i].pid;
+        infos[i].usedGpuMemory = found[i].used;
+    }
+    *count = n;
+    return NVML_SUCCESS;
+}
+}
+#ifndef FAKE_NVML_V1_ONLY
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int* count,
+                                                     nvmlProcessInfo_v2_t* infos) {
+    return listProcesses(d, false, count, infos);
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned int* count,
+                                                      nvmlProcessInfo_v2_t* infos) {
+    return listProcesses(d, true, count, infos);
+}
+#else
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int* count,
+                                                  nvmlProcessInfo_v1_t* infos) {
+    return listProcesses(d, false, count, infos);
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int* count,
+                                                   nvmlProcessInfo_v1_t* infos) {
+    return listProcesses(d, true, count, infos);
+}
+#endif
+#endif
 }

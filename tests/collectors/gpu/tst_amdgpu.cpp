@@ -235,6 +235,30 @@ class TestAmdGpu : public QObject {
         QVERIFY(!AmdRocmSmi::parseLinkSpeed(""));
     }
 
+    // rocm-smi's process table to each GPU's processes. rocm-smi-lib is linked, and its process
+    // calls read the KFD's own files, so this tests the merge on the values the calls return.
+    void computeProcessesByDevice() {
+        const std::vector<AmdRocmSmi::ComputeProcess> processes = {
+            {4242, 8'000'000'000ull, {1}},  // one GPU: its VRAM is that GPU's
+            {77, 6'000'000'000ull, {0, 1}}, // two: rocm-smi gives the sum only
+            {91, std::nullopt, {0}},        // the per-pid call failed: VRAM absent
+            {13, 1'000'000ull, {}},         // its GPUs unknown: on no GPU
+            {55, 2'000'000ull, {7}}};       // an index this machine does not have
+        const auto byDevice = AmdRocmSmi::processesByDevice(processes, 2);
+        QCOMPARE(byDevice.size(), std::size_t(2));
+        QCOMPARE(byDevice[0].size(), std::size_t(2));
+        QCOMPARE(byDevice[0][0].pid, 77u);
+        QVERIFY(!byDevice[0][0].vramBytes); // absent, not the sum and not 0
+        QCOMPARE(byDevice[0][1].pid, 91u);
+        QVERIFY(!byDevice[0][1].vramBytes);
+        QCOMPARE(byDevice[1].size(), std::size_t(2));
+        QCOMPARE(byDevice[1][0].pid, 4242u);
+        QCOMPARE(byDevice[1][0].vramBytes, std::optional<double>(8e9));
+        QVERIFY(byDevice[1][0].compute && !byDevice[1][0].graphics);
+        QVERIFY(!byDevice[1][0].name); // names are read later, from /proc
+        QCOMPARE(byDevice[1][1].pid, 77u);
+    }
+
     void identityInDeviceTable() {
         QTemporaryDir dir;
         FakeAmdGpuTree::build(dir.path().toStdString(), {gpu0(), gpu1()});

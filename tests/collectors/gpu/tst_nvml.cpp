@@ -1,10 +1,12 @@
 #include "TestSupport.h"
+#include "collectors/gpu/GpuProcessReader.h"
 #include "collectors/gpu/NvidiaGpuCollector.h"
 
 #include <QFile>
 #include <dlfcn.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 using namespace tierscope;
 
@@ -24,7 +26,96 @@ class TestNvml : public QObject {
         return out;
     }
 
+    // The GPU process lists of one fake library, read as the GUI's GPU panel reads them; no
+    // KFD under the system root, so no AMD GPU shifts the NVIDIA numbering.
+    static GpuProcessSnapshot processesOf(const char* library) {
+        GpuBackends::Libraries libraries;
+        libraries.nvml = library;
+        libraries.dcmi = {"/nonexistent/libdcmi.so"};
+        GpuProcessReader reader({"/proc", "/nonexistent-sys"}, libraries);
+        return reader.read();
+    }
+
+    // GPU 0's list as the fake library gives it, whichever entry points it has.
+    static void checkFakeProcesses(const GpuProcessSnapshot& s) {
+        QCOMPARE(s.gpus.size(), std::size_t(2));
+        const auto& gpu0 = s.gpus[0];
+        QCOMPARE(gpu0.index, 0);
+        QCOMPARE(gpu0.vendor, std::string("nvidia"));
+        QCOMPARE(gpu0.busId, std::string("00000000:17:00.0"));
+        QVERIFY2(gpu0.processes, gpu0.reason.c_str());
+        const auto& p = *gpu0.processes;
+        QCOMPARE(p.size(), std::size_t(3));
+        // The largest first. This process: on both lists, its one allocation seen as 2 GiB
+        // (compute) and 1.5 GiB (graphics): the larger, not the sum; its name from /proc.
+        QCOMPARE(p[0].pid, static_cast<std::uint32_t>(getpid()));
+        QCOMPARE(p[0].vramBytes, std::optional<double>(2147483648.0));
+        QCOMPARE(p[0].name, std::optional<std::string>("tst_nvml"));
+        QVERIFY(p[0].compute && p[0].graphics);
+        // A pid no process can have: its pid and VRAM stay, its name is absent, not "".
+        QCOMPARE(p[1].pid, 4194304u);
+        QCOMPARE(p[1].vramBytes, std::optional<double>(1073741824.0));
+        QVERIFY(!p[1].name);
+        // NVML_VALUE_NOT_AVAILABLE: VRAM absent, not 18 EB and not 0.
+        QCOMPARE(p[2].pid, 4194305u);
+        QVERIFY(!p[2].vramBytes);
+        QVERIFY(!p[2].compute && p[2].graphics);
+        // GPU 1 answers NVML_ERROR_NOT_SUPPORTED: no list, and why.
+        QVERIFY(!s.gpus[1].processes);
+        QVERIFY2(s.gpus[1].reason.find("Not Supported") != std::string::npos,
+                 s.gpus[1].reason.c_str());
+        QCOMPARE(s.statuses.size(), std::size_t(3));
+        QCOMPARE(s.statuses[0].backend, std::string("amd"));
+        QVERIFY(!s.statuses[0].available);
+        QVERIFY(s.statuses[1].available);
+    }
+
   private slots:
+    void runningProcessesThroughDlopen() {
+        const auto s = processesOf(FAKE_NVML);
+        checkFakeProcesses(s);
+        QCOMPARE(s.gpus[1].reason,
+                 std::string("nvmlDeviceGetComputeRunningProcesses_v3: Not Supported"));
+    }
+
+    // Drivers before R450 have only the unversioned entry points and the two-field struct.
+    void runningProcessesFromTheV1Layout() {
+        const auto s = processesOf(FAKE_NVML_V1);
+        checkFakeProcesses(s);
+        QCOMPARE(s.gpus[1].reason,
+                 std::string("nvmlDeviceGetComputeRunningProcesses: Not Supported"));
+    }
+
+    // More processes than the first buffer holds: NVML says how many, and all come back.
+    void runningProcessesBeyondTheFirstBuffer() {
+        GpuBackendStatus status;
+        auto nvml = NvidiaNvml::open(FAKE_NVML, status);
+        QVERIFY2(nvml, status.summary().c_str());
+        void* fake = dlopen(FAKE_NVML, RTLD_NOW | RTLD_NOLOAD);
+        QVERIFY(fake);
+        auto* setExtra =
+            reinterpret_cast<void (*)(unsigned)>(dlsym(fake, "fakeNvmlSetExtraProcesses"));
+        QVERIFY(setExtra);
+        setExtra(40);
+        const auto running = nvml->runningProcesses(nvml->devices()[0]);
+        setExtra(0);
+        dlclose(fake);
+        QVERIFY2(running.list, running.reason.c_str());
+        QCOMPARE(running.list->size(), std::size_t(43)); // 42 compute, 1 more graphics only
+        QCOMPARE(running.list->back().pid, 4194305u);
+    }
+
+    // A driver older than the process calls: the GPU's figures still come, its processes are
+    // absent with the reason.
+    void missingProcessCallsAreAReason() {
+        const auto s = processesOf(FAKE_NVML_NOPROC);
+        QCOMPARE(s.gpus.size(), std::size_t(2));
+        QVERIFY(!s.gpus[0].processes);
+        QCOMPARE(s.gpus[0].reason,
+                 std::string(FAKE_NVML_NOPROC) + " lacks nvmlDeviceGetComputeRunningProcesses");
+        QCOMPARE(sampleOnce(FAKE_NVML_NOPROC).at("gpu/2/busy_pct"), 63.0);
+    }
+
     void knownValuesThroughDlopen() {
         GpuBackendStatus status;
         auto nvml = NvidiaNvml::open(FAKE_NVML, status);
