@@ -4,12 +4,17 @@
 #include "core/analysis/AnalysisText.h"
 #include "core/analysis/EngineRoles.h"
 #include "core/analysis/MultipathHeads.h"
+#include "core/analysis/RangeStatistics.h"
 #include "core/analysis/SessionAnalysis.h"
 #include "core/engine/EngineMetricCatalog.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/DurationParser.h"
+#include "core/util/TimeRangeText.h"
+#include "core/util/UnitFormat.h"
+#include "core/util/WallClock.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -139,6 +144,127 @@ nlohmann::json multipathJson(const PathSkew::Result& r) {
     return {{"findings", findings}, {"notes", r.notes}};
 }
 
+nlohmann::json figuresJson(const std::optional<RangeStatistics::Figures>& f) {
+    if (!f)
+        return nullptr;
+    return {{"count", f->count}, {"min", f->min}, {"mean", f->mean},
+            {"p50", f->p50},     {"p99", f->p99}, {"last", f->last}};
+}
+
+nlohmann::json requestsJson(const std::optional<RangeStatistics::Requests>& r) {
+    if (!r)
+        return nullptr;
+    return {{"count", r->count},
+            {"failed", r->failed},
+            {"ttft_p50_s", optional(r->ttftP50S)},
+            {"ttft_p99_s", optional(r->ttftP99S)}};
+}
+
+// A series by its path, with its labels where it has any: two series may share a path.
+std::string seriesName(const MetricInfo& m) {
+    const auto& labels = m.descriptor.labels;
+    return labels.empty() || labels == "{}" ? m.descriptor.path : m.descriptor.path + labels;
+}
+
+// Times in seconds from the session's start; a figure nothing reported is null.
+nlohmann::json rangeJson(const RangeStatistics::Result& r) {
+    nlohmann::json series = nlohmann::json::array();
+    for (const auto& s : r.series) {
+        auto labels = nlohmann::json::parse(s.metric.descriptor.labels, nullptr, false);
+        series.push_back({{"metric_id", s.metric.id},
+                          {"path", s.metric.descriptor.path},
+                          {"labels", labels.is_discarded() ? nlohmann::json::object() : labels},
+                          {"unit", s.metric.descriptor.unit},
+                          {"range", figuresJson(s.now)},
+                          {"before", figuresJson(s.before)},
+                          {"mean_change", optional(s.meanChange)}});
+    }
+    nlohmann::json shares = nlohmann::json::object();
+    for (const auto& [cls, share] : r.shares)
+        shares[BottleneckClassifier::name(cls)] = share;
+    const bool before = r.beforeFromNs < r.fromNs;
+    return {{"session", r.sessionId},
+            {"from_s", static_cast<double>(r.fromNs) / 1e9},
+            {"to_s", static_cast<double>(r.toNs) / 1e9},
+            {"before_from_s",
+             before ? nlohmann::json(static_cast<double>(r.beforeFromNs) / 1e9) : nullptr},
+            {"series", series},
+            {"requests", requestsJson(r.requests)},
+            {"requests_before", requestsJson(r.requestsBefore)},
+            {"window_s", static_cast<double>(r.windowNs) / 1e9},
+            {"shares", shares}};
+}
+
+std::string number(std::optional<double> v) {
+    if (!v)
+        return "-";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", *v);
+    return text;
+}
+
+std::string requestsText(const RangeStatistics::Requests& r) {
+    std::string out = std::to_string(r.count) + " sent, " + std::to_string(r.failed) + " failed";
+    if (r.ttftP50S)
+        out += ", TTFT p50 " + UnitFormat::kpi(*r.ttftP50S, "s") + ", p99 " +
+               UnitFormat::kpi(*r.ttftP99S, "s");
+    return out;
+}
+
+// One row per series; "-" where the series reported nothing, never a 0.
+std::string rangeText(const RangeStatistics::Result& r) {
+    char line[512];
+    std::string out;
+    std::snprintf(line, sizeof line, "session %lld, range %.3f s .. %.3f s from its start",
+                  static_cast<long long>(r.sessionId), static_cast<double>(r.fromNs) / 1e9,
+                  static_cast<double>(r.toNs) / 1e9);
+    out += line;
+    if (r.beforeFromNs < r.fromNs)
+        std::snprintf(line, sizeof line, "; before it %.3f s .. %.3f s\n",
+                      static_cast<double>(r.beforeFromNs) / 1e9,
+                      static_cast<double>(r.fromNs) / 1e9);
+    else
+        std::snprintf(line, sizeof line, "; nothing before it\n");
+    out += line;
+    int width = 6;
+    for (const auto& s : r.series)
+        width = std::max(width, static_cast<int>(seriesName(s.metric).size()));
+    std::snprintf(line, sizeof line, "%-*s  %-8s %7s %11s %11s %11s %11s %11s %11s %8s\n", width,
+                  "series", "unit", "n", "min", "mean", "p50", "p99", "last", "mean before",
+                  "change");
+    out += line;
+    for (const auto& s : r.series) {
+        const auto& f = s.now;
+        char change[32] = "-";
+        if (s.meanChange)
+            std::snprintf(change, sizeof change, "%+.1f %%", *s.meanChange * 100);
+        std::snprintf(line, sizeof line, "%-*s  %-8s %7s %11s %11s %11s %11s %11s %11s %8s\n",
+                      width, seriesName(s.metric).c_str(), s.metric.descriptor.unit.c_str(),
+                      f ? std::to_string(f->count).c_str() : "0",
+                      number(f ? std::optional(f->min) : std::nullopt).c_str(),
+                      number(f ? std::optional(f->mean) : std::nullopt).c_str(),
+                      number(f ? std::optional(f->p50) : std::nullopt).c_str(),
+                      number(f ? std::optional(f->p99) : std::nullopt).c_str(),
+                      number(f ? std::optional(f->last) : std::nullopt).c_str(),
+                      number(s.before ? std::optional(s.before->mean) : std::nullopt).c_str(),
+                      change);
+        out += line;
+    }
+    out += "requests: " + requestsText(r.requests);
+    if (r.requestsBefore)
+        out += "; before it: " + requestsText(*r.requestsBefore);
+    out += "\n";
+    std::snprintf(line, sizeof line,
+                  "bottleneck shares (%.0f s windows):", static_cast<double>(r.windowNs) / 1e9);
+    out += line;
+    for (const auto& [cls, share] : r.shares) {
+        std::snprintf(line, sizeof line, " %s %.1f %%", BottleneckClassifier::name(cls),
+                      share * 100);
+        out += line;
+    }
+    return out + "\n";
+}
+
 } // namespace
 
 CLI::App* AnalyzeCommand::attach(CLI::App& parent, Options& o) {
@@ -149,6 +275,10 @@ CLI::App* AnalyzeCommand::attach(CLI::App& parent, Options& o) {
         "with the rule that fired and its evidence");
     cmd->add_option("--session", o.session, "Session ID (see `tierscope sessions`)")->required();
     cmd->add_option("--window", o.window, "Window length")->capture_default_str();
+    cmd->add_option("--range", o.range,
+                    "Only this range, from the session's start: 10s..40s, 1m..2m30s, ..40s or "
+                    "10s..; per series count, min, mean, p50, p99, last and the change against "
+                    "the range before it, the requests sent in it and the bottleneck shares");
     cmd->add_option("--format", o.format, "text or json")
         ->capture_default_str()
         ->check(CLI::IsMember({"text", "json"}));
@@ -162,6 +292,8 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
         std::cerr << "tierscope analyze: --window must be a duration of at least 1s\n";
         return kExitUsage;
     }
+    if (!o.range.empty())
+        return runRange(global, o, window->count());
     Store store(global.dbPath(), Store::Mode::ReadOnly);
     if (!store.session(o.session))
         throw StoreError(StoreError::Code::NotFound, "no session " + std::to_string(o.session));
@@ -210,6 +342,36 @@ int AnalyzeCommand::run(const GlobalOptions& global, const Options& o) {
         std::printf("multipath: %s\n", f.text.c_str());
     for (const auto& note : paths.notes)
         std::printf("multipath note: %s\n", note.c_str());
+    return kExitOk;
+}
+
+int AnalyzeCommand::runRange(const GlobalOptions& global, const Options& o, std::int64_t windowNs) {
+    const auto range = TimeRangeText::parse(o.range);
+    if (!range) {
+        std::cerr << "tierscope analyze: --range '" << o.range
+                  << "' is not FROM..TO with FROM before TO, in durations from the session's "
+                     "start: 10s..40s, 1m..2m30s, ..40s or 10s..\n";
+        return kExitUsage;
+    }
+    Store store(global.dbPath(), Store::Mode::ReadOnly);
+    const auto info = store.session(o.session);
+    if (!info)
+        throw StoreError(StoreError::Code::NotFound, "no session " + std::to_string(o.session));
+    // An open session (recording, or interrupted) runs until now, as `analyze` judges it.
+    const std::int64_t length = info->endNs.value_or(WallClock().nowNs()) - info->startNs;
+    const auto span = RangeStatistics::resolve(*range, length);
+    if (!span) {
+        std::cerr << "tierscope analyze: --range '" << o.range << "' is empty: session "
+                  << o.session << " lasts "
+                  << UnitFormat::seconds(static_cast<double>(length) / 1e9) << "\n";
+        return kExitUsage;
+    }
+    const auto result =
+        RangeStatistics::compute(store, o.session, span->first, span->second, windowNs);
+    if (o.format == "json")
+        std::cout << rangeJson(result).dump(2) << "\n";
+    else
+        std::fputs(rangeText(result).c_str(), stdout);
     return kExitOk;
 }
 
