@@ -1,29 +1,154 @@
-// MainWindow's exports: the view or one chart to PNG or SVG, at the window's size or another.
+// MainWindow's exports: the whole view (every chart, under a title block) or one chart, as PNG,
+// SVG or PDF, at the window's size or another and at a chosen DPI.
+#include "core/util/UnitFormat.h"
+#include "core/util/Version.h"
+#include "ui/AppPalette.h"
 #include "ui/MainWindow.h"
+#include "ui/sessions/SessionListModel.h"
 #include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
+#include <QCheckBox>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QPointer>
+#include <QProcess>
+#include <QSpinBox>
 #include <QStatusBar>
+#include <QSysInfo>
 #include <QThreadPool>
 
 namespace tierscope {
 
-void MainWindow::exportView(const QString& path, QSize size) {
-    exportWidget(m_timeline, path, size, tr("views"), "1920x1080");
+namespace {
+
+// Rendering and writing happen off the GUI thread; the painting that made `svg` did not.
+void writeOffThread(MainWindow* window, const QByteArray& svg, const QString& path,
+                    ChartRenderer::Format format, QSize size, int dpi) {
+    QPointer<MainWindow> self(window);
+    QThreadPool::globalInstance()->start([self, svg, path, format, size, dpi] {
+        const QString error = ChartRenderer::write(svg, path, format, size, dpi);
+        if (self)
+            QMetaObject::invokeMethod(self, [self, path, error] {
+                self->statusBar()->showMessage(
+                    error.isEmpty() ? MainWindow::tr("Wrote %1").arg(path) : error, 10000);
+                emit self->viewExported(path, error);
+            });
+    });
 }
 
-void MainWindow::exportChart(const QString& chartId, const QString& path, QSize size) {
+} // namespace
+
+ViewExporter::Title MainWindow::viewTitle() const {
+    if (!isLive()) {
+        SessionInfo info;
+        if (const auto known = m_sessions->session(m_shownSession))
+            info = *known;
+        info.id = m_shownSession;
+        auto at = [&](double s) { return m_shownOrigin + static_cast<std::int64_t>(s * 1e9); };
+        return ViewExporter::sessionTitle(info, at(m_timeline->rangeStart()),
+                                          at(m_timeline->rangeEnd()));
+    }
+    // The live view's axis counts seconds back from its latest frame, about now.
+    const std::int64_t now = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
+    auto at = [&](double s) { return now + static_cast<std::int64_t>(s * 1e9); };
+    const QString host =
+        m_options.target.isEmpty() ? QSysInfo::machineHostName() : m_options.target;
+    ViewExporter::Title t{tr("Live: %1").arg(host), {}};
+    t.lines << tr("%1 to %2 (UTC)")
+                   .arg(QString::fromStdString(UnitFormat::utcTime(at(m_timeline->rangeStart()))),
+                        QString::fromStdString(UnitFormat::utcTime(at(m_timeline->rangeEnd()))));
+    t.lines << tr("host: %1").arg(host) << tr("drawn by tierscope %1").arg(kToolVersion);
+    return t;
+}
+
+void MainWindow::exportView(const QString& path, int width, int dpi,
+                            const std::optional<ViewExporter::Title>& title) {
+    const auto format = ChartRenderer::formatOf(path);
+    if (!format || width < 0 || dpi < 24 || dpi > 2400) {
+        emit viewExported(path, tr("%1: views export as .png, .svg or .pdf, at a width in pixels "
+                                   "and 24 to 2400 dpi")
+                                    .arg(path));
+        return;
+    }
+    QSize natural;
+    const QByteArray svg =
+        ViewExporter::compose(title ? *title : viewTitle(), ViewExporter::piecesOf(m_timeline),
+                              m_timeline->palette(), m_timeline->font(), &natural);
+    writeOffThread(this, svg, path, *format, ViewExporter::scaled(natural, width), dpi);
+}
+
+// File > Export view: where, how wide and how fine; the height follows from every chart.
+void MainWindow::askExportView() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), "tierscope.png",
+                                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    QDialog ask(this);
+    ask.setWindowTitle(tr("Export view"));
+    auto* width = new QSpinBox(&ask);
+    width->setRange(200, 10000);
+    width->setValue(m_timeline->width());
+    width->setSuffix(tr(" px"));
+    auto* dpi = new QSpinBox(&ask);
+    dpi->setRange(24, 2400);
+    dpi->setValue(96);
+    dpi->setSuffix(tr(" dpi"));
+    dpi->setToolTip(tr("96: one pixel per screen pixel; 300 for print"));
+    auto* light = new QCheckBox(tr("Light theme"), &ask);
+    const bool dark = AppPalette::isDark(palette());
+    light->setChecked(!dark);
+    // The charts cannot change theme in place: a recorded session is drawn anew off screen,
+    // by `tierscope export chart`; the live view exports as it is shown.
+    light->setEnabled(dark && !isLive());
+    light->setToolTip(tr("A dark view's session drawn again in the light theme, for print"));
+    auto* form = new QFormLayout(&ask);
+    form->addRow(tr("Width (every chart is included; the height follows)"), width);
+    form->addRow(tr("Resolution"), dpi);
+    form->addRow(tr("Theme"), light);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &ask);
+    connect(buttons, &QDialogButtonBox::accepted, &ask, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &ask, &QDialog::reject);
+    form->addRow(buttons);
+    if (ask.exec() != QDialog::Accepted)
+        return;
+    if (!(dark && light->isChecked())) {
+        exportView(path, width->value(), dpi->value());
+        return;
+    }
+    // The headless export of the same session at the same window size, in the light theme.
+    const QSize size = ViewExporter::scaled(m_timeline->size(), width->value());
+    auto* process = new QProcess(this);
+    process->setProcessChannelMode(QProcess::MergedChannels);
+    connect(process, &QProcess::finished, this, [this, process, path](int code) {
+        const QString out = QString::fromUtf8(process->readAll()).trimmed();
+        const QString error = code == 0 ? QString() : out.isEmpty() ? tr("export failed") : out;
+        statusBar()->showMessage(error.isEmpty() ? tr("Wrote %1").arg(path) : error, 10000);
+        emit viewExported(path, error);
+        process->deleteLater();
+    });
+    process->start(QCoreApplication::applicationFilePath(),
+                   {"--db", m_db, "export", "chart", "--session", QString::number(m_shownSession),
+                    "--theme", "light", "--size",
+                    QString("%1x%2").arg(size.width()).arg(std::max(150, size.height())), "--dpi",
+                    QString::number(dpi->value()), "--out", path});
+    statusBar()->showMessage(tr("Drawing session %1 in the light theme…").arg(m_shownSession));
+}
+
+void MainWindow::exportChart(const QString& chartId, const QString& path, QSize size, int dpi) {
     TimelineChart* chart = m_timeline->chart(chartId.toStdString());
     if (!chart) {
         emit viewExported(path, tr("No chart \"%1\" in this view").arg(chartId));
         return;
     }
-    exportWidget(chart, path, size, tr("charts"), "1200x400");
+    exportWidget(chart, path, size, tr("charts"), "1200x400", dpi);
 }
 
 void MainWindow::askExportChart(const QString& chartId) {
@@ -51,24 +176,15 @@ MainWindow::askExportTarget(const QString& title, const QString& name, QSize cur
 }
 
 void MainWindow::exportWidget(QWidget* widget, const QString& path, QSize size, const QString& what,
-                              const char* exampleSize) {
+                              const char* exampleSize, int dpi) {
     const auto format = ChartRenderer::formatOf(path);
     if (!format || size.isEmpty()) {
         emit viewExported(path, tr("%1: %2 export as .png, .svg or .pdf at a size such as %3")
                                     .arg(path, what, QString::fromLatin1(exampleSize)));
         return;
     }
-    const QByteArray svg = ChartRenderer::svgOf(widget); // painting: the GUI thread's job
-    QPointer<MainWindow> self(this);
-    QThreadPool::globalInstance()->start([self, svg, path, format, size] {
-        const QString error = ChartRenderer::write(svg, path, *format, size);
-        if (self)
-            QMetaObject::invokeMethod(self, [self, path, error] {
-                self->statusBar()->showMessage(error.isEmpty() ? tr("Wrote %1").arg(path) : error,
-                                               10000);
-                emit self->viewExported(path, error);
-            });
-    });
+    // Painting is the GUI thread's job.
+    writeOffThread(this, ChartRenderer::svgOf(widget), path, *format, size, dpi);
 }
 
 } // namespace tierscope

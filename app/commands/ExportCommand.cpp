@@ -129,7 +129,7 @@ int comparison(const GlobalOptions& global, const ExportCommand::Options& o) {
         QGuiApplication app(argc, argv);
         const QString error =
             ChartRenderer::write(QByteArray::fromStdString(svg), QString::fromStdString(o.out),
-                                 *chartFormat, QSize(size->first, size->second));
+                                 *chartFormat, QSize(size->first, size->second), o.dpi);
         if (!error.isEmpty()) {
             std::cerr << "tierscope export chart: " << error.toStdString() << "\n";
             return kExitCannotWrite;
@@ -171,16 +171,28 @@ CLI::App* ExportCommand::attach(CLI::App& parent, Options& options) {
     chart->add_option("--session", options.session,
                       "Draw this session as the window does, off screen (needs --out)");
     chart->add_option("--chart", options.chart,
-                      "Of a comparison: ttft-cdf (default), kpi-bars, timelines, bottlenecks "
-                      "or capacity (of two sweeps: throughput against latency). "
+                      "Of a comparison: ttft-cdf (default), kpi-bars, timelines, bottlenecks, "
+                      "capacity (of two sweeps: throughput against latency) or view (the whole "
+                      "compare view as one picture: verdict, tables and every chart, needs "
+                      "--out). "
                       "Of a session: view (default, every chart as the window shows them) or "
                       "a chart's id, such as load-ttft, storage or gpu-busy");
-    chart->add_option("--theme", options.theme, "Of a session: light or dark")
+    chart->add_option("--theme", options.theme, "Of a session or the compare view: light or dark")
         ->capture_default_str()
         ->check(CLI::IsMember({"light", "dark"}));
     chart->add_option("--format", options.format, "svg, png or pdf (default: from --out)")
         ->check(CLI::IsMember({"svg", "png", "pdf"}));
-    chart->add_option("--size", options.size, "Pixels, WIDTHxHEIGHT")->capture_default_str();
+    chart
+        ->add_option("--size", options.size,
+                     "Pixels, WIDTHxHEIGHT. A session's view is laid out in a window of this "
+                     "size and holds every chart, so it is as tall as they are")
+        ->capture_default_str();
+    chart
+        ->add_option("--dpi", options.dpi,
+                     "Resolution of a PNG (and of what a PDF rasterises): 96 is one pixel per "
+                     "--size pixel, 300 for print")
+        ->capture_default_str()
+        ->check(CLI::Range(24, 2400));
     chart->add_option("--out", options.out, "Output file (default: SVG on standard output)");
     chart->callback([&options] { options.what = "chart"; });
     auto* csv = cmd->add_subcommand("csv", "Every sample of a session as long-format CSV "
@@ -208,6 +220,8 @@ int ExportCommand::run(const GlobalOptions& global, const Options& options) {
                      "--session N)\n";
         return kExitUsage;
     }
+    if (options.what == "chart" && options.chart == "view")
+        return SessionChartExport::compareView(global, options);
     if (options.what == "report" || options.what == "chart")
         return comparison(global, options);
     auto store = WorkspaceOpener::openExisting(global.dbPath());

@@ -27,7 +27,8 @@ class ExportCommand {
         std::string format; // report: html|md|json|csv|text; chart: svg|png|pdf
         std::string chart;  // empty: ttft-cdf of a comparison, the whole view of a session
         std::string size = "1200x700";
-        std::string theme = "light"; // of a session's chart
+        std::string theme = "light"; // of a session's chart or the compare view
+        int dpi = 96;                // PNG pixels (and a PDF's raster) per 96 logical pixels
     };
     // "1200x700" as pixels, from 200x150 to 10000x10000; absent when it is not that.
     static std::optional<std::pair<int, int>> sizeOf(const std::string& text);

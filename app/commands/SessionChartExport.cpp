@@ -5,10 +5,13 @@
 #include "app/common/WorkspaceOpener.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
+#include "ui/AppPalette.h"
 #include "ui/MainWindow.h"
+#include "ui/compare/CompareDialog.h"
 #include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
+#include "ui/timeline/ViewExporter.h"
 
 #include <QApplication>
 #include <QDockWidget>
@@ -18,6 +21,7 @@
 #include <QToolBar>
 #include <functional>
 #include <iostream>
+#include <memory>
 
 namespace tierscope {
 
@@ -50,7 +54,75 @@ QString listOf(const TimelineView& view) {
     return ids.join(", ");
 }
 
+// Fonts need a QApplication; no display is needed for that.
+std::unique_ptr<QApplication> offscreenApp() {
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "tierscope";
+    static char* argv[] = {name, nullptr};
+    // The off-screen platform warns of every window hint it cannot honour, and Qt's SVG reader
+    // of the pattern fills it cannot read back; the export's own errors are reported below.
+    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& text) {
+        if (type == QtCriticalMsg || type == QtFatalMsg)
+            std::cerr << text.toStdString() << "\n";
+    });
+    return std::make_unique<QApplication>(argc, argv);
+}
+
 } // namespace
+
+int SessionChartExport::compareView(const GlobalOptions& global, const ExportCommand::Options& o) {
+    const auto size = ExportCommand::sizeOf(o.size);
+    const auto format = ChartRenderer::formatOf(QString::fromStdString(o.out));
+    if (o.out.empty() || !format || !size) {
+        std::cerr << "tierscope export chart --chart view: "
+                  << (!size ? "--size is WIDTHxHEIGHT, from 200x150 to 10000x10000"
+                            : "--out FILE.png, FILE.svg or FILE.pdf (the format is the suffix)")
+                  << "\n";
+        return kExitUsage;
+    }
+    WorkspaceOpener::openExisting(global.dbPath()); // a clear error for a missing workspace
+    auto app = offscreenApp();
+    AppPalette::apply(o.theme == "dark" ? Settings::Theme::Dark : Settings::Theme::Light);
+    CompareDialog dialog(QString::fromStdString(global.dbPath()));
+    dialog.resize(size->first, size->second);
+    dialog.show();
+    QString gates;
+    for (const auto& g : o.gates)
+        gates += (gates.isEmpty() ? "" : "; ") + QString::fromStdString(g);
+    dialog.setGates(gates, o.presets.empty() ? QString() : QString::fromStdString(o.presets[0]));
+    dialog.setSides(QString::fromStdString(o.a), QString::fromStdString(o.b));
+    QString error;
+    bool shown = false, written = false;
+    QObject::connect(&dialog, &CompareDialog::comparisonShown, [&] { shown = true; });
+    QObject::connect(&dialog, &CompareDialog::comparisonFailed, [&](const QString& e) {
+        error = e;
+        shown = true;
+    });
+    QObject::connect(&dialog, &CompareDialog::exported, [&](const QString&, const QString& e) {
+        error = e;
+        written = true;
+    });
+    QElapsedTimer clock;
+    clock.start();
+    QApplication::processEvents();
+    dialog.compare();
+    if (!waitFor([&] { return shown; }, clock) || !error.isEmpty()) {
+        std::cerr << "tierscope export chart: "
+                  << (error.isEmpty() ? std::string("not compared in time") : error.toStdString())
+                  << "\n";
+        return error.isEmpty() ? kExitFailure : kExitUsage;
+    }
+    dialog.saveImageTo(QString::fromStdString(o.out), size->first, o.dpi);
+    if (!waitFor([&] { return written; }, clock) || !error.isEmpty()) {
+        std::cerr << "tierscope export chart: "
+                  << (error.isEmpty() ? std::string("not written") : error.toStdString()) << "\n";
+        return kExitCannotWrite;
+    }
+    std::cerr << "wrote the compare view (" << size->first << " wide) to " << o.out << "\n";
+    return kExitOk;
+}
 
 int SessionChartExport::run(const GlobalOptions& global, const ExportCommand::Options& o) {
     const std::string what = o.chart.empty() ? "view" : o.chart;
@@ -63,25 +135,16 @@ int SessionChartExport::run(const GlobalOptions& global, const ExportCommand::Op
                   << "\n";
         return kExitUsage;
     }
+    SessionInfo info;
     {
         auto store = WorkspaceOpener::openExisting(global.dbPath());
-        if (!store->session(o.session))
+        const auto found = store->session(o.session);
+        if (!found)
             throw StoreError(StoreError::Code::NotFound,
                              "no session " + std::to_string(o.session) + " in " + global.dbPath());
+        info = *found;
     }
-    // Fonts need a QGuiApplication; no display is needed for that.
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char name[] = "tierscope";
-    static char* argv[] = {name, nullptr};
-    // The off-screen platform warns of every window hint it cannot honour, and Qt's SVG reader
-    // of the pattern fills it cannot read back; the export's own errors are reported below.
-    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& text) {
-        if (type == QtCriticalMsg || type == QtFatalMsg)
-            std::cerr << text.toStdString() << "\n";
-    });
-    QApplication app(argc, argv);
+    auto app = offscreenApp();
     MainWindow::Options options;
     options.db = QString::fromStdString(global.dbPath());
     options.session = o.session;
@@ -134,9 +197,14 @@ int SessionChartExport::run(const GlobalOptions& global, const ExportCommand::Op
                          written = true;
                      });
     if (chart)
-        window.exportChart(QString::fromStdString(what), QString::fromStdString(o.out), wanted);
-    else
-        window.exportView(QString::fromStdString(o.out), wanted);
+        window.exportChart(QString::fromStdString(what), QString::fromStdString(o.out), wanted,
+                           o.dpi);
+    else // the whole session is in view
+        window.exportView(QString::fromStdString(o.out), wanted.width(), o.dpi,
+                          ViewExporter::sessionTitle(
+                              info, info.startNs,
+                              info.endNs.value_or(info.startNs + static_cast<std::int64_t>(
+                                                                     view->rangeEnd() * 1e9))));
     if (!waitFor([&] { return written; }, clock) && CancelOnSignal::flag())
         return 128 + CancelOnSignal::signalNumber(); // the file is written beside and renamed
     if (!written || !error.isEmpty()) {

@@ -10,6 +10,10 @@ namespace tierscope {
 class SessionChartExport {
   public:
     static int run(const GlobalOptions& global, const ExportCommand::Options& options);
+    // `export chart A B --chart view`: the GUI's compare view of A and B (verdict, every KPI
+    // and gate row, every chart, under a title block naming the arms) as one picture, drawn
+    // off screen as its "Save as image" draws it.
+    static int compareView(const GlobalOptions& global, const ExportCommand::Options& options);
 };
 
 } // namespace tierscope

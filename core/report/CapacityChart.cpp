@@ -88,8 +88,8 @@ std::vector<Placed> placed(const SweepCurve& curve, const std::string& name,
 // The marker of series `index`: circles, then squares, then diamonds, so the arms differ in
 // shape as well as in colour. Hollow where the SLOs do not hold.
 std::string marker(std::size_t index, double x, double y, const std::string& color, bool hollow,
-                   const std::string& title = {}) {
-    const std::string fill = hollow ? "#ffffff" : color;
+                   const SvgStyle& look, const std::string& title = {}) {
+    const std::string fill = hollow ? look.background : color;
     const std::string style = " fill=\"" + SvgChart::escape(fill) + "\" stroke=\"" +
                               SvgChart::escape(color) + "\" stroke-width=\"" +
                               (hollow ? "2" : "1") + "\"";
@@ -178,7 +178,8 @@ struct Legend {
 
 // The series, then what a hollow marker means; wrapped into rows that fit the width.
 Legend legend(const std::vector<CapacityChart::Series>& series,
-              const std::vector<std::vector<Placed>>& placedPoints, bool slos, double width) {
+              const std::vector<std::vector<Placed>>& placedPoints, bool slos, double width,
+              const SvgStyle& look) {
     Legend out;
     double x = kLeft, y = kLegendTop;
     auto place = [&](const std::string& text) {
@@ -205,14 +206,14 @@ Legend legend(const std::vector<CapacityChart::Series>& series,
         const std::string stroke =
             "stroke=\"" + SvgChart::escape(series[i].color) + "\" stroke-width=\"1.6\"";
         out.svg += SvgChart::line(at, y + 6, at + 28, y + 6, stroke.c_str());
-        out.svg += marker(i, at + 14, y + 6, series[i].color, false);
+        out.svg += marker(i, at + 14, y + 6, series[i].color, false, look);
         out.svg += SvgChart::text(at + 34, y + 10, text);
     }
     if (slos) {
         for (const bool hollow : {false, true}) {
             const std::string text = hollow ? "SLOs not shown to hold" : "SLOs hold";
             const double at = place(text);
-            out.svg += marker(0, at + 14, y + 6, "#555555", hollow);
+            out.svg += marker(0, at + 14, y + 6, look.axis, hollow, look);
             out.svg += SvgChart::text(at + 34, y + 10, text);
         }
     }
@@ -270,23 +271,26 @@ std::vector<double> logTicks(double lo, double hi) {
 
 // Grid lines, ticks and axis titles, in the shown unit (`xs`, `ys` per KPI unit).
 std::string grid(const Frame& f, double xs, double ys, const std::string& xLabel,
-                 const std::string& yLabel, int width) {
+                 const std::string& yLabel, int width, const SvgStyle& look) {
+    const std::string lines = "stroke=\"" + SvgChart::escape(look.grid) + "\"";
+    const std::string axis = "stroke=\"" + SvgChart::escape(look.axis) + "\"";
     std::string out;
     const double h = f.bottom - f.top;
     const auto yTicks = f.logY
                             ? logTicks(f.y0 * ys, f.y1 * ys)
                             : SvgChart::ticks(f.y0 * ys, f.y1 * ys, std::clamp(int(h / 60), 2, 10));
     for (const double t : yTicks) {
-        out += SvgChart::line(f.left, f.py(t / ys), f.right, f.py(t / ys), "stroke=\"#e4e4e4\"");
+        out += SvgChart::line(f.left, f.py(t / ys), f.right, f.py(t / ys), lines.c_str());
         out += SvgChart::text(f.left - 6, f.py(t / ys) + 4, SvgChart::tickText(t), "end");
     }
     const int count = std::clamp(int((f.right - f.left) / 100), 2, 12);
     for (const double t : SvgChart::ticks(f.x0 * xs, f.x1 * xs, count)) {
-        out += SvgChart::line(f.px(t / xs), f.top, f.px(t / xs), f.bottom, "stroke=\"#f0f0f0\"");
+        out += SvgChart::line(f.px(t / xs), f.top, f.px(t / xs), f.bottom,
+                              (lines + " stroke-opacity=\"0.6\"").c_str());
         out += SvgChart::text(f.px(t / xs), f.bottom + 16, SvgChart::tickText(t), "middle");
     }
-    out += SvgChart::line(f.left, f.bottom, f.right, f.bottom, "stroke=\"#888\"");
-    out += SvgChart::line(f.left, f.top, f.left, f.bottom, "stroke=\"#888\"");
+    out += SvgChart::line(f.left, f.bottom, f.right, f.bottom, axis.c_str());
+    out += SvgChart::line(f.left, f.top, f.left, f.bottom, axis.c_str());
     const double mid = (f.top + f.bottom) / 2;
     out += SvgChart::text(16, mid, yLabel, "middle",
                           (" transform=\"rotate(-90 16 " + SvgChart::num(mid) + ")\"").c_str());
@@ -363,7 +367,8 @@ struct Box {
 // the labels placed before it. A label that repeats one close by (both arms at "rate 1") is
 // left out: the marker's title names the point all the same.
 std::string pointLabel(const Frame& f, std::size_t index, double x, double y,
-                       const std::string& label, std::vector<std::pair<Box, std::string>>& taken) {
+                       const std::string& label, std::vector<std::pair<Box, std::string>>& taken,
+                       const SvgStyle& look) {
     const double w = kLabelWidth * static_cast<double>(label.size()), h = 11;
     struct Corner {
         bool left, below;
@@ -394,13 +399,18 @@ std::string pointLabel(const Frame& f, std::size_t index, double x, double y,
         fallback = Box{x + 8, y - 18, x + 8 + w, y - 5};
     taken.emplace_back(*fallback, label);
     return SvgChart::text(fallback->x0, fallback->y1 - 3, label, "start",
-                          " class=\"label\" font-size=\"11\" fill=\"#444\"");
+                          (" class=\"label\" font-size=\"11\" fill=\"" +
+                           SvgChart::escape(look.text) + "\" fill-opacity=\"0.85\"")
+                              .c_str());
 }
 
 } // namespace
 
-CapacityChart::CapacityChart(int width, int height, std::string title)
-    : m_width(std::max(width, 320)), m_height(std::max(height, 240)), m_title(std::move(title)) {}
+CapacityChart::CapacityChart(int width, int height, std::string title, SvgStyle style)
+    : m_width(std::max(width, 320)), m_height(std::max(height, 240)), m_title(std::move(title)),
+      m_style(std::move(style)) {
+    m_style.fontPx = 12; // its margins are laid out for 12 px text: the colours only
+}
 
 CapacityChart::Axes CapacityChart::axesOf(const std::vector<const SweepCurve*>& curves,
                                           Axes wanted) {
@@ -425,14 +435,14 @@ std::string CapacityChart::sloText(const SloBound& slo) {
 }
 
 std::string CapacityChart::render(const std::vector<Series>& series, const Axes& axes) const {
-    SvgChart frame(m_width, m_height, m_title);
+    SvgChart frame(m_width, m_height, m_title, m_style);
     std::string out = frame.open();
     std::vector<std::vector<Placed>> points;
     std::vector<std::string> missing;
     for (const auto& s : series)
         points.push_back(placed(*s.curve, s.name, axes, missing));
     const auto slos = slosOf(series);
-    const Legend key = legend(series, points, !slos.empty(), m_width);
+    const Legend key = legend(series, points, !slos.empty(), m_width, m_style);
     out += key.svg;
     // The domain: from zero (a throughput and a latency both are), to the highest interval
     // end or SLO bound on the axis, with room above it.
@@ -479,7 +489,8 @@ std::string CapacityChart::render(const std::vector<Series>& series, const Axes&
            "\" data-left=\"" + SvgChart::exact(f.left) + "\" data-right=\"" +
            SvgChart::exact(f.right) + "\" data-top=\"" + SvgChart::exact(f.top) +
            "\" data-bottom=\"" + SvgChart::exact(f.bottom) + "\">\n";
-    out += grid(f, xs, ys, axisLabel(axes.x, xUnit), axisLabel(axes.y, yUnit, f.logY), m_width);
+    out += grid(f, xs, ys, axisLabel(axes.x, xUnit), axisLabel(axes.y, yUnit, f.logY), m_width,
+                m_style);
     for (const auto* slo : drawn)
         out += sloLine(f, *slo);
     std::string labels; // drawn last, over every line
@@ -505,9 +516,10 @@ std::string CapacityChart::render(const std::vector<Series>& series, const Axes&
                 out += whisker("xbar", true, y, f.px(p.xi->lo), f.px(p.xi->hi), s.color);
             if (p.yi)
                 out += whisker("ybar", false, x, f.py(p.yi->lo), f.py(p.yi->hi), s.color);
-            out += marker(i, x, y, s.color, hollow, tooltip(s.name, p, axes, !slos.empty()));
+            out +=
+                marker(i, x, y, s.color, hollow, m_style, tooltip(s.name, p, axes, !slos.empty()));
             out += "</g>\n";
-            labels += pointLabel(f, i, x, y, p.point->label, taken);
+            labels += pointLabel(f, i, x, y, p.point->label, taken, m_style);
         }
         out += "</g>\n";
     }
@@ -515,7 +527,10 @@ std::string CapacityChart::render(const std::vector<Series>& series, const Axes&
     for (std::size_t i = 0; i < footer.size(); ++i)
         out +=
             SvgChart::text(kLeft, m_height - 8 - 16.0 * static_cast<double>(footer.size() - 1 - i),
-                           footer[i], "start", " font-size=\"11\" fill=\"#555\"");
+                           footer[i], "start",
+                           (" font-size=\"11\" fill=\"" + SvgChart::escape(m_style.text) +
+                            "\" fill-opacity=\"0.8\"")
+                               .c_str());
     if (std::all_of(points.begin(), points.end(), [](const auto& l) { return l.empty(); }))
         out += SvgChart::text(m_width / 2.0, (f.top + f.bottom) / 2, "no data", "middle");
     return out + "</svg>\n";

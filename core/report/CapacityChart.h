@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/compare/SweepCurve.h"
+#include "core/report/SvgChart.h"
 
 #include <string>
 #include <vector>
@@ -25,7 +26,8 @@ class CapacityChart {
         std::string y;
     };
 
-    CapacityChart(int width, int height, std::string title);
+    // `style`: the view's colours (SvgChart's); its text size is not followed.
+    CapacityChart(int width, int height, std::string title, SvgStyle style = {});
 
     // Empty names in `wanted` are chosen: x output_throughput where a point has it, else
     // request_throughput; y the first latency an SLO bounds, else ttft_p99.
@@ -39,6 +41,7 @@ class CapacityChart {
     int m_width;
     int m_height;
     std::string m_title;
+    SvgStyle m_style;
 };
 
 } // namespace tierscope

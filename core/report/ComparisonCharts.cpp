@@ -111,9 +111,9 @@ std::optional<ComparisonCharts::Kind> ComparisonCharts::parse(const std::string&
 }
 
 std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const ComparisonSide& b,
-                                     const std::vector<KpiComparison>& kpis, int width,
-                                     int height) {
-    SvgChart chart(width, height, title(kind));
+                                     const std::vector<KpiComparison>& kpis, int width, int height,
+                                     const SvgChart::Style& style) {
+    SvgChart chart(width, height, title(kind), style);
     switch (kind) {
     case Kind::TtftCdf: {
         SvgChart::Panel p{"requests (%)", {}};
@@ -138,6 +138,7 @@ std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const C
                                                                            : "#999999"};
             if (const auto r = k.relativeInterval())
                 bar.error = {r->lo * 100, r->hi * 100};
+            bar.runs = static_cast<int>(std::min(k.countA, k.countB));
             bars.push_back(bar);
         }
         return chart.bars("B vs A (%)", bars);
@@ -165,11 +166,12 @@ std::string ComparisonCharts::render(Kind kind, const ComparisonSide& a, const C
 }
 
 void ComparisonCharts::attach(ComparisonResult& result, const ComparisonSide& a,
-                              const ComparisonSide& b, int width, int height) {
+                              const ComparisonSide& b, int width, int height,
+                              const SvgChart::Style& style) {
     for (const auto kind : all())
         result.charts.push_back(
-            {name(kind), title(kind), render(kind, a, b, result.kpis, width, height)});
-    attachCapacity(result, result.curves, width, height); // sides that are sweeps
+            {name(kind), title(kind), render(kind, a, b, result.kpis, width, height, style)});
+    attachCapacity(result, result.curves, width, height, style); // sides that are sweeps
 }
 
 namespace {
@@ -191,7 +193,8 @@ std::string ComparisonCharts::capacityTitle(const std::vector<SweepCurve>& curve
 }
 
 std::string ComparisonCharts::capacity(const std::vector<SweepCurve>& curves, int width, int height,
-                                       const std::string& x, const std::string& y) {
+                                       const std::string& x, const std::string& y,
+                                       const SvgChart::Style& style) {
     const auto axes = CapacityChart::axesOf(pointersTo(curves), {x, y});
     // The comparison's colours for A and B; a third sweep (none today) gets its own.
     static const char* const colors[] = {kColorA, kColorB, "#2ca02c", "#9467bd", "#8c564b"};
@@ -202,16 +205,16 @@ std::string ComparisonCharts::capacity(const std::vector<SweepCurve>& curves, in
             name = std::string(i == 0 ? "A" : "B") + (name.empty() ? "" : ": " + name);
         series.push_back({name.empty() ? "sweep" : name, colors[i % 5], &curves[i]});
     }
-    return CapacityChart(width, height, capacityTitle(curves, axes.y)).render(series, axes);
+    return CapacityChart(width, height, capacityTitle(curves, axes.y), style).render(series, axes);
 }
 
 void ComparisonCharts::attachCapacity(ComparisonResult& result,
-                                      const std::vector<SweepCurve>& curves, int width,
-                                      int height) {
+                                      const std::vector<SweepCurve>& curves, int width, int height,
+                                      const SvgChart::Style& style) {
     if (curves.empty())
         return;
-    result.charts.push_back(
-        {kCapacity, capacityTitle(curves, {}, true), capacity(curves, width, height)});
+    result.charts.push_back({kCapacity, capacityTitle(curves, {}, true),
+                             capacity(curves, width, height, {}, {}, style)});
 }
 
 } // namespace tierscope

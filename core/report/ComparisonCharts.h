@@ -3,6 +3,7 @@
 #include "core/compare/Comparison.h"
 #include "core/compare/ComparisonResult.h"
 #include "core/compare/SweepCurve.h"
+#include "core/report/SvgChart.h"
 
 #include <optional>
 #include <string>
@@ -21,13 +22,14 @@ class ComparisonCharts {
     static const char* title(Kind k);
     static std::optional<Kind> parse(const std::string& name);
 
+    // `style`: the view's colours and text size (SvgChart::Style); the report's by default.
     static std::string render(Kind kind, const ComparisonSide& a, const ComparisonSide& b,
                               const std::vector<KpiComparison>& kpis, int width = 900,
-                              int height = 480);
+                              int height = 480, const SvgChart::Style& style = {});
     // All four into result.charts, for a view that shows them (an HTML report), and the
     // capacity chart where the sides are sweeps.
     static void attach(ComparisonResult& result, const ComparisonSide& a, const ComparisonSide& b,
-                       int width = 900, int height = 480);
+                       int width = 900, int height = 480, const SvgChart::Style& style = {});
 
     // Throughput against latency of each sweep (A, B: the comparison's colours), each point
     // with its intervals on both axes and the SLO line (CapacityChart). `x` and `y` are
@@ -39,10 +41,11 @@ class ComparisonCharts {
                                      const std::string& y = {}, bool tab = false);
     static std::string capacity(const std::vector<SweepCurve>& curves, int width = 900,
                                 int height = 480, const std::string& x = {},
-                                const std::string& y = {});
+                                const std::string& y = {}, const SvgChart::Style& style = {});
     // The capacity chart into result.charts; nothing without a curve.
     static void attachCapacity(ComparisonResult& result, const std::vector<SweepCurve>& curves,
-                               int width = 900, int height = 480);
+                               int width = 900, int height = 480,
+                               const SvgChart::Style& style = {});
 };
 
 } // namespace tierscope

@@ -2,6 +2,7 @@
 
 #include "core/compare/ComparisonResult.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,13 @@ class ComparisonReport {
     // ", floor +-4.1 %" or ", within noise (floor +-4.1 %)"; "" without a calibration.
     static std::string floorCell(const KpiComparison& k);
 
-  private:
-    static std::string htmlSection(const ComparisonResult& in, bool provenance);
+    // How the intervals were made and what the KPIs are held against, one line each.
+    static std::vector<std::string> designLines(const ComparisonResult& in);
+    // "42 %", "n/a" where the side has no timeline.
+    static std::string shareCell(const std::optional<double>& share);
+    // One KPI's row as every table prints it: KPI, A, B, B - A, change, ratio, interval,
+    // n (A / B), better.
+    static std::vector<std::string> rowCells(const KpiComparison& k);
 };
 
 } // namespace tierscope

@@ -9,10 +9,12 @@ namespace tierscope {
 
 namespace {
 
+// Margins at 12 px text (SvgChart::px scales them with the text): the y labels' column, the
+// right edge, the title's row and a row of legend above each panel.
 constexpr int kLeft = 72;
 constexpr int kRight = 24;
 constexpr int kTop = 40;
-constexpr int kLegend = 22; // a row of legend above each panel
+constexpr int kLegend = 22;
 
 struct Range {
     double lo = std::numeric_limits<double>::infinity();
@@ -77,8 +79,16 @@ std::string SvgChart::rect(double x, double y, double w, double h, const std::st
     return r + "><title>" + SvgChart::escape(title) + "</title></rect>\n";
 }
 
-SvgChart::SvgChart(int width, int height, std::string title)
-    : m_width(std::max(width, 200)), m_height(std::max(height, 150)), m_title(std::move(title)) {}
+SvgChart::SvgChart(int width, int height, std::string title, Style style)
+    : m_width(std::max(width, 200)), m_height(std::max(height, 150)), m_title(std::move(title)),
+      m_style(std::move(style)) {
+    if (!(m_style.fontPx > 4 && m_style.fontPx < 200))
+        m_style.fontPx = 12;
+}
+
+std::string SvgChart::stroke(const std::string& color) const {
+    return "stroke=\"" + escape(color) + "\"";
+}
 
 std::string SvgChart::escape(const std::string& s) {
     std::string out;
@@ -127,54 +137,60 @@ std::string SvgChart::open() const {
     const std::string w = std::to_string(m_width), h = std::to_string(m_height);
     return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" + h +
            "\" viewBox=\"0 0 " + w + " " + h +
-           "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\" fill=\"#222\">\n" +
-           rect(0, 0, m_width, m_height, "#ffffff") +
-           text(m_width / 2.0, 22, m_title, "middle", " font-size=\"15\" font-weight=\"bold\"");
+           "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"" + num(px(12)) +
+           "\" fill=\"" + escape(m_style.text) + "\">\n" +
+           rect(0, 0, m_width, m_height, m_style.background) +
+           text(m_width / 2.0, px(22), m_title, "middle",
+                (" font-size=\"" + num(px(15)) + "\" font-weight=\"bold\"").c_str());
 }
 
 std::string SvgChart::panel(const Panel& p, double xlo, double xhi, int top, int height,
                             bool xTicks) const {
-    const double plotTop = top + kLegend, plotBottom = top + height;
-    const double left = kLeft, right = m_width - kRight;
+    const double plotTop = top + px(kLegend), plotBottom = top + height;
+    const double left = px(kLeft), right = m_width - px(kRight);
     Range y;
     for (const auto& s : p.series)
         for (const auto& pt : s.points)
             y.add(pt.second);
     y = y.padded(y.empty() || y.lo >= 0);
-    auto px = [&](double x) { return left + (x - xlo) / (xhi - xlo) * (right - left); };
-    auto py = [&](double v) {
+    auto xAt = [&](double x) { return left + (x - xlo) / (xhi - xlo) * (right - left); };
+    auto yAt = [&](double v) {
         return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - plotTop);
     };
+    const std::string grid = stroke(m_style.grid), axis = stroke(m_style.axis);
     std::string out = "<g class=\"panel\">\n";
-    for (const double t : ticks(y.lo, y.hi, std::max(2, static_cast<int>(height / 45)))) {
-        out += line(left, py(t), right, py(t), "stroke=\"#e4e4e4\"");
-        out += text(left - 6, py(t) + 4, tickText(t), "end");
+    for (const double t : ticks(y.lo, y.hi, std::max(2, static_cast<int>(height / px(45))))) {
+        out += line(left, yAt(t), right, yAt(t), grid.c_str());
+        out += text(left - px(6), yAt(t) + px(4), tickText(t), "end");
     }
     if (xTicks)
-        for (const double t : ticks(xlo, xhi, std::max(2, (m_width - kLeft - kRight) / 90))) {
-            out += line(px(t), plotTop, px(t), plotBottom, "stroke=\"#f0f0f0\"");
-            out += text(px(t), plotBottom + 16, tickText(t), "middle");
+        for (const double t :
+             ticks(xlo, xhi, std::max(2, static_cast<int>((right - left) / px(90))))) {
+            out += line(xAt(t), plotTop, xAt(t), plotBottom,
+                        (grid + " stroke-opacity=\"0.6\"").c_str());
+            out += text(xAt(t), plotBottom + px(16), tickText(t), "middle");
         }
-    out += line(left, plotBottom, right, plotBottom, "stroke=\"#888\"");
-    out += line(left, plotTop, left, plotBottom, "stroke=\"#888\"");
-    out += text(14, (plotTop + plotBottom) / 2, p.yLabel, "middle",
-                (" transform=\"rotate(-90 14 " + num((plotTop + plotBottom) / 2) + ")\"").c_str());
+    out += line(left, plotBottom, right, plotBottom, axis.c_str());
+    out += line(left, plotTop, left, plotBottom, axis.c_str());
+    const double mid = (plotTop + plotBottom) / 2;
+    out += text(px(14), mid, p.yLabel, "middle",
+                (" transform=\"rotate(-90 " + num(px(14)) + " " + num(mid) + ")\"").c_str());
     double legendX = left;
     for (const auto& s : p.series) {
-        out += rect(legendX, top + 6, 14, 4, s.color);
-        out += text(legendX + 18, top + 12, s.name);
-        legendX += 30 + 7.0 * static_cast<double>(s.name.size());
+        out += rect(legendX, top + px(6), px(14), px(4), s.color);
+        out += text(legendX + px(18), top + px(12), s.name);
+        legendX += px(30 + 7.0 * static_cast<double>(s.name.size()));
         if (s.points.empty())
             continue;
         if (s.points.size() == 1) { // a run shorter than one sample interval: a dot, not nothing
             out += "<circle class=\"series\" data-name=\"" + escape(s.name) + "\" cx=\"" +
-                   num(px(s.points[0].first)) + "\" cy=\"" + num(py(s.points[0].second)) +
+                   num(xAt(s.points[0].first)) + "\" cy=\"" + num(yAt(s.points[0].second)) +
                    "\" r=\"3.5\" fill=\"" + escape(s.color) + "\"/>\n";
             continue;
         }
         std::string d;
         for (const auto& pt : s.points)
-            d += (d.empty() ? "M" : " L") + num(px(pt.first)) + " " + num(py(pt.second));
+            d += (d.empty() ? "M" : " L") + num(xAt(pt.first)) + " " + num(yAt(pt.second));
         out += "<path class=\"series\" data-name=\"" + escape(s.name) + "\" d=\"" + d +
                "\" fill=\"none\" stroke=\"" + escape(s.color) + "\" stroke-width=\"1.6\"" +
                (s.dashed ? " stroke-dasharray=\"6 3\"" : "") + "/>\n";
@@ -195,39 +211,84 @@ std::string SvgChart::lines(const std::string& xLabel, const std::vector<Panel>&
         x.hi = x.lo + 1;
     std::string out = open();
     const int count = std::max<int>(1, static_cast<int>(panels.size()));
-    const int bottom = 44, gap = 12;
-    const int each = (m_height - kTop - bottom - gap * (count - 1)) / count;
+    const int top = static_cast<int>(px(kTop)), bottom = static_cast<int>(px(44)), gap = 12;
+    const int each = (m_height - top - bottom - gap * (count - 1)) / count;
     for (int i = 0; i < static_cast<int>(panels.size()); ++i)
-        out += panel(panels[static_cast<std::size_t>(i)], x.lo, x.hi, kTop + i * (each + gap), each,
+        out += panel(panels[static_cast<std::size_t>(i)], x.lo, x.hi, top + i * (each + gap), each,
                      i == count - 1);
     if (panels.empty())
         out += text(m_width / 2.0, m_height / 2.0, "no data", "middle");
-    out += text((kLeft + m_width - kRight) / 2.0, m_height - 8, xLabel, "middle");
+    out += text((px(kLeft) + m_width - px(kRight)) / 2.0, m_height - px(8), xLabel, "middle");
     return out + "</svg>\n";
 }
 
+// The interval as a whisker, each end clipped at `clip` from zero and marked with an arrow
+// where it was; with two runs a side and an end past the clip, words instead of a whisker.
+std::string SvgChart::whisker(const Bar& b, double cx, double w, double clip,
+                              const std::function<double(double)>& py) const {
+    const double lo = b.error->first, hi = b.error->second;
+    const bool clipLo = lo<-clip, clipHi = hi> clip;
+    if ((clipLo || clipHi) && b.runs == 2) {
+        // Up from the bar's end (down from a fall's), where there is room for the words.
+        const double from = py(b.value) + (b.value >= 0 ? -px(6) : px(6));
+        const std::string at = num(cx + px(4)) + " " + num(from);
+        return "<text class=\"too-wide\" x=\"" + num(cx + px(4)) + "\" y=\"" + num(from) +
+               "\" text-anchor=\"" + (b.value >= 0 ? "start" : "end") + "\" font-size=\"" +
+               num(px(11)) + "\" font-style=\"italic\" transform=\"rotate(-90 " + at + ")\">" +
+               escape(kTooWide) + "<title>" +
+               escape(b.label + ": [" + tickText(lo) + ", " + tickText(hi) + "]") +
+               "</title></text>\n";
+    }
+    const double yLo = py(std::max(lo, -clip)), yHi = py(std::min(hi, clip));
+    const std::string style = stroke(m_style.whisker) + " stroke-width=\"1.4\"";
+    std::string out = line(cx, yLo, cx, yHi, style.c_str());
+    const double cap = w / 5, head = px(5);
+    auto arrow = [&](double y, double dir, double end) { // dir: -1 up, +1 down
+        return "<path class=\"clipped\" d=\"M" + num(cx - head) + " " + num(y - dir * head) + " L" +
+               num(cx) + " " + num(y + dir * head * 0.6) + " L" + num(cx + head) + " " +
+               num(y - dir * head) + " Z\" fill=\"" + escape(m_style.whisker) + "\"><title>" +
+               escape(b.label + ": the interval reaches " + tickText(end) + ", past the axis") +
+               "</title></path>\n";
+    };
+    out += clipLo ? arrow(yLo, 1, lo) : line(cx - cap, yLo, cx + cap, yLo, style.c_str());
+    out += clipHi ? arrow(yHi, -1, hi) : line(cx - cap, yHi, cx + cap, yHi, style.c_str());
+    return out;
+}
+
 std::string SvgChart::bars(const std::string& yLabel, const std::vector<Bar>& bars) const {
+    // The axis holds the bars and what of the whiskers can be read beside them.
+    double largest = 0;
+    for (const auto& b : bars)
+        if (std::isfinite(b.value))
+            largest = std::max(largest, std::abs(b.value));
+    const double clip = largest > 0 ? largest * kClipFactor : std::numeric_limits<double>::max();
     Range y;
+    bool clipped = false;
     for (const auto& b : bars) {
         y.add(b.value);
-        if (b.error)
-            y.add(b.error->first), y.add(b.error->second);
+        if (!b.error)
+            continue;
+        clipped = clipped || b.error->first < -clip || b.error->second > clip;
+        y.add(std::clamp(b.error->first, -clip, clip));
+        y.add(std::clamp(b.error->second, -clip, clip));
     }
     y = y.padded(true);
     y.lo -= (y.hi - y.lo) * 0.05 * (y.lo < 0);
-    const int bottom = 120;
-    const double top = kTop + 8, plotBottom = m_height - bottom;
-    const double left = kLeft, right = m_width - kRight;
+    const double bottom = px(120) + (clipped ? px(16) : 0);
+    const double top = px(kTop + 8), plotBottom = m_height - bottom;
+    const double left = px(kLeft), right = m_width - px(kRight);
     auto py = [&](double v) {
         return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - top);
     };
     std::string out = open();
+    const std::string grid = stroke(m_style.grid);
     for (const double t : ticks(y.lo, y.hi, 6)) {
-        out += line(left, py(t), right, py(t), "stroke=\"#e4e4e4\"");
-        out += text(left - 6, py(t) + 4, tickText(t), "end");
+        out += line(left, py(t), right, py(t), grid.c_str());
+        out += text(left - px(6), py(t) + px(4), tickText(t), "end");
     }
-    out += text(14, (top + plotBottom) / 2, yLabel, "middle",
-                (" transform=\"rotate(-90 14 " + num((top + plotBottom) / 2) + ")\"").c_str());
+    const double mid = (top + plotBottom) / 2;
+    out += text(px(14), mid, yLabel, "middle",
+                (" transform=\"rotate(-90 " + num(px(14)) + " " + num(mid) + ")\"").c_str());
     const double slot = (right - left) / std::max<std::size_t>(1, bars.size());
     for (std::size_t i = 0; i < bars.size(); ++i) {
         const auto& b = bars[i];
@@ -242,18 +303,20 @@ std::string SvgChart::bars(const std::string& yLabel, const std::vector<Bar>& ba
         out += "<g class=\"bar\" data-name=\"" + escape(b.label) + "\"" + data + ">\n";
         out += rect(cx - w / 2, std::min(y0, y1), w, std::abs(y1 - y0), b.color,
                     b.label + ": " + tickText(b.value));
-        if (b.error) {
-            const double lo = py(b.error->first), hi = py(b.error->second);
-            out += line(cx, lo, cx, hi, "stroke=\"#222\" stroke-width=\"1.4\"");
-            out += line(cx - w / 5, lo, cx + w / 5, lo, "stroke=\"#222\" stroke-width=\"1.4\"");
-            out += line(cx - w / 5, hi, cx + w / 5, hi, "stroke=\"#222\" stroke-width=\"1.4\"");
-        }
-        const std::string at = num(cx) + " " + num(plotBottom + 14);
-        out += text(cx, plotBottom + 14, b.label, "end",
+        if (b.error)
+            out += whisker(b, cx, w, clip, py);
+        const std::string at = num(cx) + " " + num(plotBottom + px(14));
+        out += text(cx, plotBottom + px(14), b.label, "end",
                     (" transform=\"rotate(-35 " + at + ")\"").c_str());
         out += "</g>\n";
     }
-    out += line(left, py(0), right, py(0), "stroke=\"#666\"");
+    out += line(left, py(0), right, py(0), stroke(m_style.axis).c_str());
+    if (clipped)
+        out += text(left, m_height - px(6),
+                    "Axis clipped at " + tickText(kClipFactor) +
+                        "x the largest change: an arrow marks an interval that goes on "
+                        "(its ends in the tooltip)",
+                    "start", (" class=\"clip-note\" font-size=\"" + num(px(11)) + "\"").c_str());
     if (bars.empty())
         out += text(m_width / 2.0, m_height / 2.0, "no data", "middle");
     return out + "</svg>\n";
@@ -268,14 +331,14 @@ std::string SvgChart::stacks(const std::vector<Stack>& stacks,
         return std::string("#999999");
     };
     std::string out = open();
-    const double left = kLeft + 40, right = m_width - kRight;
-    const double top = kTop + 6, bottom = m_height - 40;
+    const double left = px(kLeft + 40), right = m_width - px(kRight);
+    const double top = px(kTop + 6), bottom = m_height - px(40);
     const double row = (bottom - top) / std::max<std::size_t>(1, stacks.size());
-    const double barHeight = std::min(48.0, row * 0.6);
+    const double barHeight = std::min(px(48), row * 0.6);
     for (std::size_t i = 0; i < stacks.size(); ++i) {
         const double y = top + row * static_cast<double>(i) + (row - barHeight) / 2;
-        out +=
-            text(left - 8, y + barHeight / 2 + 4, stacks[i].label, "end", " font-weight=\"bold\"");
+        out += text(left - px(8), y + barHeight / 2 + px(4), stacks[i].label, "end",
+                    " font-weight=\"bold\"");
         double x = left;
         for (const auto& [name, share] : stacks[i].parts) {
             const double w = std::clamp(share, 0.0, 1.0) * (right - left);
@@ -283,17 +346,17 @@ std::string SvgChart::stacks(const std::vector<Stack>& stacks,
             std::snprintf(pct, sizeof pct, "%.0f %%", share * 100);
             out +=
                 rect(x, y, w, barHeight, colorOf(name), stacks[i].label + ": " + pct + " " + name);
-            if (w > 44)
-                out += text(x + w / 2, y + barHeight / 2 + 4, pct, "middle",
+            if (w > px(44)) // white on the class colours, whatever the theme
+                out += text(x + w / 2, y + barHeight / 2 + px(4), pct, "middle",
                             " fill=\"#fff\" font-weight=\"bold\"");
             x += w;
         }
     }
     double legendX = left;
     for (const auto& [name, color] : colors) {
-        out += rect(legendX, m_height - 24, 12, 12, color);
-        out += text(legendX + 16, m_height - 14, name);
-        legendX += 34 + 7.0 * static_cast<double>(name.size());
+        out += rect(legendX, m_height - px(24), px(12), px(12), color);
+        out += text(legendX + px(16), m_height - px(14), name);
+        legendX += px(34 + 7.0 * static_cast<double>(name.size()));
     }
     if (stacks.empty())
         out += text(m_width / 2.0, m_height / 2.0, "no data", "middle");

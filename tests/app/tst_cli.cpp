@@ -559,6 +559,39 @@ class TestCli : public QObject {
                            "needs A and B");
     }
 
+    // `export chart A B --chart view`: the compare view as one picture, off screen, as wide
+    // as asked and as tall as its verdict, tables and charts are.
+    void exportsTheCompareViewHeadless() {
+        const QString db = path("compare-view.db");
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo info;
+            info.startNs = 1;
+            const auto session = store.createSession(info);
+            const double seconds[] = {200, 210, 190, 10, 12, 11};
+            for (int i = 0; i < 6; ++i) {
+                const auto id = store.createRun(session, "storage/model-load", "{}", 1, "x",
+                                                i < 3 ? "A" : "B", i % 3 + 1);
+                store.finishRun(id, 2, "completed", nlohmann::json{{"seconds", seconds[i]}}.dump());
+            }
+        }
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");
+        env.insert("XDG_CONFIG_HOME", m_dir.filePath("config"));
+        const QString png = path("compare-view.png");
+        const auto r =
+            run({"--db", db, "export", "chart", "arm:x/A", "arm:x/B", "--chart", "view", "--gate",
+                 "model_load_time <= -90%", "--size", "900x600", "--theme", "dark", "--out", png},
+                env);
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QImage image(png);
+        QCOMPARE(image.width(), 900);
+        QVERIFY2(image.height() > 600, qPrintable(QString::number(image.height())));
+        QVERIFY(image.pixelColor(2, 2).lightness() < 100); // the dark theme
+    }
+
     void guiOpensASessionAndSavesAScreenshot() {
         const QString db = path("gui.db");
         QCOMPARE(run({"--db", db, "record", "--duration", "2s", "--quiet"}).code, 0);

@@ -3,7 +3,10 @@
 #include "core/compare/ComparisonVerdict.h"
 #include "core/compare/GatePresets.h"
 #include "core/util/UnitFormat.h"
+#include "ui/compare/CheckTable.h"
+#include "ui/compare/CompareImage.h"
 #include "ui/compare/ComparisonWorker.h"
+#include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/StatusColor.h"
 
 #include <QComboBox>
@@ -11,6 +14,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -25,7 +29,6 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <map>
 
 namespace tierscope {
 
@@ -213,8 +216,11 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     m_status->setMinimumWidth(120);
     m_exportChart = new QPushButton(tr("Export chart…"), this);
     m_exportReport = new QPushButton(tr("Export report…"), this);
+    m_saveImage = new QPushButton(tr("Save as image…"), this);
+    m_saveImage->setToolTip(tr("The whole comparison as one PNG, SVG or PDF"));
     m_exportChart->setEnabled(false);
     m_exportReport->setEnabled(false);
+    m_saveImage->setEnabled(false);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         m_exportChart->setEnabled(index >= 0 && index < static_cast<int>(m_result.charts.size()));
     });
@@ -222,6 +228,7 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     buttons->addWidget(m_status, 1);
     buttons->addWidget(m_exportChart);
     buttons->addWidget(m_exportReport);
+    buttons->addWidget(m_saveImage);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(m_verdict);
@@ -253,6 +260,7 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
             });
     connect(m_exportReport, &QPushButton::clicked, this, &CompareDialog::askExportReport);
     connect(m_exportChart, &QPushButton::clicked, this, &CompareDialog::askExportChart);
+    connect(m_saveImage, &QPushButton::clicked, this, &CompareDialog::askSaveImage);
     connect(m_worker, &ComparisonWorker::choicesListed, this,
             [this](const QList<ComparisonChoice>& choices) {
                 for (auto* box : {m_a, m_b}) {
@@ -353,10 +361,12 @@ void CompareDialog::compare() {
                                     ? QStringList()
                                     : QStringList{m_preset->currentData().toString()};
     const quint64 request = ++m_request;
-    QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, db = m_db, a, b, gates, presets, request, labelA, labelB] {
-            w->compare(db, a, b, gates, presets, request, labelA, labelB);
-        });
+    const SvgChart::Style style = CompareImage::chartStyle(m_tabs);
+    const QSize size = CompareImage::chartSize(m_tabs);
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, db = m_db, a, b, gates, presets, request,
+                                         labelA, labelB, style, size] {
+        w->compare(db, a, b, gates, presets, request, labelA, labelB, style, size);
+    });
 }
 
 void CompareDialog::showResult(const ComparisonResult& in) {
@@ -399,6 +409,7 @@ void CompareDialog::showResult(const ComparisonResult& in) {
     m_run->setEnabled(true);
     m_exportChart->setEnabled(m_tabs->currentIndex() < static_cast<int>(in.charts.size()));
     m_exportReport->setEnabled(true);
+    m_saveImage->setEnabled(true);
     QString status = tr("A: %1    B: %2").arg(sideText(in, true), sideText(in, false));
     if (!in.invalid.empty()) {
         // A failed validity check outranks every number below it.
@@ -501,54 +512,9 @@ void CompareDialog::fillGates(const ComparisonResult& in) {
     m_gates->setVisible(!in.gates.empty());
 }
 
-// Each check with its result and numbers, pass and warn as well as fail: a verdict is only as
-// good as the evidence that the runs measured what they claim.
 void CompareDialog::addCheckTab(const ComparisonResult& in) {
-    m_checks = new QTableWidget(0, 5, m_tabs);
-    m_checks->setHorizontalHeaderLabels(
-        {tr("side"), tr("run"), tr("check"), tr("result"), tr("numbers")});
-    m_checks->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_checks->horizontalHeader()->setStretchLastSection(true);
-    m_checks->verticalHeader()->hide();
-    m_checks->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_checks->setWordWrap(true);
-    std::map<std::string, int> counts;
-    for (const auto& [side, check] : in.runChecks) {
-        const int row = m_checks->rowCount();
-        m_checks->insertRow(row);
-        const QStringList cells = {
-            QString(QChar(side)), check.run > 0 ? QString::number(check.run) : tr("all"),
-            QString::fromStdString(check.name), QString::fromStdString(check.status),
-            QString::fromStdString(check.detail)};
-        for (int c = 0; c < cells.size(); ++c)
-            m_checks->setItem(row, c, new QTableWidgetItem(cells[c]));
-        const bool bad = check.status == "fail" || check.status == "failed";
-        const bool good = check.status == "pass" || check.status == "ok";
-        if (bad || good || check.status == "warn") {
-            auto* result = m_checks->item(row, 3);
-            result->setForeground(Qt::white);
-            result->setBackground(StatusColor::fill(bad    ? StatusColor::Kind::Bad
-                                                    : good ? StatusColor::Kind::Good
-                                                           : StatusColor::Kind::Caution));
-        }
-        ++counts[check.status];
-    }
-    m_checks->resizeRowsToContents();
-    QString title = tr("Checks");
-    if (in.runChecks.empty()) {
-        // Absent, not passed: runs of `load` or `storage run` alone carry no checks.
-        m_checks->setRowCount(1);
-        auto* none = new QTableWidgetItem(
-            tr("The measured runs carry no validity checks (only experiment runs do)."));
-        m_checks->setItem(0, 0, none);
-        m_checks->setSpan(0, 0, 1, 5);
-        title += tr(" (none)");
-    } else {
-        title += tr(" (%1 fail, %2 warn, %3 pass)")
-                     .arg(counts["fail"] + counts["failed"])
-                     .arg(counts["warn"])
-                     .arg(counts["pass"] + counts["ok"]);
-    }
+    QString title;
+    m_checks = CheckTable::build(in, m_tabs, &title);
     m_tabs->addTab(m_checks, title);
 }
 
@@ -578,12 +544,44 @@ void CompareDialog::askExportChart() {
     const int index = m_tabs->currentIndex();
     if (index < 0 || index >= static_cast<int>(m_result.charts.size()))
         return;
-    const QString name =
-        QString::fromStdString(m_result.charts[static_cast<std::size_t>(index)].name);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), name + ".png",
+    const auto& chart = m_result.charts[static_cast<std::size_t>(index)];
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"),
+                                                      QString::fromStdString(chart.name) + ".png",
                                                       tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    // 1200 wide in the shape it has on screen: the chart is drawn for its tab's size.
+    const QSize own = QSvgRenderer(QByteArray::fromStdString(chart.svg)).defaultSize();
     if (!path.isEmpty())
-        exportChartTo(index, path);
+        exportChartTo(index, path,
+                      own.isEmpty() ? QSize(1200, 700) : ViewExporter::scaled(own, 1200));
+}
+
+void CompareDialog::saveImageTo(const QString& path, int width, int dpi) {
+    const auto format = ChartRenderer::formatOf(path);
+    if (!format || (m_result.kpis.empty() && m_result.charts.empty())) {
+        emit exported(path,
+                      tr("%1: a comparison saves as .png, .svg or .pdf, once compared").arg(path));
+        return;
+    }
+    QSize natural;
+    const QByteArray svg = CompareImage::compose(m_result, {m_verdict, m_kpis, m_shares, m_gates},
+                                                 palette(), font(), &natural);
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, svg, path, natural, width, dpi] {
+        w->exportChart(svg, path, ViewExporter::scaled(natural, width), dpi);
+    });
+}
+
+void CompareDialog::askSaveImage() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save comparison as image"), "comparison.png",
+                                     tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    bool ok = false;
+    const int dpi = QInputDialog::getInt(this, tr("Save comparison as image"),
+                                         tr("Resolution in dpi (96: as on screen, 300 for print)"),
+                                         96, 24, 2400, 1, &ok);
+    if (ok)
+        saveImageTo(path, 0, dpi);
 }
 
 } // namespace tierscope

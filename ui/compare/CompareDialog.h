@@ -19,7 +19,8 @@ namespace tierscope {
 // The A/B compare view: pick two sessions, runs or experiment arms, and see the KPI table
 // with deltas, 95 % intervals and gate badges, the bottleneck shares and the charts (four, and
 // throughput against latency where both sides are sweeps).
-// Each chart exports as PNG, SVG or PDF; the whole comparison as HTML, CSV, JSON or Markdown.
+// Each chart exports as PNG, SVG or PDF; the whole comparison as HTML, CSV, JSON or Markdown,
+// or as one image. The charts are drawn in the view's colours and at its text size.
 class CompareDialog : public QDialog {
     Q_OBJECT
   public:
@@ -35,6 +36,10 @@ class CompareDialog : public QDialog {
     void compareExperiment(qint64 sessionId, const QString& planText);
     void exportReportTo(const QString& path);
     void exportChartTo(int chart, const QString& path, QSize size = {1200, 700});
+    // The whole comparison as one PNG, SVG or PDF (by the suffix): a title block naming the
+    // arms, the verdict, every KPI and gate row and every chart, in the view's theme, `width`
+    // logical pixels wide (0: as shown) at `dpi` (exported).
+    void saveImageTo(const QString& path, int width = 0, int dpi = 96);
 
     const ComparisonResult& result() const { return m_result; }
     QTableWidget* kpiTable() const { return m_kpis; }
@@ -62,6 +67,7 @@ class CompareDialog : public QDialog {
     void fillGates(const ComparisonResult& in);
     void askExportReport();
     void askExportChart();
+    void askSaveImage();
     QString sideText(const ComparisonResult& in, bool a) const;
     void fitTables();
 
@@ -82,13 +88,14 @@ class CompareDialog : public QDialog {
     QPushButton* m_run = nullptr;
     QPushButton* m_exportReport = nullptr;
     QPushButton* m_exportChart = nullptr;
+    QPushButton* m_saveImage = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_shares = nullptr;
     QTableWidget* m_kpis = nullptr;
     QTableWidget* m_gates = nullptr;
     QTabWidget* m_tabs = nullptr;
     QTableWidget* m_checks = nullptr; // owned by m_tabs
-    QWidget* m_top = nullptr; // the tables above the charts
+    QWidget* m_top = nullptr;         // the tables above the charts
     QSplitter* m_split = nullptr;
 };
 

@@ -101,7 +101,8 @@ void ComparisonWorker::listChoices(const QString& db) {
 
 void ComparisonWorker::compare(const QString& db, const QString& a, const QString& b,
                                const QStringList& gates, const QStringList& presets,
-                               quint64 request, const QString& labelA, const QString& labelB) {
+                               quint64 request, const QString& labelA, const QString& labelB,
+                               const SvgChart::Style& style, QSize chartSize) {
     try {
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         ComparisonBuilder::Options options;
@@ -109,7 +110,7 @@ void ComparisonWorker::compare(const QString& db, const QString& a, const QStrin
         const auto sideA = ComparisonBuilder::resolve(store, a.trimmed().toStdString());
         const auto sideB = ComparisonBuilder::resolve(store, b.trimmed().toStdString());
         auto in = ComparisonBuilder::build(store, sideA, sideB, options);
-        ComparisonCharts::attach(in, sideA, sideB);
+        ComparisonCharts::attach(in, sideA, sideB, chartSize.width(), chartSize.height(), style);
         if (!labelA.isEmpty())
             in.labelA = labelA.toStdString();
         if (!labelB.isEmpty())
@@ -187,13 +188,14 @@ void ComparisonWorker::exportReport(const ComparisonResult& in, const QString& p
     emit exported(path, {});
 }
 
-void ComparisonWorker::exportChart(const QByteArray& svg, const QString& path, QSize size) {
+void ComparisonWorker::exportChart(const QByteArray& svg, const QString& path, QSize size,
+                                   int dpi) {
     const auto format = ChartRenderer::formatOf(path);
     if (!format) {
         emit exported(path, tr("%1: charts export as .svg, .png or .pdf").arg(path));
         return;
     }
-    emit exported(path, ChartRenderer::write(svg, path, *format, size));
+    emit exported(path, ChartRenderer::write(svg, path, *format, size, dpi));
 }
 
 } // namespace tierscope

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/report/ComparisonReport.h"
+#include "core/report/SvgChart.h"
 
 #include <QList>
 #include <QMetaType>
@@ -33,18 +34,20 @@ class ComparisonWorker : public QObject {
     explicit ComparisonWorker(QObject* parent = nullptr);
 
     void listChoices(const QString& db);
-    // labelA, labelB: what the sides are called; empty: the spec's own description.
+    // labelA, labelB: what the sides are called; empty: the spec's own description. The
+    // charts are drawn `chartSize` logical pixels in `style` (the view's colours and text).
     void compare(const QString& db, const QString& a, const QString& b, const QStringList& gates,
                  const QStringList& presets, quint64 request, const QString& labelA = {},
-                 const QString& labelB = {});
+                 const QString& labelB = {}, const tierscope::SvgChart::Style& style = {},
+                 QSize chartSize = {900, 480});
     // The comparisons of the experiment `planText` ran as session `sessionId`: every workload,
     // only that session's completed runs (an earlier or cancelled experiment of the same name
     // is not pooled in), with the plan's gates.
     void experimentPairs(const QString& db, qint64 sessionId, const QString& planText);
     // The format comes from the suffix: .html, .md, .json, .csv, anything else text.
     void exportReport(const tierscope::ComparisonResult& in, const QString& path);
-    // .svg, .png or .pdf
-    void exportChart(const QByteArray& svg, const QString& path, QSize size);
+    // .svg, .png or .pdf; `size` in logical pixels, a PNG's at dpi/96 pixels each
+    void exportChart(const QByteArray& svg, const QString& path, QSize size, int dpi = 96);
 
   signals:
     void choicesListed(const QList<tierscope::ComparisonChoice>& choices);

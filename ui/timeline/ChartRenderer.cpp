@@ -10,6 +10,7 @@
 #include <QSvgGenerator>
 #include <QSvgRenderer>
 #include <QWidget>
+#include <algorithm>
 #include <stdexcept>
 
 namespace tierscope {
@@ -26,20 +27,25 @@ std::optional<ChartRenderer::Format> ChartRenderer::formatOf(const QString& name
     return std::nullopt;
 }
 
-QImage ChartRenderer::toImage(const QByteArray& svg, QSize size) {
-    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+QImage ChartRenderer::toImage(const QByteArray& svg, QSize size, int dpi) {
+    const double k = std::max(dpi, 1) / 96.0;
+    const QSize pixels(static_cast<int>(size.width() * k + 0.5),
+                       static_cast<int>(size.height() * k + 0.5));
+    QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::white);
+    image.setDotsPerMeterX(static_cast<int>(std::max(dpi, 1) / 0.0254 + 0.5));
+    image.setDotsPerMeterY(image.dotsPerMeterX());
     QSvgRenderer renderer(svg);
     if (!renderer.isValid())
         return {};
     QPainter painter(&image);
     painter.setRenderHint(QPainter::Antialiasing);
-    renderer.render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+    renderer.render(&painter, QRectF(QPointF(0, 0), QSizeF(pixels)));
     return image;
 }
 
-QString ChartRenderer::write(const QByteArray& svg, const QString& path, Format format,
-                             QSize size) {
+QString ChartRenderer::write(const QByteArray& svg, const QString& path, Format format, QSize size,
+                             int dpi) {
     if (!QSvgRenderer(svg).isValid())
         return "the chart is not valid SVG";
     // Rendered in memory, then written by the one output writer: whole or not at all, 0600,
@@ -50,21 +56,22 @@ QString ChartRenderer::write(const QByteArray& svg, const QString& path, Format 
     } else if (format == Format::Png) {
         QBuffer buffer(&bytes);
         buffer.open(QIODevice::WriteOnly);
-        if (!toImage(svg, size).save(&buffer, "PNG"))
+        if (!toImage(svg, size, dpi).save(&buffer, "PNG"))
             return "cannot render " + path;
     } else {
         QBuffer buffer(&bytes);
         buffer.open(QIODevice::WriteOnly);
         QPdfWriter pdf(&buffer);
         pdf.setCreator("tierscope");
-        pdf.setResolution(96); // one chart pixel per PDF pixel at 96 dpi
+        pdf.setResolution(std::max(dpi, 1)); // the page is `size` at 96 logical pixels an inch
         pdf.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96, size.height() * 72.0 / 96),
                                   QPageSize::Point, "chart", QPageSize::ExactMatch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         QPainter painter;
         if (!painter.begin(&pdf))
             return "cannot render " + path;
-        QSvgRenderer(svg).render(&painter, QRectF(QPointF(0, 0), QSizeF(size)));
+        const double k = std::max(dpi, 1) / 96.0;
+        QSvgRenderer(svg).render(&painter, QRectF(0, 0, size.width() * k, size.height() * k));
         painter.end();
     }
     if (bytes.isEmpty())

@@ -1,9 +1,11 @@
 #include "TestSupport.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
+#include "ui/AppPalette.h"
 #include "ui/compare/CompareDialog.h"
 
 #include <QFileInfo>
+#include <QFontInfo>
 #include <QImage>
 #include <QPushButton>
 #include <QScreen>
@@ -146,6 +148,57 @@ class TestCompareDialog : public QObject {
                  qPrintable(compare->gateTable()->item(0, 2)->text()));
         const auto& k = compare->result().kpis.at(static_cast<std::size_t>(row));
         QVERIFY(k.relativeInterval() && k.relativeInterval()->lo > -1);
+        delete compare;
+    }
+
+    // Under the dark theme the charts are drawn on the palette's dark ground in its text
+    // colour, at the interface's font size; "Save as image" writes the whole comparison, every
+    // KPI row and chart under a title block, as one picture taller than the dialog.
+    void theChartsFollowTheDarkPaletteAndSaveAsOneImage() {
+        const QString db = m_dir.filePath("dark.db");
+        {
+            Store store(db.toStdString(), Store::Mode::ReadWrite);
+            SessionInfo s;
+            s.startNs = 1;
+            const auto session = store.createSession(s);
+            const double seconds[] = {200, 210, 190, 10, 12, 11};
+            for (int i = 0; i < 6; ++i) {
+                const auto id = store.createRun(session, "storage/model-load", "{}", 1, "x",
+                                                i < 3 ? "A" : "B", i % 3 + 1);
+                store.finishRun(id, 2, "completed", nlohmann::json{{"seconds", seconds[i]}}.dump());
+            }
+        }
+        auto* compare = new CompareDialog(db);
+        compare->setPalette(AppPalette::dark());
+        compare->resize(900, 700);
+        compare->show();
+        QVERIFY(QTest::qWaitForWindowExposed(compare));
+        QSignalSpy shown(compare, &CompareDialog::comparisonShown);
+        compare->setSides("arm:x/A", "arm:x/B");
+        compare->setGates("model_load_time <= -90%");
+        compare->compare();
+        QVERIFY(shown.wait(30000));
+        const QColor base = compare->palette().color(QPalette::Base);
+        QVERIFY(base.lightness() < 100);
+        QVERIFY(!compare->result().charts.empty());
+        for (const auto& chart : compare->result().charts) {
+            const QString svg = QString::fromStdString(chart.svg);
+            QVERIFY2(svg.contains("<rect x=\"0.0\" y=\"0.0\"") &&
+                         svg.section("fill=\"", 2, 2).startsWith(base.name()),
+                     qPrintable(QString::fromStdString(chart.name) + ": " + svg.left(400)));
+            const int px = QFontInfo(compare->font()).pixelSize();
+            QVERIFY2(svg.contains(QString("font-size=\"%1.0\"").arg(px)),
+                     qPrintable(svg.left(300)));
+        }
+
+        const QString png = m_dir.filePath("compare.png");
+        QSignalSpy exported(compare, &CompareDialog::exported);
+        compare->saveImageTo(png);
+        QVERIFY(exported.wait(30000));
+        QCOMPARE(exported.last().at(1).toString(), QString());
+        const QImage image(png);
+        QVERIFY2(image.height() > compare->height(), qPrintable(QString::number(image.height())));
+        QVERIFY(image.pixelColor(2, 2).lightness() < 100); // the dark theme's ground
         delete compare;
     }
 
