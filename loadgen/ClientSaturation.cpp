@@ -72,7 +72,8 @@ std::string ClientSaturation::describe(const nlohmann::json& client) {
         out += line;
     };
     lag("schedule_delay", "schedule delay");
-    lag("loop_lag", "read lag (not in TTFT: kernel timestamps)");
+    // The latencies use the kernel's receive timestamps, so this lag is not in them.
+    lag("loop_lag", "read lag (outside the latencies)");
     out += client.contains("loop_lag_p99_ms") || client.contains("schedule_delay_p99_ms")
                ? " (worst loop)\n"
                : "\n";
