@@ -101,8 +101,31 @@ void MainWindow::onSessionOpened(const SessionView& view) {
     m_browser->select(view.info.id);
     statusBar()->clearMessage();
     setStatus();
+    if (!m_linkApplied && view.info.id == m_options.session)
+        applyDeepLink(static_cast<double>(view.t1Ns - view.t0Ns) / 1e9);
     refetchForWidth();
     emit sessionShown(view.info.id);
+}
+
+// `gui --session N --range A..B --runs 3,5`: the view a colleague copied, shown once; the
+// session opened again later is shown whole.
+void MainWindow::applyDeepLink(double sessionSeconds) {
+    m_linkApplied = true;
+    m_linkRuns = m_options.runs;
+    if (!m_linkRuns.isEmpty()) { // the timeline selects one run: the first
+        m_timeline->selectRun(m_linkRuns.front());
+        m_runs->highlightRun(m_linkRuns.front());
+    }
+    if (!m_options.rangeFromNs && !m_options.rangeToNs)
+        return;
+    const auto [x0, x1] = TimelineView::clampRange(
+        m_options.rangeFromNs ? static_cast<double>(*m_options.rangeFromNs) / 1e9 : 0.0,
+        m_options.rangeToNs ? static_cast<double>(*m_options.rangeToNs) / 1e9 : sessionSeconds, 0,
+        sessionSeconds, 1e-3);
+    m_timeline->setTimeRange(x0, x1, m_timeline->axisTitle());
+    m_pendingX0 = x0; // read again for the range, as a zoom is
+    m_pendingX1 = x1;
+    m_rangeTimer->start();
 }
 
 bool MainWindow::sessionSettled() const {

@@ -3,6 +3,7 @@
 #include "app/common/CancelOnSignal.h"
 #include "app/common/ExitCode.h"
 #include "core/util/DurationParser.h"
+#include "core/util/TimeRangeText.h"
 #include "ui/MainWindow.h"
 #include "ui/compare/CompareDialog.h"
 
@@ -18,7 +19,15 @@ CLI::App* GuiCommand::attach(CLI::App& parent, Options& o) {
     auto* cmd = parent.add_subcommand(
         "gui", "Open the desktop window: the live timeline of this machine, past sessions and "
                "devices (also what `tierscope` alone does when a display is available)");
-    cmd->add_option("--session", o.session, "Open this recorded session instead of the live view");
+    auto* session = cmd->add_option("--session", o.session,
+                                    "Open this recorded session instead of the live view");
+    cmd->add_option("--range", o.range,
+                    "Zoom the session to this range since its start: 10s..40s, ..40s or 10s.. "
+                    "(File > Copy link writes the view's)")
+        ->needs(session);
+    cmd->add_option("--runs", o.runs, "Select these runs of the session: 3,5")
+        ->delimiter(',')
+        ->needs(session);
     cmd->add_option("--window", o.window, "Live time window: 1m, 5m, 30m or all")
         ->capture_default_str()
         ->check(CLI::IsMember({"1m", "5m", "30m", "all"}));
@@ -55,6 +64,12 @@ int GuiCommand::run(const char* argv0, const GlobalOptions& global, const Option
         std::cerr << "tierscope gui: --after takes a duration such as 5s\n";
         return kExitUsage;
     }
+    std::optional<TimeRangeText::Range> range;
+    if (!o.range.empty() && !(range = TimeRangeText::parse(o.range))) {
+        std::cerr << "tierscope gui: --range takes FROM..TO since the session's start, such as "
+                     "10s..40s, ..40s or 10s..\n";
+        return kExitUsage;
+    }
     if (!displayAvailable(true)) {
         std::cerr << "tierscope gui: no display (DISPLAY and WAYLAND_DISPLAY are unset). Record "
                      "headless with `tierscope record`, or run under xvfb-run.\n";
@@ -68,6 +83,12 @@ int GuiCommand::run(const char* argv0, const GlobalOptions& global, const Option
     MainWindow::Options options;
     options.db = QString::fromStdString(global.db);
     options.session = o.session;
+    if (range) {
+        options.rangeFromNs = range->fromNs;
+        options.rangeToNs = range->toNs;
+    }
+    for (const long long run : o.runs)
+        options.runs << run;
     options.record = !o.noRecord && o.session == 0;
     options.windowSeconds = o.window == "1m"    ? 60
                             : o.window == "30m" ? 1800

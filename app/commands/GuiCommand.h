@@ -12,6 +12,8 @@ class GuiCommand {
   public:
     struct Options {
         long long session = 0;
+        std::string range;           // of --session: "10s..40s" since its start
+        std::vector<long long> runs; // of --session: selected
         std::string window = "5m";
         bool noRecord = false;
         std::string screenshot; // save a PNG of the window after `after`, then quit

@@ -21,6 +21,7 @@
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QTableWidget>
 #include <QTemporaryFile>
 #include <QVBoxLayout>
@@ -60,7 +61,11 @@ ExperimentDialog::ExperimentDialog(QString db, const QString& planName, QString 
                                    QWidget* parent)
     : QDialog(parent), m_db(std::move(db)), m_planText(std::move(planText)) {
     setWindowTitle(tr("Run experiment — %1").arg(planName));
-    resize(1100, 760);
+    // 1100x760 where there is room; on a 1280x720 screen (or 2560x1440 at scale factor 2) nine
+    // tenths of it, as the compare view, so its title bar and buttons stay on the screen.
+    const QScreen* on = screen();
+    resize(on ? QSize(1100, 760).boundedTo(on->availableGeometry().size() * 9 / 10)
+              : QSize(1100, 760));
     qRegisterMetaType<std::vector<tierscope::DeviceRecord>>("std::vector<tierscope::DeviceRecord>");
     m_worker = new ExperimentWorker;
     m_worker->moveToThread(&m_thread);

@@ -15,6 +15,10 @@ namespace {
 constexpr int kGap = 6;
 constexpr int kPad = 6;
 constexpr int kSparkHeight = 18;
+// A detail wraps past about this many characters, in at most this many lines.
+constexpr int kDetailWrapChars = 24;
+constexpr int kMaxDetailLines = 4;
+constexpr int kUnbounded = 1 << 20;
 
 QString formatted(ChartCatalog::Unit unit, double v) {
     return UnitScale::choose(unit, v).format(v);
@@ -23,24 +27,108 @@ QString formatted(ChartCatalog::Unit unit, double v) {
 } // namespace
 
 StatTileRow::StatTileRow(QWidget* parent) : QWidget(parent) {
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    QSizePolicy policy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
+}
+
+QFont StatTileRow::titleFont() const {
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 0.9);
+    return f;
+}
+
+QFont StatTileRow::valueFont() const {
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 1.4);
+    f.setBold(true);
+    return f;
+}
+
+int StatTileRow::fixedHeight() const {
+    return kPad * 2 + QFontMetrics(titleFont()).height() + QFontMetrics(valueFont()).height() +
+           kSparkHeight + 2;
+}
+
+int StatTileRow::detailHeight(const StatTiles::Tile& tile, int innerWidth) const {
+    const QFontMetrics fm(titleFont());
+    const int wrapped = fm.boundingRect(QRect(0, 0, std::max(1, innerWidth), kUnbounded),
+                                        Qt::TextWordWrap, detailOf(tile))
+                            .height();
+    return std::clamp(wrapped, fm.height(), fm.height() * kMaxDetailLines);
+}
+
+int StatTileRow::Grid::height() const {
+    int h = 4;
+    for (const int row : rowHeights)
+        h += row;
+    return h + kGap * std::max(0, static_cast<int>(rowHeights.size()) - 1);
+}
+
+// As many columns as the widest tile's text allows (a detail counted up to its wrap width),
+// then balanced: 7 tiles that fit 5 to a row go 4 and 3.
+StatTileRow::Grid StatTileRow::gridFor(int width) const {
+    Grid g;
+    const int n = std::max<int>(1, static_cast<int>(m_tiles.size()));
+    const QFontMetrics tfm(titleFont()), vfm(valueFont());
+    int need = 0;
+    for (const auto& t : m_tiles)
+        need = std::max({need, tfm.horizontalAdvance(QString::fromStdString(t.title)),
+                         vfm.horizontalAdvance(valueOf(t)),
+                         std::min(tfm.horizontalAdvance(detailOf(t)),
+                                  tfm.averageCharWidth() * kDetailWrapChars)});
+    need += 2 * kPad + 2;
+    g.columns = std::clamp((width - kGap) / (need + kGap), 1, n);
+    const int rows = (n + g.columns - 1) / g.columns;
+    g.columns = (n + rows - 1) / rows;
+    g.tileWidth = std::max(1, (width - kGap * (g.columns + 1)) / g.columns);
+    for (int r = 0; r < rows; ++r) {
+        int detail = tfm.height();
+        for (int i = r * g.columns; i < std::min<int>((r + 1) * g.columns, m_tiles.size()); ++i)
+            detail = std::max(
+                detail, detailHeight(m_tiles[static_cast<std::size_t>(i)], g.tileWidth - 2 * kPad));
+        g.rowHeights.push_back(fixedHeight() + detail);
+    }
+    return g;
+}
+
+int StatTileRow::heightForWidth(int width) const {
+    return gridFor(width).height();
 }
 
 QSize StatTileRow::sizeHint() const {
-    const QFontMetrics fm(font());
-    // Title, value (1.4x), detail and the sparkline.
-    const int h =
-        kPad * 2 + fm.height() * 2 + static_cast<int>(fm.height() * 1.5) + kSparkHeight + 4;
-    return {800, h};
+    return {800, heightForWidth(width() > 0 ? width() : 800)};
 }
 
 QSize StatTileRow::minimumSizeHint() const {
-    return {200, sizeHint().height()};
+    return {200, fixedHeight() + QFontMetrics(titleFont()).height() + 4};
 }
 
 void StatTileRow::setTiles(std::vector<StatTiles::Tile> tiles) {
+    const int before = heightForWidth(width());
     m_tiles = std::move(tiles);
+    // A new text may need another row (or one less): only then is the layout asked again.
+    if (heightForWidth(width()) != before)
+        updateGeometry();
     update();
+}
+
+int StatTileRow::rowCount() const {
+    return static_cast<int>(gridFor(width()).rowHeights.size());
+}
+
+bool StatTileRow::elides() const {
+    const int inner = gridFor(width()).tileWidth - 2 * kPad;
+    const QFontMetrics tfm(titleFont()), vfm(valueFont());
+    for (const auto& t : m_tiles) {
+        const QRect wrapped = tfm.boundingRect(QRect(0, 0, std::max(1, inner), kUnbounded),
+                                               Qt::TextWordWrap, detailOf(t));
+        if (tfm.horizontalAdvance(QString::fromStdString(t.title)) > inner ||
+            vfm.horizontalAdvance(valueOf(t)) > inner || wrapped.width() > inner ||
+            wrapped.height() > detailHeight(t, inner))
+            return true;
+    }
+    return false;
 }
 
 const StatTiles::Tile* StatTileRow::find(const std::string& id) const {
@@ -81,20 +169,21 @@ QString StatTileRow::detailText(const std::string& id) const {
 }
 
 QRect StatTileRow::tileRect(int index) const {
-    const int n = std::max<int>(1, static_cast<int>(m_tiles.size()));
-    const int w = (width() - kGap * (n + 1)) / n;
-    return {kGap + index * (w + kGap), 2, w, height() - 4};
+    const Grid g = gridFor(width());
+    const int row = std::min(index / g.columns, static_cast<int>(g.rowHeights.size()) - 1);
+    int y = 2;
+    for (int r = 0; r < row; ++r)
+        y += g.rowHeights[static_cast<std::size_t>(r)] + kGap;
+    return {kGap + (index % g.columns) * (g.tileWidth + kGap), y, g.tileWidth,
+            g.rowHeights[static_cast<std::size_t>(std::max(0, row))]};
 }
 
 void StatTileRow::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing, true);
     const QPalette pal = palette();
-    QFont titleFont = font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 0.9);
-    QFont valueFont = font();
-    valueFont.setPointSizeF(valueFont.pointSizeF() * 1.4);
-    valueFont.setBold(true);
+    const QFont titleFont = this->titleFont();
+    const QFont valueFont = this->valueFont();
     const QFontMetrics tfm(titleFont), vfm(valueFont);
     QColor dim = pal.color(QPalette::WindowText);
     dim.setAlphaF(0.6);
@@ -119,8 +208,8 @@ void StatTileRow::paintEvent(QPaintEvent*) {
         y += vfm.height();
         p.setFont(titleFont);
         p.setPen(dim);
-        p.drawText(QRect(in.left(), y, in.width(), tfm.height()), Qt::AlignLeft,
-                   tfm.elidedText(detailOf(tile), Qt::ElideRight, in.width()));
+        p.drawText(QRect(in.left(), y, in.width(), detailHeight(tile, in.width())),
+                   Qt::AlignLeft | Qt::TextWordWrap, detailOf(tile));
         // The sparkline, scaled from zero (a rate's dip to half is half the height).
         const QRectF spark(in.left(), in.bottom() - kSparkHeight, in.width(), kSparkHeight);
         double top = 0;
