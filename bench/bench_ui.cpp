@@ -4,13 +4,22 @@
 //     view. Baselines in the same run: the same frame drawn by QtCharts' own line series, and
 //     the tierscope frame with every raw sample plotted (no decimation).
 //     BENCH_OPENGL=1 (under xvfb, QT_QPA_PLATFORM=xcb) adds QtCharts' OpenGL series.
-//  2. Opening a recorded 1-hour session of 100 metrics at 10 Hz until the overview is drawn,
+//  2. The live view's CPU share: a live buffer fed at 10 Hz for 60 s from another thread (as
+//     the recorder feeds it) while a 100 ms timer draws frames as MainWindow::refreshLive
+//     does: paced by LiveFramePacer (a frame when the view moved a pixel), only the charts in
+//     view read and drawn, every chart once a second (the band's frame). CPU time of the GUI
+//     thread over the minute, 1900 x 950 timeline. Baselines in the same run: the same loop
+//     with QtCharts' own line series, and tierscope drawing every chart at every tick (the
+//     view before the pacing).
+//  3. Opening a recorded 1-hour session of 100 metrics at 10 Hz until the overview is drawn,
 //     with its annotations: 120 runs of two arms (warm-ups among them) and 60 events.
 //     Baseline in the same run: reading those samples raw from the store, without drawing.
 #include "BenchSupport.h"
 #include "core/store/LiveBuffer.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
+#include "core/util/WallClock.h"
+#include "core/view/LiveFramePacer.h"
 #include "core/view/TimelineFrame.h"
 #include "ui/MainWindow.h"
 #include "ui/timeline/TimelineChart.h"
@@ -20,8 +29,11 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 using namespace tierscope;
 
@@ -129,6 +141,103 @@ void liveFrames() {
     }
 }
 
+// Seconds of GUI-thread CPU per second of wall time while the live view runs for `seconds`.
+double liveShare(TimelineChart::Renderer renderer, bool paced, int seconds) {
+    const std::int64_t window = 300 * kSecond;
+    LiveBuffer buffer(window + 10 * kSecond);
+    std::vector<MetricDescriptor> metrics;
+    for (int i = 0; i < 64; ++i)
+        metrics.push_back({"m/" + std::to_string(i), "bytes/s", "gauge", "{}"});
+    const auto write = [&](std::int64_t t, int k) {
+        std::vector<Reading> readings;
+        for (int i = 0; i < 64; ++i)
+            readings.push_back({metrics[i], 1e9 + 5e8 * std::sin(k / 20.0 + i)});
+        buffer.write(t, readings);
+    };
+    // A full window already recorded, then 10 Hz from the recorder's thread.
+    const auto now = [] { return WallClock::systemNowNs(); };
+    const std::int64_t start = now();
+    for (int k = 0; k < 3000; ++k)
+        write(start - window + k * kSecond / 10, k);
+    std::atomic<bool> stop{false};
+    std::thread recorder([&] {
+        for (int k = 3000; !stop; ++k) {
+            write(now(), k);
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+
+    TimelineView view;
+    view.setRenderer(renderer);
+    view.resize(1900, 950);
+    view.setCharts(liveCharts(8, 8));
+    view.show();
+    LiveFramePacer pacer;
+    std::int64_t fullAt = 0;
+    int frames = 0;
+    QTimer tick;
+    tick.setInterval(100);
+    QObject::connect(&tick, &QTimer::timeout, [&] {
+        std::optional<std::int64_t> edge = now();
+        if (paced)
+            edge = pacer.due(*edge, window, view.plotWidth(), buffer.version());
+        if (!edge)
+            return;
+        const std::int64_t t1 = *edge;
+        const bool full = !paced || t1 - fullAt >= kSecond;
+        const auto frame = TimelineFrame::build(
+            full ? view.specs() : view.visibleSpecs(), {},
+            [&buffer](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
+                return buffer.decimated(id, from, to, points);
+            },
+            TimelineFrame::Request::live(t1 - window, t1, view.plotWidth(), false));
+        view.setTimeRange(-300, 0, "seconds ago");
+        if (full) {
+            fullAt = t1;
+            view.setData(frame.data, t1);
+        } else {
+            view.setVisibleData(frame.data, t1);
+        }
+        ++frames;
+    });
+    QObject::connect(&view, &TimelineView::viewportMoved, [&] { pacer.invalidate(); });
+    // Three seconds of frames before the clock starts: the first layout, fonts and caches.
+    tick.start();
+    QTimer::singleShot(3000, [] { QApplication::exit(0); });
+    QApplication::exec();
+    frames = 0;
+    const double cpu0 = bench::threadCpuSeconds();
+    const auto wall0 = std::chrono::steady_clock::now();
+    QTimer::singleShot(seconds * 1000, [] { QApplication::exit(0); });
+    QApplication::exec();
+    const double share = (bench::threadCpuSeconds() - cpu0) / bench::seconds(wall0);
+    stop = true;
+    recorder.join();
+    std::printf("    %s%s: %d frames in %d s\n",
+                renderer == TimelineChart::Renderer::Painter ? "tierscope" : "QtCharts",
+                paced ? "" : ", every chart every tick", frames, seconds);
+    return share;
+}
+
+void liveShares() {
+    const int seconds = std::getenv("BENCH_LIVE_SECONDS")
+                            ? std::max(5, std::atoi(std::getenv("BENCH_LIVE_SECONDS")))
+                            : 60;
+    using R = TimelineChart::Renderer;
+    std::printf("live view, 64 series fed at 10 Hz for %d s, 5 min window, 1900 x 950 timeline, "
+                "GUI thread CPU:\n",
+                seconds);
+    const double ours = liveShare(R::Painter, true, seconds);
+    if (qEnvironmentVariableIsSet("BENCH_LIVE_OURS"))
+        return;
+    const double qtcharts = liveShare(R::Series, true, seconds);
+    const double everyTick = liveShare(R::Painter, false, seconds);
+    std::printf("  tierscope %.2f %% of a core (target < 3 %%)\n"
+                "  QtCharts line series, same pacing %.2f %%; ratio %.3f\n"
+                "  tierscope drawing every chart at every tick %.2f %%; ratio %.3f\n",
+                ours * 100, qtcharts * 100, ours / qtcharts, everyTick * 100, ours / everyTick);
+}
+
 std::int64_t writeHour(const std::string& db) {
     std::int64_t id = 0;
     const std::int64_t start = 1'790'000'000LL * kSecond;
@@ -214,7 +323,13 @@ int main(int argc, char** argv) {
             qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen" : qgetenv("QT_QPA_PLATFORM"));
     QStandardPaths::setTestModeEnabled(true);
     QApplication app(argc, argv);
-    liveFrames();
-    openHour();
+    // BENCH_SECTION=frame|live|open runs one part (to profile it alone).
+    const QByteArray section = qgetenv("BENCH_SECTION");
+    if (section.isEmpty() || section == "frame")
+        liveFrames();
+    if (section.isEmpty() || section == "live")
+        liveShares();
+    if (section.isEmpty() || section == "open")
+        openHour();
     return 0;
 }

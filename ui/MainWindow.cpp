@@ -20,6 +20,7 @@
 #include "ui/sessions/SessionListModel.h"
 #include "ui/timeline/BottleneckBand.h"
 #include "ui/timeline/ChartRenderer.h"
+#include "ui/timeline/RangePanel.h"
 #include "ui/timeline/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
@@ -131,9 +132,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         QSettings saved("tierscope", "tierscope");
         restoreGeometry(saved.value("window/geometry").toByteArray());
         restoreState(saved.value("window/state").toByteArray());
-        // Saved on a larger screen, or at a smaller scale factor: fit this one.
-        if (const QScreen* s = screen())
-            resize(size().boundedTo(s->availableGeometry().size()));
+        fitToScreen(); // saved on a larger screen, or at a smaller scale factor
     }
     applySettings();
 
@@ -155,6 +154,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         m_rangeTimer->start();
     });
     connect(m_timeline, &TimelineView::plotWidthChanged, this, &MainWindow::refetchForWidth);
+    // A chart scrolled into view was skipped by the live frames: the next tick draws it.
+    connect(m_timeline, &TimelineView::viewportMoved, this, [this] { m_pacer.invalidate(); });
     connect(m_timeline, &TimelineView::runSelected, m_runs, &RunsPanel::highlightRun);
     connect(m_timeline, &TimelineView::chartExportRequested, this, &MainWindow::askExportChart);
     m_timeline->setHiddenSeries(m_layout.hiddenSeries);
@@ -205,6 +206,7 @@ MainWindow::~MainWindow() {
     }
     delete m_remote; // it writes into m_buffer until its thread ends
     stopProcessIo();
+    stopGpu();
     // The recording stops on its own thread: stopping joins collector threads and writes.
     QMetaObject::invokeMethod(
         m_live, [this] { m_live->stop(); }, Qt::BlockingQueuedConnection);
@@ -252,7 +254,7 @@ void MainWindow::buildToolbar() {
     m_window->addItem(tr("All"), 0);
     m_window->setCurrentIndex(std::max(0, m_window->findData(m_options.windowSeconds)));
     connect(m_window, &QComboBox::currentIndexChanged, this, [this] {
-        m_drawnVersion = 0;
+        m_pacer.invalidate();
         refreshLive();
     });
     bar->addWidget(m_window);
@@ -273,8 +275,11 @@ void MainWindow::buildToolbar() {
     auto* plan = bar->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Run plan"));
     plan->setToolTip(tr("Open an experiment plan (TOML), review it and run it"));
     connect(plan, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(
-            this, tr("Open experiment plan"), QString(), tr("Experiment plans (*.toml)"));
+        // The shipped examples to start from, not whatever directory the app started in.
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open experiment plan"),
+                                         examplePlansDir(QCoreApplication::applicationDirPath()),
+                                         tr("Experiment plans (*.toml)"));
         if (!path.isEmpty())
             openPlan(path);
     });
@@ -362,6 +367,29 @@ void MainWindow::buildDocks() {
     m_runsDock->hide(); // a session with requests shows it
     connect(m_runs, &RunsPanel::runSelected, m_timeline, &TimelineView::selectRun);
     buildProcessIoDock();
+    buildGpuDock();
+    buildRangeDock();
+}
+
+// Shown while a range of a recorded session is selected; its figures are read off this thread.
+void MainWindow::buildRangeDock() {
+    m_rangePanel = new RangePanel(this);
+    m_rangeDock = new QDockWidget(tr("Range"), this);
+    m_rangeDock->setObjectName("range");
+    m_rangeDock->setWidget(m_rangePanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_rangeDock);
+    m_rangeDock->hide();
+    connect(this, &MainWindow::sessionShown, m_rangePanel,
+            [this](qint64 id) { m_rangePanel->setSession(m_db, id); });
+    connect(m_timeline, &TimelineView::rangeSelected, this, [this](double x0, double x1) {
+        m_rangePanel->setMetricIds(m_timeline->storedMetricIds());
+        m_rangePanel->setRange(x0, x1);
+        m_rangeDock->show();
+    });
+    connect(m_timeline, &TimelineView::selectionCleared, this, [this] {
+        m_rangePanel->clear();
+        m_rangeDock->hide();
+    });
 }
 
 void MainWindow::setSettings(const Settings& settings) {
@@ -400,7 +428,7 @@ void MainWindow::refreshSessions() {
 
 void MainWindow::showLive() {
     m_shownSession = 0;
-    m_drawnVersion = 0;
+    m_pacer.invalidate();
     m_bandAt = 0;
     m_chartedSeries = 0; // the session view replaced the charts
     m_timeline->setInteractive(false);

@@ -4,9 +4,11 @@
 #include "core/store/LiveBuffer.h"
 #include "core/view/ChartLayout.h"
 #include "core/view/EngineAbsence.h"
+#include "core/view/LiveFramePacer.h"
 #include "ui/Settings.h"
 #include "ui/feeds/PrometheusFeed.h"
 #include "ui/sessions/StoreReader.h"
+#include "ui/timeline/ViewExporter.h"
 
 #include <QMainWindow>
 #include <QThread>
@@ -30,7 +32,10 @@ class CompareDialog;
 class DevicesView;
 class ExperimentDialog;
 class LiveRecording;
+class GpuPanel;
+class GpuProcessSampler;
 class ProcessIoPanel;
+class RangePanel;
 class ProcessIoSampler;
 class ProcessIoTableModel;
 class PrometheusFeed;
@@ -56,6 +61,11 @@ class MainWindow : public QMainWindow {
         // window geometry is neither used nor overwritten, and `theme` replaces the saved one.
         bool exportOnly = false;
         Settings::Theme theme = Settings::Theme::Light;
+        // A deep link into `session` (gui --range, --runs): the range shown, in ns since its
+        // start (absent: its start, its end), and the runs selected.
+        std::optional<std::int64_t> rangeFromNs;
+        std::optional<std::int64_t> rangeToNs;
+        QList<qint64> runs;
     };
 
     explicit MainWindow(Options options, QWidget* parent = nullptr);
@@ -69,6 +79,12 @@ class MainWindow : public QMainWindow {
     // The live view's "Top I/O processes" dock (MainWindowProcessIo.cpp).
     ProcessIoPanel* processIoPanel() const { return m_processIoPanel; }
     QDockWidget* processIoDock() const { return m_processIoDock; }
+    // The live view's "GPUs" dock (MainWindowGpu.cpp).
+    GpuPanel* gpuPanel() const { return m_gpuPanel; }
+    QDockWidget* gpuDock() const { return m_gpuDock; }
+    // The figures of the range selected on the timeline (its "Range" dock).
+    RangePanel* rangePanel() const { return m_rangePanel; }
+    QDockWidget* rangeDock() const { return m_rangeDock; }
     QString database() const { return m_db; }
     qint64 liveSessionId() const { return m_liveSession; }
     // The experiment running on this machine, shown live; 0 when none runs.
@@ -97,14 +113,28 @@ class MainWindow : public QMainWindow {
     // machine; local recording stops.
     void connectPrometheus(const QString& url, const QString& nodes, double stepS);
     void disconnectPrometheus();
-    // The live or session view as PNG, SVG or PDF (by the suffix) at `size` pixels; the file
-    // is written off the GUI thread (viewExported).
-    void exportView(const QString& path, QSize size);
+    // The whole live or session view (every chart, not the part scrolled into view) under a
+    // title block, as PNG, SVG or PDF (by the suffix), `width` logical pixels wide (0: as
+    // shown; the height follows) at `dpi`; the file is written off the GUI thread
+    // (viewExported). `title`: in place of viewTitle().
+    void exportView(const QString& path, int width = 0, int dpi = 96,
+                    const std::optional<ViewExporter::Title>& title = std::nullopt);
+    // The session's label, profile, time range in view, host and tool version; live: the host.
+    ViewExporter::Title viewTitle() const;
+    void askExportView(); // File > Export view
     // One chart of the view ("load-ttft", "gpu-busy", ...) the same way; an id the view does
     // not show is an error (viewExported).
-    void exportChart(const QString& chartId, const QString& path, QSize size);
+    void exportChart(const QString& chartId, const QString& path, QSize size, int dpi = 96);
     // Every action with a shortcut, one "Ctrl+Q  Quit" line each, for Help > Shortcuts.
     QString shortcutList() const;
+    // The command that opens this view again (File > Copy link, MainWindowMenus.cpp).
+    QString viewLink() const;
+    // `tierscope --db DB gui --session N [--range A..B] [--runs 3,5]`, shell-quoted.
+    static QString linkFor(const QString& db, qint64 session, std::optional<std::int64_t> fromNs,
+                           std::optional<std::int64_t> toNs, const QList<qint64>& runs);
+    // Where File > Open plan starts: the example plans installed beside the binary
+    // (share/doc/tierscope/examples) or a build's source tree (resources/plans); else empty.
+    static QString examplePlansDir(const QString& appDir);
     qint64 prometheusSessionId() const { return m_feedSession; }
     PrometheusFeed* prometheusFeed() const { return m_feed; }
     // The live view from a server over SSH (`tierscope stream` there, which records into the
@@ -113,7 +143,7 @@ class MainWindow : public QMainWindow {
     // Writes `widget` off the GUI thread (viewExported); a path that is no .png, .svg or .pdf,
     // or an empty size, is an error that names what exports ("views") and a size for it.
     void exportWidget(QWidget* widget, const QString& path, QSize size, const QString& what,
-                      const char* exampleSize);
+                      const char* exampleSize, int dpi = 96);
     // Asks for a file and a size (default: `current`); absent when the user cancels.
     std::optional<std::pair<QString, QSize>> askExportTarget(const QString& title,
                                                              const QString& name, QSize current);
@@ -150,10 +180,15 @@ class MainWindow : public QMainWindow {
     void buildMenus(const QList<QAction*>& tools, QAction* plan, QAction* settings);
     void switchToPrometheus(const PrometheusFeed::Request& r);
     void buildDocks();
+    void buildRangeDock();
     void buildProcessIoDock();      // MainWindowProcessIo.cpp
     void updateProcessIoSampling(); // on while this machine's live view shows the dock
     void stopProcessIo();
+    void buildGpuDock();      // MainWindowGpu.cpp
+    void updateGpuSampling(); // on while this machine's live view shows the dock
+    void stopGpu();
     void buildLayoutMenu(QMenu* view); // MainWindowLayouts.cpp
+    void fitToScreen();                // the window and its frame on the screen's free area
     void fillLayoutsMenu(QMenu* menu);
     void connectReader();
     void connectLiveSources();
@@ -166,6 +201,7 @@ class MainWindow : public QMainWindow {
     void setStatus();
     void requestLiveCeilings(std::int64_t nowNs);
     void onSessionOpened(const SessionView& view);
+    void applyDeepLink(double sessionSeconds); // once, on the linked session's first view
     qint64 windowNs() const;
     EngineAbsence::Scrape engineScrape(std::int64_t nowNs) const;
 
@@ -191,6 +227,8 @@ class MainWindow : public QMainWindow {
     DevicesView* m_devices = nullptr;
     RunsPanel* m_runs = nullptr;
     QDockWidget* m_runsDock = nullptr;
+    RangePanel* m_rangePanel = nullptr;
+    QDockWidget* m_rangeDock = nullptr;
     // Per-process I/O, scanned on its own thread: a /proc walk must not wait behind a
     // recording's start or stop on the live thread.
     QThread m_processIoThread;
@@ -199,6 +237,12 @@ class MainWindow : public QMainWindow {
     ProcessIoPanel* m_processIoPanel = nullptr;
     QDockWidget* m_processIoDock = nullptr;
     bool m_processIoSampling = false;
+    // The processes on each GPU, listed on their own thread (the vendor libraries open slowly).
+    QThread m_gpuThread;
+    GpuProcessSampler* m_gpuSampler = nullptr;
+    GpuPanel* m_gpuPanel = nullptr;
+    QDockWidget* m_gpuDock = nullptr;
+    bool m_gpuSampling = false;
     QAction* m_record = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_liveAction = nullptr;
@@ -217,7 +261,7 @@ class MainWindow : public QMainWindow {
     qint64 m_shownSession = 0;
     std::int64_t m_shownOrigin = 0;
     SeriesMap m_requestData; // the shown session's request series: not in a range reload
-    std::uint64_t m_drawnVersion = 0;
+    LiveFramePacer m_pacer;  // when the live view draws its next frame
     std::int64_t m_bandAt = 0; // when the live band was last classified
     // The live band judges storage on the same ceilings as `analyze`, read off the GUI thread.
     SessionAnalysis::Ceilings m_liveCeilings; // of m_ceilingSession
@@ -238,6 +282,8 @@ class MainWindow : public QMainWindow {
     double m_pendingX1 = 0;
     int m_fetchedColumns = 0;    // the plot width the shown session's data was read for
     bool m_sessionDrawn = false; // the shown session's reply has arrived
+    bool m_linkApplied = false;  // the deep link's range and runs
+    QList<qint64> m_linkRuns;    // selected by the link: kept in a copied link
 };
 
 } // namespace tierscope

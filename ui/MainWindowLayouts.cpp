@@ -8,9 +8,29 @@
 #include <QInputDialog>
 #include <QMenu>
 #include <QMessageBox>
+#include <QScreen>
 #include <QStatusBar>
 
 namespace tierscope {
+
+// The window and its frame inside the screen's free area, so the status bar is on the screen:
+// at 1280x720, at 2560x1440 with scale factor 2, or with a geometry saved on a larger screen.
+// Before the window manager has framed the window its frame is unknown: kFrame stands for it.
+void MainWindow::fitToScreen() {
+    const QScreen* s = screen();
+    if (!s)
+        return;
+    static constexpr QMargins kFrame(4, 36, 4, 4);
+    const QRect free = s->availableGeometry();
+    resize(size().boundedTo(free.size().shrunkBy(kFrame)));
+    QRect framed(pos(), size().grownBy(kFrame));
+    framed.moveRight(std::min(framed.right(), free.right()));
+    framed.moveBottom(std::min(framed.bottom(), free.bottom()));
+    framed.moveLeft(std::max(framed.left(), free.left()));
+    framed.moveTop(std::max(framed.top(), free.top()));
+    if (framed.topLeft() != pos())
+        move(framed.topLeft());
+}
 
 std::vector<MetricInfo> MainWindow::viewMetrics() const {
     return isLive() ? m_buffer.metrics() : m_shownMetrics;
@@ -23,7 +43,7 @@ void MainWindow::setChartLayout(const ChartLayout& layout) {
     m_timeline->setHiddenSeries(m_layout.hiddenSeries);
     if (isLive()) {
         m_chartedSeries = 0; // the charts are rebuilt on the next frame
-        m_drawnVersion = 0;
+        m_pacer.invalidate();
         refreshLive();
     } else {
         openSession(m_shownSession); // a new chart's series must be read

@@ -121,13 +121,20 @@ qint64 MainWindow::windowNs() const {
 }
 
 void MainWindow::refreshLive() {
-    if (!isLive() || m_pause->isChecked())
+    // A minimised window or another tab shows no chart: nothing to draw until it comes back.
+    if (!isLive() || m_pause->isChecked() || !m_timeline->isVisible() || isMinimized())
         return;
-    const auto version = m_buffer.version();
-    if (version == m_drawnVersion)
+    const std::int64_t now = WallClock().nowNs();
+    // A recording's first seconds fill the plot instead of a sliver at its right edge: the
+    // window grows in 10 s steps (one rescale per step, not per frame) up to the length set.
+    const std::int64_t held = m_buffer.oldestNs() > 0 ? now - m_buffer.oldestNs() : 0;
+    const std::int64_t grown =
+        std::max<std::int64_t>(1, (held + 10 * kSecond - 1) / (10 * kSecond)) * 10 * kSecond;
+    const std::int64_t shown = windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown;
+    const auto edge = m_pacer.due(now, shown, m_timeline->plotWidth(), m_buffer.version());
+    if (!edge)
         return;
-    m_drawnVersion = version;
-    const std::int64_t t1 = WallClock().nowNs();
+    const std::int64_t t1 = *edge;
     // The catalog parses every series' labels: build it when a series appears, not per frame.
     const auto scrape = engineScrape(t1);
     const auto series = m_buffer.seriesCount();
@@ -149,27 +156,26 @@ void MainWindow::refreshLive() {
         source.scrape = scrape;
         m_timeline->setCharts(TimelineFrame::charts(source, m_layout));
     }
-    // A recording's first seconds fill the plot instead of a sliver at its right edge: the
-    // window grows in 10 s steps (one rescale per step, not per frame) up to the length set.
-    const std::int64_t held = m_buffer.oldestNs() > 0 ? t1 - m_buffer.oldestNs() : 0;
-    const std::int64_t grown =
-        std::max<std::int64_t>(1, (held + 10 * kSecond - 1) / (10 * kSecond)) * 10 * kSecond;
-    const std::int64_t t0 =
-        t1 - (windowNs() > 0 ? std::min<std::int64_t>(windowNs(), grown) : grown);
+    const std::int64_t t0 = t1 - shown;
     auto request = TimelineFrame::Request::live(t0, t1, m_timeline->plotWidth(), band);
     if (band) {
         m_bandAt = t1;
         requestLiveCeilings(t1);
         request.ceilings = m_liveCeilings;
     }
+    // Between two band frames only the charts in view are read and drawn: the band's tiles
+    // need every chart, and a chart scrolled into view asks for a frame (viewportMoved).
     const auto frame = TimelineFrame::build(
-        m_timeline->specs(), metrics,
+        band ? m_timeline->specs() : m_timeline->visibleSpecs(), metrics,
         [this](std::int64_t id, std::int64_t from, std::int64_t to, int points) {
             return m_buffer.decimated(id, from, to, points);
         },
         request);
     m_timeline->setTimeRange(static_cast<double>(t0 - t1) / 1e9, 0, tr("seconds ago"));
-    m_timeline->setData(frame.data, t1);
+    if (band)
+        m_timeline->setData(frame.data, t1);
+    else
+        m_timeline->setVisibleData(frame.data, t1);
     if (frame.bottlenecks) {
         m_timeline->bottleneckBand()->setSpans(BottleneckBand::spansOf(*frame.bottlenecks, t1));
         m_timeline->tiles()->setTiles(frame.tiles);

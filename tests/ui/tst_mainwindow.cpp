@@ -634,14 +634,19 @@ class TestMainWindow : public QObject {
             QVERIFY(about);
 
             QSignalSpy exported(&window, &MainWindow::viewExported);
-            window.exportView(m_dir.filePath("view.png"), QSize(1280, 720));
+            // Every chart under a title block, 1280 pixels wide; the height follows.
+            window.exportView(m_dir.filePath("view.png"), 1280);
             QVERIFY(exported.wait(30000));
             QCOMPARE(exported.last().at(1).toString(), QString());
-            QCOMPARE(QImage(m_dir.filePath("view.png")).size(), QSize(1280, 720));
-            window.exportView(m_dir.filePath("view.svg"), QSize(1280, 720));
+            const QImage view(m_dir.filePath("view.png"));
+            QCOMPARE(view.width(), 1280);
+            QVERIFY(view.height() > 300);
+            window.exportView(m_dir.filePath("view.svg"));
             QVERIFY(exported.wait(30000));
-            QVERIFY(QFile(m_dir.filePath("view.svg")).size() > 1000);
-            window.exportView(m_dir.filePath("view.pdf"), QSize(1280, 720));
+            QFile svg(m_dir.filePath("view.svg"));
+            QVERIFY(svg.open(QIODevice::ReadOnly) && svg.size() > 1000);
+            QVERIFY(svg.readAll().contains("drawn by tierscope"));
+            window.exportView(m_dir.filePath("view.pdf"), 1280, 300);
             QVERIFY(exported.wait(30000));
             QVERIFY(QFile(m_dir.filePath("view.pdf")).size() > 500);
 

@@ -4,6 +4,7 @@
 #include "ui/timeline/ChartAnnotations.h"
 #include "ui/timeline/ChartPoints.h"
 #include "ui/timeline/LinePlotItem.h"
+#include "ui/timeline/RangeBand.h"
 
 #include <QAction>
 #include <QChart>
@@ -27,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 
 namespace tierscope {
 
@@ -110,6 +112,9 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     if (renderer == Renderer::Painter) {
         m_plot = new LinePlotItem(m_series, m_x, m_y, m_chart);
         m_plot->setZValue(10); // over the grid, under the crosshair
+        // A moving crosshair or range band repaints the plot under it: drawn from a pixmap of
+        // the lines, which are mapped and stroked again only when their data or axes change.
+        m_plot->setCacheMode(QGraphicsItem::DeviceCoordinateCache);
         m_plot->setPlotArea(m_chart->plotArea());
         for (std::size_t i = 0; i < spec.series.size(); ++i) {
             m_plot->setDots(i, spec.series[i].dots);
@@ -133,6 +138,8 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     m_crossText = new QGraphicsSimpleTextItem(m_chart);
     m_crossText->setZValue(21);
     m_crossText->hide();
+    m_selection = new RangeBand(m_chart);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutSelection);
     // A line of zeros lies on the axis, where it reads as an empty chart: say what it is.
     m_zeroNote = new QGraphicsSimpleTextItem(tr("0 throughout the view"), m_chart);
     m_zeroNote->setZValue(15);
@@ -294,6 +301,7 @@ void TimelineChart::setTimeRange(double x0, double x1, const QString& axisTitle)
         if (m_plot)
             m_plot->update();
         layoutAnnotations();
+        layoutSelection();
     }
     if (m_x->titleText() != axisTitle)
         m_x->setTitleText(axisTitle);
@@ -454,6 +462,20 @@ void TimelineChart::setCrosshair(double x) {
     m_crossText->setVisible(!lines.isEmpty());
 }
 
+void TimelineChart::setSelection(double x0, double x1) {
+    m_selection->setRange(x0, x1);
+    layoutSelection();
+}
+
+QRectF TimelineChart::selectionRect() const {
+    return m_selection->isVisible() ? m_selection->rect() : QRectF();
+}
+
+void TimelineChart::layoutSelection() {
+    if (m_selection && !isAbsent()) // the plot area is laid out before the band exists
+        m_selection->layout(m_chart, m_x, m_series.front());
+}
+
 QMenu* TimelineChart::contextMenu() {
     auto* menu = new QMenu(this);
     connect(menu->addAction(tr("Export this chart…")), &QAction::triggered, this,
@@ -477,6 +499,10 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
     case QEvent::MouseMove: {
         auto* e = static_cast<QMouseEvent*>(event);
         const double x = xAt(e->position());
+        if (m_selecting) {
+            emit selecting(std::min(m_selectFrom, x), std::max(m_selectFrom, x));
+            return true;
+        }
         if (m_dragging) {
             emit panned(m_dragX - x);
             return true;
@@ -492,6 +518,15 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
     case QEvent::MouseButtonPress: {
         auto* e = static_cast<QMouseEvent*>(event);
         m_pressAt = e->position();
+        m_clickedSpan = -1;
+        m_afterDoubleClick = false;
+        // Shift+drag selects a range; a plain drag still pans.
+        if (m_interactive && e->button() == Qt::LeftButton &&
+            e->modifiers().testFlag(Qt::ShiftModifier)) {
+            m_selecting = true;
+            m_selectFrom = xAt(e->position());
+            return true;
+        }
         if (m_interactive && e->button() == Qt::LeftButton) {
             m_dragging = true;
             m_dragX = xAt(e->position());
@@ -502,18 +537,41 @@ bool TimelineChart::eventFilter(QObject* watched, QEvent* event) {
     case QEvent::MouseButtonRelease: {
         m_dragging = false;
         auto* e = static_cast<QMouseEvent*>(event);
-        // A click, not the end of a drag: the run under it.
-        if (e->button() == Qt::LeftButton && (e->position() - m_pressAt).manhattanLength() < 4) {
+        const bool click = (e->position() - m_pressAt).manhattanLength() < 4;
+        if (m_selecting) {
+            m_selecting = false;
             const double x = xAt(e->position());
-            if (const auto span = m_annotations ? m_annotations->spanAt(x) : std::nullopt)
+            // A Shift+click selects nothing: an empty range.
+            emit selected(std::min(m_selectFrom, x),
+                          click ? std::min(m_selectFrom, x) : std::max(m_selectFrom, x));
+            return true;
+        }
+        if (std::exchange(m_afterDoubleClick, false))
+            break;
+        // A click, not the end of a drag: the run under it.
+        if (e->button() == Qt::LeftButton && click) {
+            const double x = xAt(e->position());
+            if (const auto span = m_annotations ? m_annotations->spanAt(x) : std::nullopt) {
+                m_clickedSpan = *span;
                 emit spanClicked(*span);
+            }
         }
         break;
     }
     case QEvent::MouseButtonDblClick:
         if (m_interactive) {
             m_dragging = false;
-            emit resetRequested();
+            m_selecting = false;
+            m_afterDoubleClick = true;
+            // The first click zoomed to its run, which moved the span under the pointer: the
+            // run is the one that click hit.
+            auto span = m_clickedSpan >= 0 ? std::optional<int>(m_clickedSpan) : std::nullopt;
+            if (!span && m_annotations)
+                span = m_annotations->spanAt(xAt(static_cast<QMouseEvent*>(event)->position()));
+            if (span)
+                emit spanDoubleClicked(*span);
+            else
+                emit resetRequested();
             return true;
         }
         break;

@@ -25,6 +25,7 @@ class QStackedWidget;
 namespace tierscope {
 
 class LinePlotItem;
+class RangeBand;
 
 // One chart of the timeline: its series, a time axis in seconds from an origin, a crosshair
 // the timeline moves, and in place of an empty chart the reason its source is absent.
@@ -43,6 +44,9 @@ class TimelineChart : public QWidget {
     void setData(const std::vector<std::vector<Bucket>>& data, std::int64_t originNs);
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setCrosshair(double x); // NaN hides it
+    // The selected time range, a translucent band over the plot; NaN hides it.
+    void setSelection(double x0, double x1);
+    QRectF selectionRect() const; // chart coordinates; empty when hidden
     int plotWidth() const;
     // The axes' tick steps (1, 2 or 5 times a power of ten, from zero), the time labels'
     // printf format and the value axis' top.
@@ -98,9 +102,12 @@ class TimelineChart : public QWidget {
     void hovered(double x); // NaN when the pointer leaves
     void zoomed(double factor, double anchorX);
     void panned(double dx);
-    void resetRequested();       // a double-click on an interactive chart
-    void spanClicked(int index); // a click (not a drag) inside a span
-    void exportRequested();      // "Export this chart…" in its context menu
+    void resetRequested();                // a double-click on an interactive chart, off the runs
+    void spanDoubleClicked(int index);    // a double-click on a run's span
+    void selecting(double x0, double x1); // a Shift+drag across the plot, as it moves
+    void selected(double x0, double x1);  // ... and where it ended
+    void spanClicked(int index);          // a click (not a drag) inside a span
+    void exportRequested();               // "Export this chart…" in its context menu
     void seriesToggled(const QString& name, bool shown); // by a click on its legend entry
 
   protected:
@@ -112,6 +119,7 @@ class TimelineChart : public QWidget {
     void layoutAnnotations();
     void layoutZeroNote();
     void applyTimeTicks();
+    void layoutSelection();
 
     ChartCatalog::Chart m_spec;
     QStackedWidget* m_stack = nullptr;
@@ -136,6 +144,11 @@ class TimelineChart : public QWidget {
     int m_laidOutInset = 0; // the inset the current plot area was laid out with
     double m_dragX = 0;
     bool m_dragging = false;
+    RangeBand* m_selection = nullptr; // the selected range
+    double m_selectFrom = 0;          // where a Shift+drag started
+    bool m_selecting = false;
+    int m_clickedSpan = -1;          // the span the latest click hit, for a double-click
+    bool m_afterDoubleClick = false; // the release that ends a double-click is no click
     bool m_interactive = false;
 };
 

@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QChart>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -72,8 +73,10 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     m_layout->addStretch(1);
     scroll->setWidget(inner);
     outer->addWidget(scroll);
-    connect(scroll->verticalScrollBar(), &QScrollBar::valueChanged, this,
-            &TimelineView::applyToVisible);
+    connect(scroll->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] {
+        applyToVisible();
+        emit viewportMoved();
+    });
     m_reset = new QAction(tr("Reset zoom"), this);
     m_reset->setShortcut(QKeySequence("Ctrl+0"));
     m_reset->setToolTip(tr("Show the whole session again (Ctrl+0, or double-click a chart)"));
@@ -142,10 +145,77 @@ void TimelineView::setCharts(const std::vector<ChartCatalog::Chart>& charts) {
             moveTo(a, b);
             emit runSelected(span.runId);
         });
+        connectSelection(chart);
         m_charts.push_back(chart);
         applySpans(chart);
     }
     fitChartHeights();
+}
+
+// A Shift+drag draws its band on every chart as it moves and selects the range where it ends;
+// a double-click on a run selects exactly the run.
+void TimelineView::connectSelection(TimelineChart* chart) {
+    if (hasSelection())
+        chart->setSelection(m_selection0, m_selection1);
+    connect(chart, &TimelineChart::selecting, this, &TimelineView::showSelection);
+    connect(chart, &TimelineChart::selected, this, &TimelineView::selectRange);
+    connect(chart, &TimelineChart::spanDoubleClicked, this, [this](int index) {
+        if (index < 0 || index >= static_cast<int>(m_spans.size()))
+            return;
+        const TimelineSpan& span = m_spans[static_cast<std::size_t>(index)];
+        selectRun(span.runId);
+        selectRange(static_cast<double>(span.t0Ns - m_origin) / 1e9,
+                    static_cast<double>(span.t1Ns - m_origin) / 1e9);
+        emit runSelected(span.runId);
+    });
+}
+
+void TimelineView::showSelection(double x0, double x1) {
+    for (auto* c : m_charts)
+        c->setSelection(x0, x1);
+}
+
+void TimelineView::selectRange(double x0, double x1) {
+    if (m_bound1 > m_bound0) {
+        x0 = std::max(x0, m_bound0);
+        x1 = std::min(x1, m_bound1);
+    }
+    if (!m_interactive || !(x1 > x0)) {
+        // A Shift+click selects nothing: the band its drag drew goes back to the selection.
+        showSelection(hasSelection() ? m_selection0 : std::nan(""), m_selection1);
+        return;
+    }
+    m_selection0 = x0;
+    m_selection1 = x1;
+    showSelection(x0, x1);
+    emit rangeSelected(x0, x1);
+}
+
+void TimelineView::clearSelection() {
+    // Also the band of a Shift+drag still under way.
+    showSelection(std::nan(""), std::nan(""));
+    if (!hasSelection())
+        return;
+    m_selection0 = m_selection1 = 0;
+    emit selectionCleared();
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Escape && hasSelection()) {
+        clearSelection();
+        event->accept();
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+std::set<std::int64_t> TimelineView::storedMetricIds() const {
+    std::set<std::int64_t> out;
+    for (const auto& chart : m_specs)
+        for (const auto& s : chart.series)
+            if (s.metricId > 0)
+                out.insert(s.metricId);
+    return out;
 }
 
 int TimelineView::storyRank(const std::string& chartId) {
@@ -172,6 +242,25 @@ void TimelineView::fitChartHeights() {
 void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& data,
                            std::int64_t originNs) {
     m_data = data;
+    dataReplaced(originNs);
+}
+
+void TimelineView::setVisibleData(const std::map<std::int64_t, std::vector<Bucket>>& data,
+                                  std::int64_t originNs) {
+    for (const auto& [id, buckets] : data)
+        m_data[id] = buckets;
+    dataReplaced(originNs);
+}
+
+std::vector<ChartCatalog::Chart> TimelineView::visibleSpecs() const {
+    std::vector<ChartCatalog::Chart> out;
+    for (const auto* chart : m_charts)
+        if (inView(chart))
+            out.push_back(chart->spec());
+    return out;
+}
+
+void TimelineView::dataReplaced(std::int64_t originNs) {
     const bool moved = originNs != m_origin;
     m_origin = originNs;
     for (auto* chart : m_charts) {
@@ -189,15 +278,18 @@ void TimelineView::setData(const std::map<std::int64_t, std::vector<Bucket>>& da
 // sees is wasted, and with QtCharts' own series (the OpenGL setting) a replace costs about a
 // microsecond per point.
 void TimelineView::applyToVisible() {
+    for (auto* chart : m_charts)
+        if (m_stale[chart] && inView(chart))
+            applyData(chart);
+}
+
+bool TimelineView::inView(const TimelineChart* chart) const {
+    // Not laid out yet (just created, or the view hidden): draw it now rather than never.
+    if (!isVisible() || chart->geometry().isEmpty())
+        return true;
     const QRect viewport(m_scroll->widget()->mapFrom(m_scroll->viewport(), QPoint(0, 0)),
                          m_scroll->viewport()->size());
-    for (auto* chart : m_charts) {
-        // Not laid out yet (just created, or the view hidden): draw it now rather than never.
-        const bool visible =
-            !isVisible() || chart->geometry().isEmpty() || viewport.intersects(chart->geometry());
-        if (m_stale[chart] && visible)
-            applyData(chart);
-    }
+    return viewport.intersects(chart->geometry());
 }
 
 void TimelineView::resizeEvent(QResizeEvent* event) {
@@ -205,6 +297,7 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
     fitChartHeights();
     applyToVisible();
     alignBand();
+    emit viewportMoved();
 }
 
 void TimelineView::applyData(TimelineChart* chart) {
@@ -282,6 +375,7 @@ void TimelineView::setMarkers(const std::vector<TimelineMarker>& markers) {
 void TimelineView::setSpans(const std::vector<TimelineSpan>& spans) {
     m_spans = spans;
     m_selectedRun = 0;
+    clearSelection(); // new runs: another session, or the live view
     for (auto* c : m_charts)
         applySpans(c);
 }

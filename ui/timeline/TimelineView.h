@@ -35,6 +35,13 @@ class TimelineView : public QWidget {
     void setCharts(const std::vector<ChartCatalog::Chart>& charts);
     // Data keyed by metric id, x measured in seconds from originNs.
     void setData(const std::map<std::int64_t, std::vector<Bucket>>& data, std::int64_t originNs);
+    // The live view's frame for the charts in view only (visibleSpecs()): the series it carries
+    // replace theirs, the others keep what they had until a frame reaches them.
+    void setVisibleData(const std::map<std::int64_t, std::vector<Bucket>>& data,
+                        std::int64_t originNs);
+    // The charts the scroll area shows now (all of them before the first layout): reading and
+    // drawing the others is work nobody sees.
+    std::vector<ChartCatalog::Chart> visibleSpecs() const;
     void setTimeRange(double x0, double x1, const QString& axisTitle);
     void setInteractive(bool on);
     // The extent a recorded session's zoom and pan stay inside, and where a reset returns.
@@ -62,6 +69,13 @@ class TimelineView : public QWidget {
     qint64 selectedRun() const { return m_selectedRun; }
     double rangeStart() const { return m_x0; }
     double rangeEnd() const { return m_x1; }
+    // The time range selected for its figures (Shift+drag, or a double-click on a run): a
+    // band on every chart, [selectionStart, selectionEnd] seconds from the origin.
+    bool hasSelection() const { return m_selection1 > m_selection0; }
+    double selectionStart() const { return m_selection0; }
+    double selectionEnd() const { return m_selection1; }
+    // The stored series the charts draw (not those made of requests), by metric id.
+    std::set<std::int64_t> storedMetricIds() const;
     // Pixel width of the plots: decimation targets about one bucket per pixel.
     int plotWidth() const;
     const std::vector<TimelineChart*>& charts() const { return m_charts; }
@@ -75,19 +89,30 @@ class TimelineView : public QWidget {
     // with data before one that explains why it is empty.
     static int storyRank(const std::string& chartId);
 
+  public slots:
+    // Kept inside the bounds; what a Shift+drag ends in, and Escape's undoing of it.
+    void selectRange(double x0, double x1);
+    void clearSelection();
+
   signals:
-    void rangeChanged(double x0, double x1); // after a zoom or pan by the user
-    void plotWidthChanged(int px);           // the charts were laid out anew
-    void runSelected(qint64 runId);          // by a click on its span
+    void rangeChanged(double x0, double x1);  // after a zoom or pan by the user
+    void rangeSelected(double x0, double x1); // a range was selected for its figures
+    void selectionCleared();
+    void plotWidthChanged(int px);  // the charts were laid out anew
+    void viewportMoved();           // scrolled or resized: other charts may have come into view
+    void runSelected(qint64 runId); // by a click on its span
     void chartExportRequested(const QString& chartId); // from a chart's context menu
     void seriesToggled(const QString& chartId, const QString& name, bool shown);
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
 
   private:
     void applyData(TimelineChart* chart);
     void applyToVisible();
+    bool inView(const TimelineChart* chart) const;
+    void dataReplaced(std::int64_t originNs);
     void zoom(double factor, double anchor);
     void pan(double dx);
     void moveTo(double x0, double x1);
@@ -95,6 +120,8 @@ class TimelineView : public QWidget {
     void applyMarkers(TimelineChart* chart);
     void applySpans(TimelineChart* chart);
     void fitChartHeights();
+    void showSelection(double x0, double x1);
+    void connectSelection(TimelineChart* chart);
 
     QVBoxLayout* m_layout = nullptr;
     std::vector<TimelineChart*> m_charts;
@@ -112,7 +139,7 @@ class TimelineView : public QWidget {
     QScrollArea* m_scroll = nullptr;
     BottleneckBand* m_band = nullptr;
     StatTileRow* m_tiles = nullptr;
-    QLabel* m_axisLabel = nullptr;                      // the shared time axis' title
+    QLabel* m_axisLabel = nullptr; // the shared time axis' title
     QLabel* m_rangeLabel = nullptr;
     std::map<std::int64_t, std::vector<Bucket>> m_data; // the latest, for charts scrolled into view
     std::int64_t m_origin = 0;
@@ -120,6 +147,8 @@ class TimelineView : public QWidget {
     std::map<std::string, std::set<std::string>> m_hiddenSeries;
     std::vector<TimelineSpan> m_spans;
     qint64 m_selectedRun = 0;
+    double m_selection0 = 0;
+    double m_selection1 = 0; // equal to m_selection0: none
     std::map<TimelineChart*, bool> m_stale;
 };
 

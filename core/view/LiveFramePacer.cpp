@@ -1,0 +1,33 @@
+#include "core/view/LiveFramePacer.h"
+
+#include <algorithm>
+
+namespace tierscope {
+
+namespace {
+constexpr std::int64_t kMillisecond = 1000000LL;
+}
+
+std::int64_t LiveFramePacer::pixelNs(std::int64_t windowNs, int plotWidthPx) {
+    return std::max<std::int64_t>(kMillisecond, windowNs / std::max(1, plotWidthPx));
+}
+
+std::int64_t LiveFramePacer::edgeOf(std::int64_t nowNs, std::int64_t windowNs, int plotWidthPx) {
+    const std::int64_t step = pixelNs(windowNs, plotWidthPx);
+    // Floor, not truncation: a clock before the epoch is not expected, but must not round up.
+    const std::int64_t q = nowNs / step - (nowNs % step < 0 ? 1 : 0);
+    return q * step;
+}
+
+std::optional<std::int64_t> LiveFramePacer::due(std::int64_t nowNs, std::int64_t windowNs,
+                                                int plotWidthPx, std::uint64_t version) {
+    const std::int64_t edge = edgeOf(nowNs, windowNs, plotWidthPx);
+    if (!m_force && (version == m_version || edge == m_edge))
+        return std::nullopt;
+    m_force = false;
+    m_edge = edge;
+    m_version = version;
+    return edge;
+}
+
+} // namespace tierscope
