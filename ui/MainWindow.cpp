@@ -418,6 +418,11 @@ void MainWindow::applySettings() {
                                               : TimelineChart::Renderer::Painter);
     m_timeline->setDark(dark);
     m_runs->setDark(dark);
+    // As often as the user asked, and never faster than the display refreshes.
+    const QScreen* on = screen();
+    const double hz = on && on->refreshRate() > 1 ? on->refreshRate() : 60.0;
+    m_pacer.setPeriod(std::max(std::int64_t{m_settings.redrawMs} * 1'000'000,
+                               static_cast<std::int64_t>(1e9 / hz)));
 }
 
 void MainWindow::refreshSessions() {

@@ -87,6 +87,8 @@ class MainWindow : public QMainWindow {
     QDockWidget* rangeDock() const { return m_rangeDock; }
     QString database() const { return m_db; }
     qint64 liveSessionId() const { return m_liveSession; }
+    // The shortest time between two live frames (Settings::redrawMs, at least one refresh).
+    std::int64_t liveRedrawPeriodNs() const { return m_pacer.period(); }
     // The experiment running on this machine, shown live; 0 when none runs.
     qint64 experimentSessionId() const { return m_experimentSession; }
     QString statusText() const;

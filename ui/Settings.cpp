@@ -11,6 +11,7 @@ Settings Settings::load() {
     Settings out;
     out.database = s.value("database").toString();
     out.intervalMs = std::clamp(s.value("intervalMs", 100).toInt(), 100, 10000);
+    out.redrawMs = std::clamp(s.value("redrawMs", 500).toInt(), 0, 5000);
     out.engineUrls = s.value("engineUrls").toStringList();
     out.openGl = s.value("openGl", false).toBool();
     const QString theme = s.value("theme", "system").toString();
@@ -22,6 +23,7 @@ void Settings::save() const {
     QSettings s("tierscope", "tierscope");
     s.setValue("database", database);
     s.setValue("intervalMs", intervalMs);
+    s.setValue("redrawMs", redrawMs);
     s.setValue("engineUrls", engineUrls);
     s.setValue("openGl", openGl);
     s.setValue("theme", theme == Theme::Light ? "light" : theme == Theme::Dark ? "dark" : "system");

@@ -11,6 +11,7 @@ struct Settings {
 
     QString database;       // empty: the default workspace
     int intervalMs = 100;   // live sampling interval
+    int redrawMs = 500;     // the live view draws at most this often (LiveFramePacer)
     QStringList engineUrls; // /metrics endpoints scraped while recording
     bool openGl = false;    // QtCharts' OpenGL series
     Theme theme = Theme::System;

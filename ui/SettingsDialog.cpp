@@ -22,6 +22,17 @@ SettingsDialog::SettingsDialog(const Settings& s, QWidget* parent) : QDialog(par
     m_interval->setSuffix(" ms");
     m_interval->setValue(s.intervalMs);
     form->addRow(tr("Sampling interval"), m_interval);
+    // The live view's CPU share follows this, not the sampling interval (docs/PERFORMANCE.md).
+    m_redraw = new QSpinBox(this);
+    m_redraw->setRange(0, 5000);
+    m_redraw->setSingleStep(100);
+    m_redraw->setSuffix(" ms");
+    m_redraw->setSpecialValueText(tr("every pixel"));
+    m_redraw->setValue(s.redrawMs);
+    m_redraw->setToolTip(tr("The live charts move at most this often. Shorter scrolls more "
+                            "smoothly and costs more CPU; samples are recorded at the "
+                            "sampling interval either way."));
+    form->addRow(tr("Redraw the live view every"), m_redraw);
     m_engines = new QPlainTextEdit(s.engineUrls.join('\n'), this);
     m_engines->setPlaceholderText("http://gpu-node:8000/metrics");
     m_engines->setMaximumHeight(90);
@@ -43,6 +54,7 @@ Settings SettingsDialog::settings() const {
     Settings s;
     s.database = m_database->text().trimmed();
     s.intervalMs = m_interval->value();
+    s.redrawMs = m_redraw->value();
     for (const auto& line : m_engines->toPlainText().split('\n', Qt::SkipEmptyParts))
         if (!line.trimmed().isEmpty())
             s.engineUrls << line.trimmed();

@@ -21,6 +21,7 @@ class SettingsDialog : public QDialog {
   private:
     QLineEdit* m_database;
     QSpinBox* m_interval;
+    QSpinBox* m_redraw;
     QPlainTextEdit* m_engines;
     QCheckBox* m_openGl;
     QComboBox* m_theme;

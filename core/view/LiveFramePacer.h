@@ -13,12 +13,29 @@ namespace tierscope {
 // samples at every tick. The edge is therefore "now" snapped down to the time one pixel spans,
 // and a frame is due only when that edge moved and there is something new to draw (samples
 // written since the last frame); a stopped recording stays still, as before.
+//
+// A period (the user's "redraw every", 500 ms by default) spaces the frames further: the edge
+// then moves by whole multiples of a pixel's time, at least the period. Redrawing 64 series
+// costs about 10 ms of CPU however few pixels moved, so the period, not the pixel, sets the
+// live view's CPU share (docs/PERFORMANCE.md); a multiple of the pixel keeps the decimation's
+// buckets on the same columns from frame to frame.
 class LiveFramePacer {
   public:
     // The time one pixel column spans: the window over the plot's width, at least 1 ms.
     static std::int64_t pixelNs(std::int64_t windowNs, int plotWidthPx);
-    // `now` snapped down to a multiple of pixelNs.
-    static std::int64_t edgeOf(std::int64_t nowNs, std::int64_t windowNs, int plotWidthPx);
+    // How far the edge moves from one frame to the next: the smallest multiple of pixelNs
+    // that is at least `periodNs`.
+    static std::int64_t stepNs(std::int64_t windowNs, int plotWidthPx, std::int64_t periodNs = 0);
+    // `now` snapped down to a multiple of stepNs.
+    static std::int64_t edgeOf(std::int64_t nowNs, std::int64_t windowNs, int plotWidthPx,
+                               std::int64_t periodNs = 0);
+
+    // The shortest time between two frames (0: every pixel).
+    void setPeriod(std::int64_t periodNs) {
+        m_period = periodNs > 0 ? periodNs : 0;
+        m_force = true;
+    }
+    std::int64_t period() const { return m_period; }
 
     // The edge of the frame to draw now, or nothing when the last frame still holds. `version`
     // counts the samples written (LiveBuffer::version()). A frame returned counts as drawn.
@@ -29,6 +46,7 @@ class LiveFramePacer {
 
   private:
     bool m_force = true;
+    std::int64_t m_period = 0;
     std::int64_t m_edge = 0;
     std::uint64_t m_version = 0;
 };

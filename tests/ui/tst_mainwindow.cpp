@@ -705,6 +705,25 @@ class TestMainWindow : public QObject {
         window.setSettings(settings);
     }
 
+    // "Redraw the live view every" sets the live frame period, kept for the next window; 0
+    // (every pixel) still waits for the display's refresh.
+    void theRedrawPeriodPacesTheLiveView() {
+        MainWindow window({m_dir.filePath("redraw.db"), 0, false, 60});
+        QCOMPARE(window.liveRedrawPeriodNs(), std::int64_t{Settings::load().redrawMs} * 1'000'000);
+        Settings settings = Settings::load();
+        const int before = settings.redrawMs;
+        settings.redrawMs = 1500;
+        window.setSettings(settings);
+        QCOMPARE(window.liveRedrawPeriodNs(), 1'500'000'000LL);
+        QCOMPARE(Settings::load().redrawMs, 1500);
+        settings.redrawMs = 0;
+        window.setSettings(settings);
+        QVERIFY(window.liveRedrawPeriodNs() > 0);
+        QVERIFY(window.liveRedrawPeriodNs() <= 1'000'000'000LL / 30);
+        settings.redrawMs = before;
+        window.setSettings(settings);
+    }
+
     // View > Charts: a chart hidden, and a chart made of a metric that no default chart shows
     // (IOPS); both stay for the next window (the current layout), and a named layout saved.
     void chooseWhatIsShown() {

@@ -56,6 +56,36 @@ class TestLiveFramePacer : public QObject {
         QCOMPARE(frames, 100);
     }
 
+    // A 500 ms period over 200 ms pixels: the edge moves 600 ms (three whole pixels) at a
+    // time, so 10 s of 10 Hz ticks draw 17 frames, not 50; a period below a pixel changes
+    // nothing.
+    void aPeriodSpacesFramesByWholePixels() {
+        QCOMPARE(LiveFramePacer::stepNs(300 * kSecond, 1500, 500 * kMs), 600 * kMs);
+        QCOMPARE(LiveFramePacer::stepNs(300 * kSecond, 1500, 600 * kMs), 600 * kMs);
+        QCOMPARE(LiveFramePacer::stepNs(300 * kSecond, 1500, 100 * kMs), 200 * kMs);
+        QCOMPARE(LiveFramePacer::stepNs(300 * kSecond, 1500, 0), 200 * kMs);
+        LiveFramePacer pacer;
+        pacer.setPeriod(500 * kMs);
+        const std::int64_t start = 1'790'000'000LL * kSecond;
+        int frames = 0;
+        std::int64_t last = 0;
+        for (int tick = 0; tick < 100; ++tick) {
+            const auto edge =
+                pacer.due(start + tick * 100 * kMs + 50 * kMs, 300 * kSecond, 1500, tick + 1);
+            if (!edge)
+                continue;
+            ++frames;
+            QCOMPARE(*edge % (600 * kMs), 0);
+            if (last != 0)
+                QCOMPARE(*edge - last, 600 * kMs);
+            last = *edge;
+        }
+        QCOMPARE(frames, 17); // the first frame, then one per 600 ms in 9.95 s
+        // Setting a period asks for a frame: the view shows the new pacing at once.
+        pacer.setPeriod(100 * kMs);
+        QVERIFY(pacer.due(start + 9950 * kMs, 300 * kSecond, 1500, 100));
+    }
+
     // Nothing written since the last frame: the view stays still even as time passes (a
     // stopped recording), until something asks for a frame.
     void nothingNewDrawsNothingUntilInvalidated() {
