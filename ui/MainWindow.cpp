@@ -451,7 +451,8 @@ void MainWindow::showLive() {
 void MainWindow::setStatus() {
     QString text;
     if (!isLive())
-        text = tr("Session %1 (drag to pan, wheel to zoom)").arg(m_shownSession);
+        text = tr("Session %1 (drag to pan, wheel to zoom, Shift+drag to read a range)")
+                   .arg(m_shownSession);
     else if (m_experimentSession > 0)
         text = tr("Live: experiment session %1%2")
                    .arg(m_experimentSession)
