@@ -131,8 +131,11 @@ QString MainWindow::viewLink() const {
         runs = m_linkRuns;
     else if (m_timeline->selectedRun() != 0)
         runs << m_timeline->selectedRun();
-    return linkFor(m_db, m_shownSession, ns(m_timeline->rangeStart()), ns(m_timeline->rangeEnd()),
-                   runs);
+    // A range selected for its figures is the view's subject; else what the charts show.
+    const bool selected = m_timeline->hasSelection();
+    const double x0 = selected ? m_timeline->selectionStart() : m_timeline->rangeStart();
+    const double x1 = selected ? m_timeline->selectionEnd() : m_timeline->rangeEnd();
+    return linkFor(m_db, m_shownSession, ns(x0), ns(x1), runs);
 }
 
 QString MainWindow::examplePlansDir(const QString& appDir) {

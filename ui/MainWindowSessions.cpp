@@ -126,6 +126,11 @@ void MainWindow::applyDeepLink(double sessionSeconds) {
     m_pendingX0 = x0; // read again for the range, as a zoom is
     m_pendingX1 = x1;
     m_rangeTimer->start();
+    // And its figures in the Range dock, as `analyze --range` prints them: after the Range
+    // panel has learnt the session (sessionShown is emitted after this).
+    QMetaObject::invokeMethod(
+        this, [this, from = x0, to = x1] { m_timeline->selectRange(from, to); },
+        Qt::QueuedConnection);
 }
 
 bool MainWindow::sessionSettled() const {

@@ -12,6 +12,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDockWidget>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
@@ -132,6 +133,11 @@ class TestGuiLink : public QObject {
         QCOMPARE(window.timeline()->rangeStart(), 10.0);
         QCOMPARE(window.timeline()->rangeEnd(), 40.0);
         QCOMPARE(window.timeline()->selectedRun(), static_cast<qint64>(m_runs[2]));
+        // The range is also selected for its figures: the Range dock shows them.
+        QTRY_VERIFY(window.timeline()->hasSelection());
+        QCOMPARE(window.timeline()->selectionStart(), 10.0);
+        QCOMPARE(window.timeline()->selectionEnd(), 40.0);
+        QVERIFY(window.rangeDock()->isVisible());
         const View back = parseLink(window.viewLink());
         QCOMPARE(back.session, static_cast<long long>(m_session));
         QCOMPARE(back.range, std::optional(TimeRangeText::Range{10 * kSecond, 40 * kSecond}));
@@ -148,6 +154,10 @@ class TestGuiLink : public QObject {
         // Another run selected: the link follows the selection.
         window.timeline()->selectRun(m_runs[0]);
         QCOMPARE(parseLink(window.viewLink()).runs, (std::vector<long long>{m_runs[0]}));
+        // Another range selected (Shift+drag): the link names it, not the zoom.
+        window.timeline()->selectRange(12.0, 20.0);
+        QCOMPARE(parseLink(window.viewLink()).range,
+                 std::optional(TimeRangeText::Range{12 * kSecond, 20 * kSecond}));
     }
 };
 
