@@ -1,6 +1,9 @@
 #include "ui/timeline/RangePanel.h"
 
 #include "core/store/Store.h"
+#include "core/util/UnitFormat.h"
+#include "core/view/ChartLayout.h"
+#include "ui/timeline/UnitScale.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -23,10 +26,32 @@ QString seconds(std::int64_t ns) {
 
 QString requestsOf(const RangeStatistics::Requests& r) {
     QString out = RangePanel::tr("%1 sent, %2 failed").arg(r.count).arg(r.failed);
+    const auto kpi = [](std::optional<double> s) {
+        return s ? QString::fromStdString(UnitFormat::kpi(*s, "s")) : QStringLiteral("-");
+    };
     if (r.ttftP50S)
-        out += RangePanel::tr(", TTFT p50 %1 s, p99 %2 s")
-                   .arg(RangePanel::number(r.ttftP50S), RangePanel::number(r.ttftP99S));
+        out += RangePanel::tr(", TTFT p50 %1, p99 %2").arg(kpi(r.ttftP50S), kpi(r.ttftP99S));
     return out;
+}
+
+// One unit per row, chosen from its largest figure as a chart's axis is: "2.50 GB/s" rather
+// than 2.5e+09, "12.3 ms" rather than 0.0123 s.
+UnitScale rowScale(const RangeStatistics::Series& s) {
+    double peak = 0;
+    const auto take = [&peak](double v) {
+        if (std::isfinite(v))
+            peak = std::max(peak, std::abs(v));
+    };
+    if (s.now)
+        for (double v : {s.now->min, s.now->mean, s.now->p50, s.now->p99, s.now->last})
+            take(v);
+    if (s.before)
+        take(s.before->mean);
+    return UnitScale::choose(ChartLayout::unitOf(s.metric.descriptor), peak);
+}
+
+QString scaled(std::optional<double> v, const UnitScale& scale) {
+    return v ? QString::number(*v / scale.divisor, 'g', 4) : QStringLiteral("-");
 }
 
 } // namespace
@@ -129,27 +154,43 @@ void RangePanel::display(const RangeStatistics::Result& r) {
     for (int row = 0; row < static_cast<int>(r.series.size()); ++row) {
         const auto& s = r.series[static_cast<std::size_t>(row)];
         const auto& f = s.now;
-        auto figure = [&f](double RangeStatistics::Figures::*member) {
-            return number(f ? std::optional<double>((*f).*member) : std::nullopt);
+        const auto of = [&f](double RangeStatistics::Figures::*member) {
+            return f ? std::optional<double>((*f).*member) : std::nullopt;
         };
-        const QString cells[Columns] = {
-            QString::fromStdString(s.metric.descriptor.path),
-            QString::fromStdString(s.metric.descriptor.unit),
-            QString::number(f ? f->count : 0),
-            figure(&RangeStatistics::Figures::min),
-            figure(&RangeStatistics::Figures::mean),
-            figure(&RangeStatistics::Figures::p50),
-            figure(&RangeStatistics::Figures::p99),
-            figure(&RangeStatistics::Figures::last),
-            number(s.before ? std::optional<double>(s.before->mean) : std::nullopt),
-            s.meanChange ? QString::asprintf("%+.1f %%", *s.meanChange * 100)
-                         : QStringLiteral("-")};
+        const std::optional<double> exact[Columns] = {
+            std::nullopt,
+            std::nullopt,
+            std::nullopt,
+            of(&RangeStatistics::Figures::min),
+            of(&RangeStatistics::Figures::mean),
+            of(&RangeStatistics::Figures::p50),
+            of(&RangeStatistics::Figures::p99),
+            of(&RangeStatistics::Figures::last),
+            s.before ? std::optional<double>(s.before->mean) : std::nullopt,
+            std::nullopt};
+        const UnitScale scale = rowScale(s);
+        const QString unit = scale.suffix.trimmed().isEmpty()
+                                 ? QString::fromStdString(s.metric.descriptor.unit)
+                                 : scale.suffix.trimmed();
         for (int c = 0; c < Columns; ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
+            QString text = c == Series  ? QString::fromStdString(s.metric.descriptor.path)
+                           : c == Unit  ? unit
+                           : c == Count ? QString::number(f ? f->count : 0)
+                           : c == Change
+                               ? (s.meanChange ? QString::asprintf("%+.1f %%", *s.meanChange * 100)
+                                               : QStringLiteral("-"))
+                               : scaled(exact[c], scale);
+            auto* item = new QTableWidgetItem(text);
             if (c >= Count)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (c == Series)
                 item->setData(Qt::UserRole, QVariant::fromValue<qint64>(s.metric.id));
+            if (exact[c]) {
+                item->setData(ExactRole, *exact[c]);
+                item->setToolTip(
+                    tr("%1 %2 (as analyze --range prints it)")
+                        .arg(number(exact[c]), QString::fromStdString(s.metric.descriptor.unit)));
+            }
             m_table->setItem(row, c, item);
         }
     }

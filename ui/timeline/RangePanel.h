@@ -33,8 +33,11 @@ class RangePanel : public QWidget {
     QTableWidget* table() const { return m_table; }
     QString requestsText() const;
     QString sharesText() const;
-    // A figure as the table prints it: six significant digits, "-" when absent.
+    // A figure as `analyze --range` prints it: six significant digits, "-" when absent. The
+    // table shows it in the row's display unit (UnitScale, as the chart's axis) and keeps this
+    // exact figure in its tooltip and under ExactRole.
     static QString number(std::optional<double> v);
+    static constexpr int ExactRole = Qt::UserRole + 1;
 
   public slots:
     // [x0, x1] seconds from the session's start, as the timeline's x axis counts them.

@@ -112,10 +112,13 @@ class TestRangePanel : public QObject {
                 if (m_panel->table()->item(row, 0)->data(Qt::UserRole).toLongLong() ==
                     s.metric.id) {
                     found = true;
-                    QCOMPARE(m_panel->table()->item(row, 4)->text(),
-                             RangePanel::number(e->now->mean));
-                    QCOMPARE(m_panel->table()->item(row, 6)->text(),
-                             RangePanel::number(e->now->p99));
+                    // The exact figure behind the scaled text, and in its tooltip as the
+                    // CLI prints it.
+                    const auto* mean = m_panel->table()->item(row, 4);
+                    QCOMPARE(mean->data(RangePanel::ExactRole).toDouble(), e->now->mean);
+                    QVERIFY(mean->toolTip().startsWith(RangePanel::number(e->now->mean) + " "));
+                    QCOMPARE(m_panel->table()->item(row, 6)->data(RangePanel::ExactRole).toDouble(),
+                             e->now->p99);
                 }
             QVERIFY(found);
         }
@@ -208,6 +211,14 @@ class TestRangePanel : public QObject {
         QCOMPARE(gpu->now->mean, 24.5); // seconds 10..39
         QCOMPARE(m_panel->result()->requests.count, std::size_t(10));
         QVERIFY(m_panel->requestsText().contains("10 sent, 0 failed"));
+        // Shown in the units the charts use: TTFT in ms, a percentage with its sign.
+        QVERIFY2(m_panel->requestsText().contains("TTFT p50 550.00 ms, p99 991.00 ms"),
+                 qPrintable(m_panel->requestsText()));
+        for (int row = 0; row < m_panel->table()->rowCount(); ++row)
+            if (m_panel->table()->item(row, 0)->data(Qt::UserRole).toLongLong() == m_gpu) {
+                QCOMPARE(m_panel->table()->item(row, 1)->text(), QString("%"));
+                QCOMPARE(m_panel->table()->item(row, 4)->text(), QString("24.5"));
+            }
         // The band is on every chart, over the same x.
         const auto charts = m_view->charts();
         QVERIFY(!charts[0]->selectionRect().isEmpty());
