@@ -2,8 +2,8 @@
 
 #include "app/common/ExitCode.h"
 #include "app/common/WorkspaceOpener.h"
+#include "core/store/SessionState.h"
 #include "core/store/Store.h"
-#include "core/store/WriterRegistry.h"
 #include "core/util/TerminalText.h"
 #include "core/util/UnitFormat.h"
 #include "core/util/WallClock.h"
@@ -14,41 +14,6 @@
 #include <unistd.h>
 
 namespace tierscope {
-
-namespace {
-
-constexpr std::int64_t kRecentNs = 15'000'000'000LL;
-
-// Without a live owner to ask (an older file, a pulled copy, a writer in another container),
-// samples arriving (one within 15 s of now) are the only sign of recording.
-bool samplesArriving(Store& store, const std::vector<MetricInfo>& metrics, std::int64_t nowNs) {
-    for (const auto& m : metrics)
-        for (const auto& b : store.readDecimated(m.id, nowNs - kRecentNs, nowNs + kRecentNs, 1))
-            if (b.count > 0)
-                return true;
-    return false;
-}
-
-} // namespace
-
-// An open session is "recording" while the process that opened it runs, whether or not its
-// samples are recent (an idle or retrying recorder has none, a remote clock may lag ours), and
-// "interrupted" once that process ended without closing it (a crash, a kill, a full disk).
-std::string SessionsCommand::stateOf(Store& store, const SessionInfo& s,
-                                     const std::vector<MetricInfo>& metrics, std::int64_t nowNs) {
-    if (s.endNs)
-        return "finished";
-    switch (WriterRegistry::sessionOwner(store.db(), s.id)) {
-    case WriterRegistry::Owner::Alive:
-        return "recording";
-    case WriterRegistry::Owner::Gone:
-        return "interrupted";
-    case WriterRegistry::Owner::None:
-    case WriterRegistry::Owner::Unknown:
-        break;
-    }
-    return samplesArriving(store, metrics, nowNs) ? "recording" : "interrupted";
-}
 
 CLI::App* SessionsCommand::attach(CLI::App& parent, Options& options) {
     auto* cmd = parent.add_subcommand("sessions", "List the recorded sessions of the workspace");
@@ -71,7 +36,7 @@ int SessionsCommand::run(const GlobalOptions& global, const Options& options) {
     for (const auto& s : store->sessions()) {
         const auto metricList = store->metrics(s.id);
         const auto metrics = metricList.size();
-        const std::string state = stateOf(*store, s, metricList, now);
+        const std::string state = SessionState::of(*store, s, metricList, now);
         const auto samples = store->sampleCount(s.id);
         if (options.json) {
             nlohmann::json row = {{"id", s.id},

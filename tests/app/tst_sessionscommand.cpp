@@ -1,5 +1,6 @@
 #include "app/commands/SessionsCommand.h"
 #include "core/store/RecordingSession.h"
+#include "core/store/SessionState.h"
 #include "core/store/Store.h"
 #include "core/store/StoreWriter.h"
 #include "core/util/WallClock.h"
@@ -28,8 +29,7 @@ class TestSessionsCommand : public QObject {
     static std::string state(const std::string& path, std::int64_t id) {
         Store store(path, Store::Mode::ReadOnly);
         const auto info = store.session(id);
-        return info ? SessionsCommand::stateOf(store, *info, store.metrics(id),
-                                               WallClock::systemNowNs())
+        return info ? SessionState::of(store, *info, store.metrics(id), WallClock::systemNowNs())
                     : "missing";
     }
 
