@@ -17,6 +17,9 @@ struct SessionInfo {
     std::string tags;
     std::string toolVersion;
     bool hasRequests = false; // read only: a run of it stored requests (load, an experiment)
+    // Read only, for an open session where a listing judged it (SessionState::of: "recording"
+    // or "interrupted"); empty where nobody asked.
+    std::string state;
 };
 
 } // namespace tierscope

@@ -598,6 +598,15 @@ class TestMainWindow : public QObject {
         window.startRecording();
         QVERIFY(started.wait(15000));
         const qint64 id = started.first().first().toLongLong();
+        // The window's own recording lists as "recording", as `tierscope sessions` says.
+        const auto duration = [&window](qint64 session) {
+            const QModelIndex at = window.sessionModel()->indexOfSession(session);
+            return at.isValid()
+                       ? window.sessionModel()->index(at.row(), 2, at.parent()).data().toString()
+                       : QString();
+        };
+        window.refreshSessions();
+        QTRY_COMPARE_WITH_TIMEOUT(duration(id), QString("recording"), 10000);
         window.stopRecording();
         QVERIFY(stopped.wait(10000));
         {

@@ -125,7 +125,9 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const {
     case Duration:
         return s.endNs ? QString::fromStdString(
                              UnitFormat::seconds(static_cast<double>(*s.endNs - s.startNs) / 1e9))
-                       : tr("open or interrupted");
+               : s.state == "recording"   ? tr("recording")
+               : s.state == "interrupted" ? tr("interrupted")
+                                          : tr("open or interrupted");
     default:
         return {};
     }

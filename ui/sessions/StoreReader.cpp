@@ -3,6 +3,7 @@
 #include "core/analysis/EngineRoles.h"
 #include "core/analysis/MultipathHeads.h"
 #include "core/engine/EngineMetricCatalog.h"
+#include "core/store/SessionState.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/util/WallClock.h"
@@ -30,7 +31,12 @@ void StoreReader::listSessions(const QString& db) {
     }
     try {
         Store store(db.toStdString(), Store::Mode::ReadOnly);
-        emit sessionsListed(store.sessions());
+        auto sessions = store.sessions();
+        const std::int64_t now = WallClock::systemNowNs();
+        for (auto& s : sessions) // as `tierscope sessions` judges them
+            if (!s.endNs)
+                s.state = SessionState::of(store, s, store.metrics(s.id), now);
+        emit sessionsListed(sessions);
     } catch (const std::exception& e) {
         emit failed(QString::fromStdString(e.what()));
     }

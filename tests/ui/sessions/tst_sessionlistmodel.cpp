@@ -25,6 +25,26 @@ SessionInfo session(std::int64_t id, const std::string& label, const std::string
 class TestSessionListModel : public QObject {
     Q_OBJECT
   private slots:
+    // An open session a listing judged (SessionState, as `tierscope sessions`) says which it
+    // is; one nobody judged stays "open or interrupted".
+    void anOpenSessionSaysWhetherItIsRecording() {
+        SessionListModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto recording = session(5, "live", "local-nvme", 5000, std::nullopt);
+        recording.state = "recording";
+        auto killed = session(6, "killed", "local-nvme", 6000, std::nullopt);
+        killed.state = "interrupted";
+        model.setSessions({recording, killed, session(7, "old", "local-nvme", 7000, std::nullopt)});
+        const auto duration = [&model](std::int64_t id) {
+            const QModelIndex at = model.indexOfSession(id);
+            return model.index(at.row(), 2, at.parent()).data().toString();
+        };
+        QCOMPARE(duration(5), QString("recording"));
+        QCOMPARE(duration(6), QString("interrupted"));
+        QCOMPARE(duration(7), QString("open or interrupted"));
+    }
+
     void passesTheModelTesterAndGroupsByProfile() {
         SessionListModel model;
         QAbstractItemModelTester tester(&model,
