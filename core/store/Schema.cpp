@@ -159,7 +159,7 @@ void Schema::prepare(SqliteDb& db, bool writable) {
                          db.path() + " was written by a newer tierscope (schema " +
                              std::to_string(version) + ", this build reads up to " +
                              std::to_string(kVersion) + ")");
-    if (version == kVersion)
+    if (version == kVersion || (!writable && version >= kReadableFrom))
         return;
     if (!writable)
         throw StoreError(StoreError::Code::CannotWrite,

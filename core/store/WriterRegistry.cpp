@@ -39,6 +39,10 @@ void WriterRegistry::releaseSessions(SqliteDb& db, std::int64_t writerId) {
 }
 
 WriterRegistry::Owner WriterRegistry::sessionOwner(SqliteDb& db, std::int64_t sessionId) {
+    // A version 2 workspace read as it is (Schema::kReadableFrom) records no session's writer.
+    if (db.queryInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                    "name = 'session_writer'") == 0)
+        return Owner::Unknown;
     auto q = db.prepare("SELECT w.boot_id, w.pid_ns, w.pid, w.start_ticks FROM session_writer c "
                         "JOIN writer w ON w.id = c.writer_id WHERE c.session_id = ?");
     q.bind(1, sessionId);

@@ -1,10 +1,12 @@
 #include "TestSupport.h"
 #include "core/store/ChunkCodec.h"
 #include "core/store/RollupLevels.h"
+#include "core/store/SessionState.h"
 #include "core/store/SqliteTransaction.h"
 #include "core/store/Store.h"
 #include "core/store/StoreError.h"
 #include "core/store/StoreWriter.h"
+#include "core/store/WriterRegistry.h"
 
 #include <QTemporaryDir>
 #include <cmath>
@@ -512,6 +514,32 @@ class TestStore : public QObject {
         QCOMPARE(store.db().queryInt("SELECT count(*) FROM sample_recent"), 0);
         QCOMPARE(store.readRaw(metric, kT0, kT0 + 10'000'000'000LL).size(), std::size_t(50));
         QCOMPARE(store.run(run)->status, std::string("interrupted"));
+    }
+
+    // A version 2 workspace opens read-only as it is (its sessions listed, an open one judged
+    // by its samples, none written) and is upgraded by the first writer.
+    void readsAVersion2WorkspaceWithoutUpgradingIt() {
+        const auto db = path("v2.db");
+        std::int64_t open = 0;
+        {
+            Store store(db, Store::Mode::ReadWrite);
+            store.createSession({0, "done", "", "h", kT0, kT0 + 1, "", "", "0"});
+            open = store.createSession({0, "open", "", "h", kT0, std::nullopt, "", "", "0"});
+        }
+        rawSql(db, "DROP TABLE session_writer; PRAGMA user_version = 2");
+        {
+            Store store(db, Store::Mode::ReadOnly);
+            QCOMPARE(store.sessions().size(), std::size_t(2));
+            QCOMPARE(WriterRegistry::sessionOwner(store.db(), open),
+                     WriterRegistry::Owner::Unknown);
+            QCOMPARE(SessionState::of(store, *store.session(open), {}, kT0 + 100),
+                     std::string("interrupted"));
+            QCOMPARE(store.db().queryInt("PRAGMA user_version"), 2);
+        }
+        StoreWriter(db).stop();
+        Store store(db, Store::Mode::ReadOnly);
+        QCOMPARE(store.db().queryInt("PRAGMA user_version"), 3);
+        QCOMPARE(WriterRegistry::sessionOwner(store.db(), open), WriterRegistry::Owner::None);
     }
 };
 
