@@ -80,9 +80,9 @@ std::string ClientSaturation::describe(const nlohmann::json& client) {
     const auto delay = client.find("schedule_delay_p99_ms");
     if (delay != client.end() && delay->get<double>() > kSaturatedLagMs) {
         std::snprintf(line, sizeof line,
-                      "warning: the client, not the server, limited this run: its event loops "
-                      "sent %.1f ms after the schedule (p99, above %.0f ms), so the load offered "
-                      "and figures finer than that carry the client's own delay (more "
+                      "warning: the client sent late: its event loops sent %.1f ms after the "
+                      "schedule (p99, above %.0f ms), so the load offered and the TTFT from the "
+                      "scheduled send carry the client's own delay, not only the server's (more "
                       "--client-threads, or a less loaded client machine)\n",
                       delay->get<double>(), kSaturatedLagMs);
         out += line;
