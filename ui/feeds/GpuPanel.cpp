@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -111,11 +112,21 @@ void GpuPanel::refresh() {
     m_processMessage->setText(message);
     m_processMessage->setVisible(!noGpu && !message.isEmpty());
     m_processTable->setVisible(message.isEmpty());
+    // Every GPU's row stays in view in a short dock: the rows are what the panel is for. The
+    // docks' column is narrower than a GPU row, so room is kept for the horizontal scroll bar
+    // too (without it, that bar covered the second GPU).
     const int rows = std::min(m_devices->rowCount(), 8);
-    m_deviceTable->setMaximumHeight(m_deviceTable->horizontalHeader()->sizeHint().height() +
-                                    m_deviceTable->verticalHeader()->defaultSectionSize() *
-                                        std::max(rows, 1) +
-                                    2 * m_deviceTable->frameWidth());
+    const int rowsHeight =
+        m_deviceTable->horizontalHeader()->sizeHint().height() +
+        m_deviceTable->verticalHeader()->defaultSectionSize() * std::max(rows, 1) +
+        2 * m_deviceTable->frameWidth() +
+        m_deviceTable->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_deviceTable);
+    m_deviceTable->setMinimumHeight(rowsHeight);
+    m_deviceTable->setMaximumHeight(rowsHeight);
+    // And three processes at least: the busiest first.
+    m_processTable->setMinimumHeight(m_processTable->horizontalHeader()->sizeHint().height() +
+                                     m_processTable->verticalHeader()->defaultSectionSize() * 3 +
+                                     2 * m_processTable->frameWidth());
     m_footnote->setText(m_processes->footnote());
     m_footnote->setVisible(!m_footnote->text().isEmpty());
 }

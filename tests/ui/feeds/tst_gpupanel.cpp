@@ -6,7 +6,9 @@
 #include "ui/feeds/GpuProcessTableModel.h"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QThread>
@@ -193,6 +195,27 @@ class TestGpuPanel : public QObject {
         panel.setSnapshot(twoGpus());
         QVERIFY(panel.showsTables());
         QCOMPARE(panel.deviceModel()->rowCount(), 2);
+    }
+
+    // In the docks' narrow, short column both GPUs' rows stay in view, above the horizontal
+    // scroll bar their columns need, and three process rows below them.
+    void everyGpuRowStaysInViewInASmallDock() {
+        GpuPanel panel;
+        panel.resize(320, 160);
+        panel.setSnapshot(twoGpus());
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* devices = panel.findChild<QTableView*>("gpuDeviceTable");
+        QVERIFY(devices);
+        QTRY_VERIFY(devices->horizontalScrollBar()->isVisible());
+        const int bottom = devices->rowViewportPosition(1) + devices->rowHeight(1);
+        QVERIFY2(
+            bottom <= devices->viewport()->height(),
+            qPrintable(
+                QString("row 2 ends at %1 of %2").arg(bottom).arg(devices->viewport()->height())));
+        auto* processes = panel.findChild<QTableView*>("gpuProcessTable");
+        QVERIFY(processes->minimumHeight() >=
+                processes->verticalHeader()->defaultSectionSize() * 3);
     }
 
     // The sampler on its own thread, through the real dlopen path to the fake NVML library,
