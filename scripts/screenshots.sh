@@ -55,8 +55,8 @@ fi
 # The views of issue 22, at two screen sizes in light and dark: the first screen (stat tiles
 # and the charts while a load and a KV-restore workload run), a load session opened from the
 # browser, and an experiment session with its runs shaded by arm.
-theme_dir() { # a scratch QSettings home with the theme set
-  local dir="$work/config-$1"
+theme_dir() { # a scratch QSettings home with the theme set, one per size: no dock sizes carried over
+  local dir="$work/config-$1-$2"
   mkdir -p "$dir/tierscope"
   printf '[General]\ntheme=%s\n' "$1" > "$dir/tierscope/tierscope.conf"
   echo "$dir"
@@ -72,9 +72,15 @@ sed -e 's|warmup = 1|warmup = 1|' -e 's|repetitions = 4|repetitions = 2|' \
   -e 's|concurrency = \[4, 8\]|concurrency = [8]|' resources/plans/disk-vs-shm.toml > "$vplan"
 "$bin" --db "$work/vplan.db" run "$vplan" >/dev/null 2>&1 || true
 rm -rf "/dev/shm/tierscope-views-$$"
+nvml=""
+if cmake --build "$(dirname "$(dirname "$bin")")" --target fake_nvml >/dev/null 2>&1; then
+  nvml=$(realpath "$(dirname "$(dirname "$bin")")/tests/libfake_nvml.so")
+else
+  echo "screenshots: no fake_nvml target in this build: no GPU pictures" >&2
+fi
 for size in 1280x720 1920x1080; do
   for theme in light dark; do
-    cfg=$(theme_dir "$theme")
+    cfg=$(theme_dir "$theme" "$size")
     (
       sleep 3
       "$bin" --db "$work/vload.db" load --url "http://127.0.0.1:$vport" --model tierscope-sim \
@@ -97,9 +103,20 @@ for size in 1280x720 1920x1080; do
     exp=$(sqlite3 "$work/vplan.db" "SELECT max(id) FROM session")
     XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
       --session "$exp" --screenshot "docs/images/experiment-session-$size-$theme.png" --after 4s
+    # A range of the experiment read like Perfetto: the Range dock's figures, the phases above.
+    XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
+      --no-record --session "$exp" --range 20s..60s \
+      --screenshot "docs/images/range-$size-$theme.png" --after 6s
+    # The GPUs dock needs a GPU: the tests' fake NVML (two simulated H100s, this process on
+    # the first), loaded through the real dlopen path. The pictures say so in the guide.
+    if [ -n "$nvml" ]; then
+      XDG_CONFIG_HOME="$cfg" TIERSCOPE_NVML_LIBRARY="$nvml" xvfb-run -a -s "-screen 0 ${size}x24" \
+        "$bin" --db "$work/gpu.db" gui --window 1m \
+        --screenshot "docs/images/gpu-$size-$theme.png" --after 12s
+    fi
     XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
       --no-record --compare arm:disk-vs-shm/kv-restore@c8/disk arm:disk-vs-shm/kv-restore@c8/shm \
       --screenshot "docs/images/compare-$size-$theme.png" --after 6s
   done
 done
-echo "wrote docs/images/{first-screen,load-session,experiment-session,compare}-{1280x720,1920x1080}-{light,dark}.png"
+echo "wrote docs/images/{first-screen,load-session,experiment-session,range,gpu,compare}-{1280x720,1920x1080}-{light,dark}.png"
