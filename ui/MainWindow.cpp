@@ -137,6 +137,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     applySettings();
 
     connectReader();
+    wirePhases();
     connectLiveSources();
 
     m_liveTimer = new QTimer(this);
@@ -441,6 +442,7 @@ void MainWindow::showLive() {
     m_devices->setDevices(m_liveDevices);
     m_timeline->setMarkers(m_liveMarkers);
     m_timeline->setSpans({});
+    showLivePhases();
     m_runs->setRows({});
     m_runsDock->hide();
     m_browser->clearSelection();

@@ -36,6 +36,7 @@ class GpuPanel;
 class GpuProcessSampler;
 class ProcessIoPanel;
 class RangePanel;
+class SectionCompareDialog;
 class ProcessIoSampler;
 class ProcessIoTableModel;
 class PrometheusFeed;
@@ -85,6 +86,9 @@ class MainWindow : public QMainWindow {
     // The figures of the range selected on the timeline (its "Range" dock).
     RangePanel* rangePanel() const { return m_rangePanel; }
     QDockWidget* rangeDock() const { return m_rangeDock; }
+    // Two sections of the timeline side by side (Ctrl+click on the section track); null until
+    // first asked for (MainWindowPhases.cpp).
+    SectionCompareDialog* sectionCompare() const { return m_sectionCompare; }
     QString database() const { return m_db; }
     qint64 liveSessionId() const { return m_liveSession; }
     // The shortest time between two live frames (Settings::redrawMs, at least one refresh).
@@ -186,7 +190,10 @@ class MainWindow : public QMainWindow {
     void buildProcessIoDock();      // MainWindowProcessIo.cpp
     void updateProcessIoSampling(); // on while this machine's live view shows the dock
     void stopProcessIo();
-    void buildGpuDock();      // MainWindowGpu.cpp
+    void buildGpuDock();   // MainWindowGpu.cpp
+    void wirePhases();     // MainWindowPhases.cpp
+    void showLivePhases(); // the live view: a running experiment's sections, else none
+    void readLivePhases();
     void updateGpuSampling(); // on while this machine's live view shows the dock
     void stopGpu();
     void buildLayoutMenu(QMenu* view); // MainWindowLayouts.cpp
@@ -230,6 +237,7 @@ class MainWindow : public QMainWindow {
     RunsPanel* m_runs = nullptr;
     QDockWidget* m_runsDock = nullptr;
     RangePanel* m_rangePanel = nullptr;
+    SectionCompareDialog* m_sectionCompare = nullptr;
     QDockWidget* m_rangeDock = nullptr;
     // Per-process I/O, scanned on its own thread: a /proc walk must not wait behind a
     // recording's start or stop on the live thread.
@@ -262,8 +270,8 @@ class MainWindow : public QMainWindow {
     qint64 m_liveSession = 0;
     qint64 m_shownSession = 0;
     std::int64_t m_shownOrigin = 0;
-    SeriesMap m_requestData; // the shown session's request series: not in a range reload
-    LiveFramePacer m_pacer;  // when the live view draws its next frame
+    SeriesMap m_requestData;   // the shown session's request series: not in a range reload
+    LiveFramePacer m_pacer;    // when the live view draws its next frame
     std::int64_t m_bandAt = 0; // when the live band was last classified
     // The live band judges storage on the same ceilings as `analyze`, read off the GUI thread.
     SessionAnalysis::Ceilings m_liveCeilings; // of m_ceilingSession

@@ -103,12 +103,15 @@ void StoreReader::openSession(const QString& db, qint64 sessionId, int columns,
         view.t1Ns = std::max<std::int64_t>(view.t1Ns, view.t0Ns + 1000000000LL);
         addEngineRoles(store, view);
         addPathFindings(store, view);
-        for (const auto& event : store.events(sessionId))
+        const auto events = store.events(sessionId);
+        for (const auto& event : events)
             if (const QString text = markerText(event.kind, event.text); !text.isEmpty())
                 view.markers.push_back({event.tNs, text, isRoutineEvent(event.kind)});
         std::vector<StoredRequest> requests;
         std::vector<std::pair<RunInfo, std::vector<StoredRequest>>> runs;
-        for (const auto& run : store.runsOfSession(sessionId)) {
+        const auto runInfos = store.runsOfSession(sessionId);
+        view.sections = PhaseSections::build(runInfos, events);
+        for (const auto& run : runInfos) {
             view.spans.push_back(spanOf(run));
             auto r = store.requests(run.id);
             requests.insert(requests.end(), r.begin(), r.end());

@@ -7,6 +7,7 @@
 #include "core/model/SessionInfo.h"
 #include "core/view/ChartCatalog.h"
 #include "core/view/ChartLayout.h"
+#include "core/view/PhaseSections.h"
 #include "core/view/RunRequestSummary.h"
 #include "ui/timeline/TimelineMarker.h"
 #include "ui/timeline/TimelineSpan.h"
@@ -29,9 +30,10 @@ struct SessionView {
     std::vector<ChartCatalog::Chart> charts; // as the layout asked
     std::vector<MetricInfo> metrics;         // every one recorded, for the metric picker
     SeriesMap data;
-    SessionAnalysis::Result bottlenecks; // the band above the charts
-    std::vector<TimelineMarker> markers; // every stored event but the session's own bounds
-    std::vector<TimelineSpan> spans;     // its runs
+    SessionAnalysis::Result bottlenecks;          // the band above the charts
+    std::vector<TimelineMarker> markers;          // every stored event but the session's own bounds
+    std::vector<TimelineSpan> spans;              // its runs
+    std::vector<PhaseSections::Section> sections; // its phases and runs by name
     SeriesMap requestData; // series made of its requests (negative ids), also in `data`
     std::vector<RunRequestSummary::Row> runs; // its runs that sent requests, for the runs panel
     std::int64_t t0Ns = 0;

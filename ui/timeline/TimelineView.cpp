@@ -1,6 +1,7 @@
 #include "ui/timeline/TimelineView.h"
 
 #include "ui/timeline/BottleneckBand.h"
+#include "ui/timeline/SectionTrack.h"
 #include "ui/timeline/StatTileRow.h"
 #include "ui/timeline/TimelineChart.h"
 
@@ -45,6 +46,11 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     outer->setSpacing(0);
     m_tiles = new StatTileRow(this);
     outer->addWidget(m_tiles);
+    // The session's phases and runs by name, above everything drawn on the time axis.
+    m_sections = new SectionTrack(this);
+    outer->addWidget(m_sections);
+    connect(m_sections, &SectionTrack::sectionClicked, this,
+            [this](const PhaseSections::Section& s) { selectSpan(s.runId, s.t0Ns, s.t1Ns); });
     m_band = new BottleneckBand(this);
     outer->addWidget(m_band);
     // Beside the lane, in words: what the range in view was bound by, and where TTFT went.
@@ -163,11 +169,16 @@ void TimelineView::connectSelection(TimelineChart* chart) {
         if (index < 0 || index >= static_cast<int>(m_spans.size()))
             return;
         const TimelineSpan& span = m_spans[static_cast<std::size_t>(index)];
-        selectRun(span.runId);
-        selectRange(static_cast<double>(span.t0Ns - m_origin) / 1e9,
-                    static_cast<double>(span.t1Ns - m_origin) / 1e9);
-        emit runSelected(span.runId);
+        selectSpan(span.runId, span.t0Ns, span.t1Ns);
     });
+}
+
+void TimelineView::selectSpan(qint64 runId, std::int64_t t0Ns, std::int64_t t1Ns) {
+    selectRun(runId);
+    selectRange(static_cast<double>(t0Ns - m_origin) / 1e9,
+                static_cast<double>(t1Ns - m_origin) / 1e9);
+    if (runId != 0)
+        emit runSelected(runId);
 }
 
 void TimelineView::showSelection(double x0, double x1) {
@@ -187,6 +198,7 @@ void TimelineView::selectRange(double x0, double x1) {
     }
     m_selection0 = x0;
     m_selection1 = x1;
+    m_sections->clearPicks(); // a section clicked picks itself again once this returns
     showSelection(x0, x1);
     emit rangeSelected(x0, x1);
 }
@@ -194,6 +206,7 @@ void TimelineView::selectRange(double x0, double x1) {
 void TimelineView::clearSelection() {
     // Also the band of a Shift+drag still under way.
     showSelection(std::nan(""), std::nan(""));
+    m_sections->clearPicks();
     if (!hasSelection())
         return;
     m_selection0 = m_selection1 = 0;
@@ -263,6 +276,7 @@ std::vector<ChartCatalog::Chart> TimelineView::visibleSpecs() const {
 void TimelineView::dataReplaced(std::int64_t originNs) {
     const bool moved = originNs != m_origin;
     m_origin = originNs;
+    m_sections->setOrigin(originNs);
     for (auto* chart : m_charts) {
         m_stale[chart] = true;
         if (moved && !m_markers.empty()) // the live origin is "now": every frame moves them
@@ -321,6 +335,7 @@ void TimelineView::setTimeRange(double x0, double x1, const QString& axisTitle) 
     for (auto* c : m_charts)
         c->setTimeRange(x0, x1, axisTitle);
     m_band->setTimeRange(x0, x1);
+    m_sections->setTimeRange(x0, x1);
     alignBand();
 }
 
@@ -341,6 +356,7 @@ void TimelineView::alignBand() {
         chart->setLeftInset(static_cast<int>(std::lround(widest - chart->naturalPlotLeft())));
     const QRect plot = laidOut.front()->plotRectIn(this);
     m_band->setPlotArea(plot.left(), plot.width());
+    m_sections->setPlotArea(plot.left(), plot.width());
     if (const int w = laidOut.front()->plotWidth(); w != m_plotWidth) {
         m_plotWidth = w;
         emit plotWidthChanged(w);

@@ -20,6 +20,7 @@ class QVBoxLayout;
 namespace tierscope {
 
 class BottleneckBand;
+class SectionTrack;
 class StatTileRow;
 
 // The stack of charts that share one time axis: they scroll together, show one crosshair,
@@ -82,6 +83,9 @@ class TimelineView : public QWidget {
     TimelineChart* chart(const std::string& id) const;
     QLabel* rangeLabel() const { return m_rangeLabel; }
     BottleneckBand* bottleneckBand() const { return m_band; }
+    // The session's named phases and runs above the charts (setSections; hidden without any):
+    // a click on one selects its span as a double-click on a run does.
+    SectionTrack* sectionTrack() const { return m_sections; }
     QString axisTitle() const { return m_axisTitle; }
     StatTileRow* tiles() const { return m_tiles; } // the live view's stat tiles
     const std::vector<ChartCatalog::Chart>& specs() const { return m_specs; }
@@ -122,6 +126,8 @@ class TimelineView : public QWidget {
     void fitChartHeights();
     void showSelection(double x0, double x1);
     void connectSelection(TimelineChart* chart);
+    // The run selected (0: none) and [t0Ns, t1Ns] as the range.
+    void selectSpan(qint64 runId, std::int64_t t0Ns, std::int64_t t1Ns);
 
     QVBoxLayout* m_layout = nullptr;
     std::vector<TimelineChart*> m_charts;
@@ -138,6 +144,7 @@ class TimelineView : public QWidget {
     bool m_interactive = false;
     QScrollArea* m_scroll = nullptr;
     BottleneckBand* m_band = nullptr;
+    SectionTrack* m_sections = nullptr;
     StatTileRow* m_tiles = nullptr;
     QLabel* m_axisLabel = nullptr; // the shared time axis' title
     QLabel* m_rangeLabel = nullptr;
