@@ -11,6 +11,7 @@
 #include "ui/SavedLayouts.h"
 #include "ui/SettingsDialog.h"
 #include "ui/compare/CompareDialog.h"
+#include "ui/compare/OverlayView.h"
 #include "ui/experiment/RunsPanel.h"
 #include "ui/feeds/LiveRecording.h"
 #include "ui/feeds/PrometheusDialog.h"
@@ -311,6 +312,10 @@ void MainWindow::buildToolbar() {
     buildMenus({m_record, m_marker, compare, prometheus, m_disconnect}, plan, settings);
 }
 
+OverlayView* MainWindow::openOverlay(const QString& a, const QString& b) {
+    return OverlayView::open(m_db, a, b, this);
+}
+
 CompareDialog* MainWindow::openCompare(const QString& a, const QString& b) {
     auto* dialog = new CompareDialog(m_db, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -341,6 +346,8 @@ void MainWindow::buildDocks() {
     });
     connect(m_browser, &SessionBrowser::compareRequested, this,
             [this](const QString& a, const QString& b) { openCompare(a, b); });
+    connect(m_browser, &SessionBrowser::overlayRequested, this,
+            [this](const QString& a, const QString& b) { openOverlay(a, b); });
     connect(m_browser, &SessionBrowser::changed, this, &MainWindow::refreshSessions);
     connect(m_browser, &SessionBrowser::done, this,
             [this](const QString& message, const QString& error) {

@@ -35,6 +35,7 @@ class LiveRecording;
 class GpuPanel;
 class GpuProcessSampler;
 class ProcessIoPanel;
+class OverlayView;
 class RangePanel;
 class SectionCompareDialog;
 class ProcessIoSampler;
@@ -113,6 +114,8 @@ class MainWindow : public QMainWindow {
     void setSettings(const tierscope::Settings& settings);
     // The compare view, optionally with A and B filled in.
     CompareDialog* openCompare(const QString& a = {}, const QString& b = {});
+    // The A/B overlay of two sides (specs as Compare takes them; b empty: a session's arms).
+    OverlayView* openOverlay(const QString& a, const QString& b = {});
     // Reads the plan off the GUI thread, then shows it (planOpened) for the user to start.
     void openPlan(const QString& path);
     // The live view (and a new session) from a Prometheus server's nodes instead of this

@@ -6,6 +6,7 @@
 #include "core/util/TimeRangeText.h"
 #include "ui/MainWindow.h"
 #include "ui/compare/CompareDialog.h"
+#include "ui/compare/OverlayView.h"
 
 #include <QApplication>
 #include <QScreen>
@@ -39,6 +40,11 @@ CLI::App* GuiCommand::attach(CLI::App& parent, Options& o) {
            "--compare", o.compare,
            "Open the compare view on A and B (run:N, session:N or arm:EXPERIMENT/ARM[@SESSION])")
         ->expected(2);
+    cmd->add_option("--overlay", o.overlay,
+                    "Open the A/B overlay on A and B (as --compare; a single session:N overlays "
+                    "its two arms)")
+        ->expected(1, 2)
+        ->excludes("--compare");
     cmd->add_option("--target", o.target,
                     "Watch this server over SSH (ssh://[user@]host[:port]) instead of this "
                     "machine");
@@ -108,6 +114,10 @@ int GuiCommand::run(const char* argv0, const GlobalOptions& global, const Option
     if (o.compare.size() == 2)
         shown = window.openCompare(QString::fromStdString(o.compare[0]),
                                    QString::fromStdString(o.compare[1]));
+    if (!o.overlay.empty())
+        shown = window.openOverlay(QString::fromStdString(o.overlay[0]),
+                                   o.overlay.size() > 1 ? QString::fromStdString(o.overlay[1])
+                                                        : QString());
     int rc = kExitOk;
     if (!o.screenshot.empty()) {
         QTimer::singleShot(

@@ -20,6 +20,7 @@ class GuiCommand {
         std::string after = "5s";
         std::vector<std::string> engines;
         std::vector<std::string> compare; // A and B: open the compare view on them
+        std::vector<std::string> overlay; // A and B: open the A/B overlay on them
         std::string target;               // ssh://host: watch that server
     };
     static CLI::App* attach(CLI::App& parent, Options& options);

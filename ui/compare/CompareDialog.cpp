@@ -6,6 +6,7 @@
 #include "ui/compare/CheckTable.h"
 #include "ui/compare/CompareImage.h"
 #include "ui/compare/ComparisonWorker.h"
+#include "ui/compare/OverlayView.h"
 #include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/StatusColor.h"
 
@@ -218,6 +219,10 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     m_exportReport = new QPushButton(tr("Export report…"), this);
     m_saveImage = new QPushButton(tr("Save as image…"), this);
     m_saveImage->setToolTip(tr("The whole comparison as one PNG, SVG or PDF"));
+    auto* overlay = new QPushButton(tr("Overlay…"), this);
+    overlay->setToolTip(tr("A and B on one set of charts, aligned at their start"));
+    connect(overlay, &QPushButton::clicked, this,
+            [this] { OverlayView::open(m_db, specOf(m_a), specOf(m_b), this); });
     m_exportChart->setEnabled(false);
     m_exportReport->setEnabled(false);
     m_saveImage->setEnabled(false);
@@ -226,6 +231,7 @@ CompareDialog::CompareDialog(QString db, QWidget* parent) : QDialog(parent), m_d
     });
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_status, 1);
+    buttons->addWidget(overlay);
     buttons->addWidget(m_exportChart);
     buttons->addWidget(m_exportReport);
     buttons->addWidget(m_saveImage);

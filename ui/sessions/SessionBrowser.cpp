@@ -152,9 +152,16 @@ QMenu* SessionBrowser::menuFor(const QList<qint64>& ids) {
                     emit compareRequested(QString("session:%1").arg(ids[0]),
                                           QString("session:%1").arg(ids[1]));
                 });
+        connect(menu->addAction(tr("Overlay (older as A, newer as B)")), &QAction::triggered, this,
+                [this, ids] {
+                    emit overlayRequested(QString("session:%1").arg(ids[0]),
+                                          QString("session:%1").arg(ids[1]));
+                });
     } else if (ids.size() == 1) {
         connect(menu->addAction(tr("Compare with…")), &QAction::triggered, this,
                 [this, first] { emit compareRequested(QString("session:%1").arg(first), {}); });
+        connect(menu->addAction(tr("Overlay its arms")), &QAction::triggered, this,
+                [this, first] { emit overlayRequested(QString("session:%1").arg(first), {}); });
     }
     if (ids.size() == 1) {
         menu->addSeparator();

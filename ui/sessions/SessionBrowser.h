@@ -52,6 +52,8 @@ class SessionBrowser : public QWidget {
   signals:
     void openRequested(qint64 sessionId);
     void compareRequested(const QString& a, const QString& b);
+    // The A/B overlay of two sessions, or (b empty) of one session's two arms.
+    void overlayRequested(const QString& a, const QString& b);
     void changed();                                          // list the workspace again
     void done(const QString& message, const QString& error); // a write or export finished
     void analyzed(qint64 sessionId, const QString& text);
