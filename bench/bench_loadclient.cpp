@@ -117,11 +117,18 @@ void rawClient(const std::string& url, int streams, std::size_t& bytes) {
 std::string saturation(const ClientSaturation& s) {
     const auto j = s.toJson();
     char text[192];
+    // A lag not measured (no scheduled sends in this closed loop) is said so, not printed as
+    // a number.
+    const auto ms = [&j](const char* key) {
+        char figure[32] = "n/a";
+        if (const auto it = j.find(key); it != j.end() && it->is_number())
+            std::snprintf(figure, sizeof figure, "%.3f ms", it->get<double>());
+        return std::string(figure);
+    };
     std::snprintf(text, sizeof text,
-                  "client %zu loop(s), read lag p50 %.3f ms, p99 %.3f ms, schedule delay p99 "
-                  "%.3f ms, CPU",
-                  s.loops.size(), j.value("loop_lag_p50_ms", -1.0),
-                  j.value("loop_lag_p99_ms", -1.0), j.value("schedule_delay_p99_ms", -1.0));
+                  "client %zu loop(s), read lag p50 %s, p99 %s, schedule delay p99 %s, CPU",
+                  s.loops.size(), ms("loop_lag_p50_ms").c_str(), ms("loop_lag_p99_ms").c_str(),
+                  ms("schedule_delay_p99_ms").c_str());
     std::string out = text;
     for (const auto& l : j.value("per_loop", nlohmann::json::array())) {
         std::snprintf(text, sizeof text, " %.0f%%", l.value("cpu_share", 0.0) * 100);
