@@ -81,7 +81,9 @@ std::vector<OverlayFrame::Point> OverlayFrame::points(const std::vector<Bucket>&
     for (const auto& b : buckets) {
         if (b.count == 0) // nothing measured there: not a zero
             continue;
-        const double x = static_cast<double>(middle(b) - t0Ns) / kNs + shiftS;
+        // A bucket of the store's grid can begin before the range does: its middle is drawn
+        // no earlier than the range's start, or a run would seem to start before 0 s.
+        const double x = static_cast<double>(std::max(middle(b), t0Ns) - t0Ns) / kNs + shiftS;
         if (last && middle(b) - middle(*last) > gap)
             out.push_back({x, std::numeric_limits<double>::quiet_NaN()});
         out.push_back({x, b.mean()});

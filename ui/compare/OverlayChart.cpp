@@ -59,9 +59,7 @@ OverlayChart::OverlayChart(const OverlayFrame::Series& series, const QStringList
     connect(m_chart, &QChart::plotAreaChanged, this, [this](const QRectF& area) {
         if (m_plot)
             m_plot->setPlotArea(area);
-        const double span = m_x->max() - m_x->min();
-        const int ticks = std::max(2, static_cast<int>(area.width()) / kPixelsPerXTick);
-        m_x->setTickInterval(AxisTicks::step(span, ticks));
+        applyTimeTicks(static_cast<int>(area.width()));
     });
 }
 
@@ -128,12 +126,20 @@ void OverlayChart::setChart(const OverlayFrame::Chart& in, double x0, double x1)
         m_plot->setPoints(i, m_points[i]);
     }
     m_x->setRange(x0, x1 > x0 ? x1 : x0 + 1.0);
-    const int ticks = std::max(2, static_cast<int>(m_chart->plotArea().width()) / kPixelsPerXTick);
-    m_x->setTickInterval(AxisTicks::step(m_x->max() - m_x->min(), ticks));
+    applyTimeTicks(static_cast<int>(m_chart->plotArea().width()));
     const double top = AxisTicks::top(peak / m_scale.divisor, kYTicks);
     m_y->setRange(0.0, top);
     m_y->setTickInterval(AxisTicks::step(top, kYTicks));
     m_y->setTitleText(m_scale.suffix.trimmed());
+}
+
+// As many round steps as there is room for, labelled with the decimals the step needs: a run
+// of 1.5 s reads 0.0, 0.5, 1.0, not 0, 0, 1.
+void OverlayChart::applyTimeTicks(int plotWidth) {
+    const int ticks = std::max(2, plotWidth / kPixelsPerXTick);
+    const double step = AxisTicks::step(m_x->max() - m_x->min(), ticks);
+    m_x->setTickInterval(step);
+    m_x->setLabelFormat(QString("%.%1f").arg(AxisTicks::decimals(step)));
 }
 
 int OverlayChart::lineCount(int side) const {
@@ -148,6 +154,10 @@ QList<QPointF> OverlayChart::points(int side, int index) const {
 
 QStringList OverlayChart::legendNames() const {
     return m_legend;
+}
+
+QString OverlayChart::timeLabelFormat() const {
+    return m_x->labelFormat();
 }
 
 double OverlayChart::xMin() const {

@@ -44,10 +44,12 @@ class OverlayChart : public QWidget {
     QList<QPointF> points(int side, int index) const;
     QString unitSuffix() const { return m_scale.suffix; }
     QStringList legendNames() const; // the visible legend entries
+    QString timeLabelFormat() const;
     double xMin() const;
     double xMax() const;
 
   private:
+    void applyTimeTicks(int plotWidth);
     OverlayFrame::Series m_series;
     QStringList m_labels;
     bool m_dark = false;

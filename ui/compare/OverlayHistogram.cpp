@@ -78,9 +78,11 @@ void OverlayHistogram::setHistogram(const OverlayFrame::Histogram& histogram) {
     }
     if (!edges.empty())
         m_x->setRange(edges.front(), edges.back());
-    const double top = AxisTicks::top(peak, 5);
+    // No request: an empty 0-100 % axis, not 0, 0, 0, 1 from a peak of nothing.
+    const double top = edges.empty() ? 100.0 : AxisTicks::top(peak, 5);
     m_y->setRange(0.0, top);
     m_y->setTickInterval(AxisTicks::step(top, 5));
+    m_y->setLabelFormat(QString("%.%1f").arg(AxisTicks::decimals(AxisTicks::step(top, 5))));
     m_chart->setTitle(edges.empty() ? tr("Client TTFT distribution: no requests with a TTFT")
                                     : tr("Client TTFT distribution"));
 }

@@ -191,6 +191,24 @@ class TestOverlayFrame : public QObject {
         QCOMPARE(frame.charts[0].lines.size(), std::size_t(1));
     }
 
+    // The store's buckets lie on its own grid: a run that starts 0.7 s into a 2 s bucket still
+    // starts at 0 s, never before (a short run drew from -0.5 s).
+    void aBucketBeginningBeforeTheRunIsDrawnAtItsStart() {
+        OverlayFrame::Range r;
+        r.t0Ns = 100 * kSecond + 700'000'000;
+        r.t1Ns = 103 * kSecond;
+        r.series[kGpu] = {{100 * kSecond, 2 * kSecond, 50, 50, 50, 1},
+                          {102 * kSecond, 2 * kSecond, 60, 60, 60, 1}};
+        const auto frame = OverlayFrame::build({"A", {r}}, {"B", {}}, {kGpuSeries}, 0.0);
+        const auto& points = frame.charts[0].lines.at(0).points;
+        QCOMPARE(points.size(), std::size_t(2));
+        QCOMPARE(points[0].x, 0.3); // the bucket's middle, 101 s, is 0.3 s into the run
+        QCOMPARE(points[1].x, 2.3);
+        r.series[kGpu].front().widthNs = 1 * kSecond; // middle at 100.5 s: before the start
+        const auto early = OverlayFrame::build({"A", {r}}, {"B", {}}, {kGpuSeries}, 0.0);
+        QCOMPARE(early.charts[0].lines.at(0).points.front().x, 0.0);
+    }
+
     // What a session offers: its requests first (as the timeline puts them), then its
     // charts' readings matched by metric path, without the references (VRAM total).
     void theCatalogNamesSeriesByPath() {
