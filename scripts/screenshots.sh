@@ -2,8 +2,9 @@
 # Writes the README's screenshots to docs/images/: the live view of this machine while the
 # engine simulator serves a load and a KV-restore workload reads the disk, then that same
 # session opened from the browser. Runs under Xvfb; needs the release build (scripts/run.sh
-# builds it) and about five minutes. SHOTS=views makes only the first-screen, load-session,
-# experiment-session and compare pictures (at 1280x720 and 1920x1080, light and dark).
+# builds it) and about ten minutes. SHOTS=views makes only the first-screen, load-session,
+# experiment-session, range, GPUs, compare and overlay pictures (at 1280x720 and 1920x1080,
+# light and dark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${TIERSCOPE_BIN:-build/release/app/tierscope} # TIERSCOPE_BIN: another build
@@ -105,7 +106,7 @@ for size in 1280x720 1920x1080; do
       --session "$exp" --screenshot "docs/images/experiment-session-$size-$theme.png" --after 4s
     # A range of the experiment read like Perfetto: the Range dock's figures, the phases above.
     XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
-      --no-record --session "$exp" --range 20s..60s \
+      --no-record --session "$exp" --range 12s..24s \
       --screenshot "docs/images/range-$size-$theme.png" --after 6s
     # The GPUs dock needs a GPU: the tests' fake NVML (two simulated H100s, this process on
     # the first), loaded through the real dlopen path. The pictures say so in the guide.
@@ -117,6 +118,9 @@ for size in 1280x720 1920x1080; do
     XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
       --no-record --compare arm:disk-vs-shm/kv-restore@c8/disk arm:disk-vs-shm/kv-restore@c8/shm \
       --screenshot "docs/images/compare-$size-$theme.png" --after 6s
+    XDG_CONFIG_HOME="$cfg" xvfb-run -a -s "-screen 0 ${size}x24" "$bin" --db "$work/vplan.db" gui \
+      --no-record --overlay arm:disk-vs-shm/kv-restore@c8/disk arm:disk-vs-shm/kv-restore@c8/shm \
+      --screenshot "docs/images/overlay-$size-$theme.png" --after 6s
   done
 done
-echo "wrote docs/images/{first-screen,load-session,experiment-session,range,gpu,compare}-{1280x720,1920x1080}-{light,dark}.png"
+echo "wrote docs/images/{first-screen,load-session,experiment-session,range,gpu,compare,overlay}-{1280x720,1920x1080}-{light,dark}.png"

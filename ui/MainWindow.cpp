@@ -135,6 +135,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
         restoreState(saved.value("window/state").toByteArray());
         fitToScreen(); // saved on a larger screen, or at a smaller scale factor
     }
+    // The runs and a range's figures belong to a recorded session, none of which is shown yet:
+    // a saved layout would bring them back empty over the live charts.
+    m_runsDock->hide();
+    m_rangeDock->hide();
     applySettings();
 
     connectReader();
@@ -452,6 +456,8 @@ void MainWindow::showLive() {
     showLivePhases();
     m_runs->setRows({});
     m_runsDock->hide();
+    m_rangePanel->clear();
+    m_rangeDock->hide();
     m_browser->clearSelection();
     setStatus();
     refreshLive();

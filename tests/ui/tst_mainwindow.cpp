@@ -716,6 +716,21 @@ class TestMainWindow : public QObject {
 
     // "Redraw the live view every" sets the live frame period, kept for the next window; 0
     // (every pixel) still waits for the display's refresh.
+    // A window closed with a session's Runs and Range docks open comes back live without them:
+    // they would stand empty over the live charts.
+    void sessionDocksDoNotComeBackEmptyInTheLiveView() {
+        {
+            MainWindow window({m_dir.filePath("docks.db"), 0, false, 60});
+            window.show();
+            window.rangeDock()->show();
+            QVERIFY(window.rangeDock()->isVisible());
+        } // its state is saved as it closes
+        MainWindow again({m_dir.filePath("docks.db"), 0, false, 60});
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QVERIFY(!again.rangeDock()->isVisible());
+    }
+
     void theRedrawPeriodPacesTheLiveView() {
         MainWindow window({m_dir.filePath("redraw.db"), 0, false, 60});
         QCOMPARE(window.liveRedrawPeriodNs(), std::int64_t{Settings::load().redrawMs} * 1'000'000);
@@ -921,7 +936,6 @@ class TestMainWindow : public QObject {
         QCOMPARE(paths->child(0)->text(1), QString("text: nvme1c1n1 carried 95.0 %"));
         QVERIFY(paths->child(0)->foreground(1).color() != view.palette().color(QPalette::Text));
     }
-
 
     // Markers (Ctrl+M) are stored as events: a recorded session draws them on every chart.
     void aRecordedSessionDrawsItsMarkers() {
