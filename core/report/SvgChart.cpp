@@ -229,15 +229,20 @@ std::string SvgChart::whisker(const Bar& b, double cx, double w, double clip,
     const double lo = b.error->first, hi = b.error->second;
     const bool clipLo = lo<-clip, clipHi = hi> clip;
     if ((clipLo || clipHi) && b.runs == 2) {
-        // Up from the bar's end (down from a fall's), where there is room for the words.
-        const double from = py(b.value) + (b.value >= 0 ? -px(6) : px(6));
-        const std::string at = num(cx + px(4)) + " " + num(from);
-        return "<text class=\"too-wide\" x=\"" + num(cx + px(4)) + "\" y=\"" + num(from) +
-               "\" text-anchor=\"" + (b.value >= 0 ? "start" : "end") + "\" font-size=\"" +
-               num(px(11)) + "\" font-style=\"italic\" transform=\"rotate(-90 " + at + ")\">" +
-               escape(kTooWide) + "<title>" +
-               escape(b.label + ": [" + tickText(lo) + ", " + tickText(hi) + "]") +
-               "</title></text>\n";
+        // Two short lines across the bar's end, above a rise and below a fall: the axis runs
+        // to 3x the largest change, so there is room there. Not turned on its side (it ran out
+        // of the plot), and no <title> inside the text: Qt's renderer draws a title's words.
+        const std::string words = kTooWide;
+        const std::size_t cut = words.find(' ', words.find("interval"));
+        const double size = px(10), lead = size * 1.2;
+        const double first = b.value >= 0 ? py(b.value) - px(6) - lead : py(b.value) + px(6) + size;
+        std::string out;
+        for (int i = 0; i < 2; ++i)
+            out += "<text class=\"too-wide\" x=\"" + num(cx) + "\" y=\"" + num(first + i * lead) +
+                   "\" text-anchor=\"middle\" font-size=\"" + num(size) +
+                   "\" font-style=\"italic\">" +
+                   escape(i == 0 ? words.substr(0, cut) : words.substr(cut + 1)) + "</text>\n";
+        return out;
     }
     const double yLo = py(std::max(lo, -clip)), yHi = py(std::min(hi, clip));
     const std::string style = stroke(m_style.whisker) + " stroke-width=\"1.4\"";

@@ -108,7 +108,10 @@ class TestSvgChart : public QObject {
         const Look look = lookOf(svg);
         QCOMPARE(look.error, QString());
         QCOMPARE(look.clipped, 1); // throughput's -150 %, past 3 x 40 %: an arrow
-        QCOMPARE(look.tooWide, QStringList{QString(SvgChart::kTooWide)});
+        // In two lines across the bar's end, nothing else in them (a <title> in a <text> is
+        // drawn by Qt's renderer).
+        QCOMPARE(look.tooWide.join(' '), QString(SvgChart::kTooWide));
+        QCOMPARE(look.tooWide.size(), 2);
         QVERIFY(svg.find("data-hi=\"3700\"") != std::string::npos);
         QVERIFY(svg.find("Axis clipped at 3x the largest change") != std::string::npos);
         // Nothing past the clip: the bars keep their height.
