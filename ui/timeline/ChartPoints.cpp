@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 
 namespace tierscope {
@@ -97,6 +98,27 @@ bool ChartPoints::valueAt(const std::vector<Bucket>& buckets, std::int64_t origi
         return false;
     value = buckets[*best].mean();
     return true;
+}
+
+std::vector<std::vector<Bucket>>
+ChartPoints::stacked(const ChartCatalog::Chart& spec,
+                     const std::vector<std::vector<Bucket>>& data) {
+    std::vector<std::vector<Bucket>> out = data;
+    std::map<std::int64_t, double> below;
+    for (std::size_t i = 0; i < out.size() && i < spec.series.size(); ++i) {
+        if (spec.series[i].stack == 0)
+            continue;
+        for (auto& b : out[i]) {
+            if (b.count == 0)
+                continue;
+            // A negative part (the residual where parts overlap) lowers no band: it is 0 here.
+            const double top = below[b.tNs] + std::max(0.0, b.mean());
+            below[b.tNs] = top;
+            b.min = b.max = top;
+            b.sum = top * static_cast<double>(b.count);
+        }
+    }
+    return out;
 }
 
 } // namespace tierscope

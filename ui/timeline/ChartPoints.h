@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/model/Bucket.h"
+#include "core/view/ChartCatalog.h"
 
 #include <QList>
 #include <QPointF>
@@ -29,6 +30,10 @@ class ChartPoints {
     // within `toleranceS` (a few pixels of the view); false when there is none.
     static bool valueAt(const std::vector<Bucket>& buckets, std::int64_t originNs, double x,
                         double toleranceS, double& value);
+    // A stacked chart's parts, each bucket's mean put on the ones below it at the same time:
+    // the bands' top edges. Lines (the stack's reference) stay as they are.
+    static std::vector<std::vector<Bucket>> stacked(const ChartCatalog::Chart& spec,
+                                                    const std::vector<std::vector<Bucket>>& data);
 };
 
 } // namespace tierscope

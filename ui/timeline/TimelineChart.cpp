@@ -27,7 +27,6 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <utility>
 
 namespace tierscope {
@@ -228,35 +227,9 @@ void TimelineChart::showSeries(QLineSeries* series, bool shown) {
         m_plot->update();
 }
 
-namespace {
-
-// A stacked chart's parts, each bucket's mean put on the ones below it at the same time: the
-// bands' top edges. Lines (the stack's reference) stay as they are.
-std::vector<std::vector<Bucket>> stackedOn(const ChartCatalog::Chart& spec,
-                                           const std::vector<std::vector<Bucket>>& data) {
-    std::vector<std::vector<Bucket>> out = data;
-    std::map<std::int64_t, double> below;
-    for (std::size_t i = 0; i < out.size() && i < spec.series.size(); ++i) {
-        if (spec.series[i].stack == 0)
-            continue;
-        for (auto& b : out[i]) {
-            if (b.count == 0)
-                continue;
-            // A negative part (the residual where parts overlap) lowers no band: it is 0 here.
-            const double top = below[b.tNs] + std::max(0.0, b.mean());
-            below[b.tNs] = top;
-            b.min = b.max = top;
-            b.sum = top * static_cast<double>(b.count);
-        }
-    }
-    return out;
-}
-
-} // namespace
-
 void TimelineChart::setData(const std::vector<std::vector<Bucket>>& original,
                             std::int64_t originNs) {
-    const auto data = m_spec.stacked ? stackedOn(m_spec, original) : original;
+    const auto data = m_spec.stacked ? ChartPoints::stacked(m_spec, original) : original;
     m_data = original;
     m_origin = originNs;
     double peak = 0.0;
