@@ -7,15 +7,12 @@
 #include "ui/compare/CompareImage.h"
 #include "ui/compare/ComparisonWorker.h"
 #include "ui/compare/OverlayView.h"
-#include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/StatusColor.h"
 
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -522,72 +519,6 @@ void CompareDialog::addCheckTab(const ComparisonResult& in) {
     QString title;
     m_checks = CheckTable::build(in, m_tabs, &title);
     m_tabs->addTab(m_checks, title);
-}
-
-void CompareDialog::exportReportTo(const QString& path) {
-    QMetaObject::invokeMethod(m_worker,
-                              [w = m_worker, in = m_result, path] { w->exportReport(in, path); });
-}
-
-void CompareDialog::exportChartTo(int chart, const QString& path, QSize size) {
-    if (chart < 0 || chart >= static_cast<int>(m_result.charts.size()))
-        return;
-    const QByteArray svg =
-        QByteArray::fromStdString(m_result.charts[static_cast<std::size_t>(chart)].svg);
-    QMetaObject::invokeMethod(m_worker,
-                              [w = m_worker, svg, path, size] { w->exportChart(svg, path, size); });
-}
-
-void CompareDialog::askExportReport() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export comparison"), "comparison.html",
-        tr("HTML report (*.html);;CSV (*.csv);;JSON (*.json);;Markdown (*.md)"));
-    if (!path.isEmpty())
-        exportReportTo(path);
-}
-
-void CompareDialog::askExportChart() {
-    const int index = m_tabs->currentIndex();
-    if (index < 0 || index >= static_cast<int>(m_result.charts.size()))
-        return;
-    const auto& chart = m_result.charts[static_cast<std::size_t>(index)];
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"),
-                                                      QString::fromStdString(chart.name) + ".png",
-                                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-    // 1200 wide in the shape it has on screen: the chart is drawn for its tab's size.
-    const QSize own = QSvgRenderer(QByteArray::fromStdString(chart.svg)).defaultSize();
-    if (!path.isEmpty())
-        exportChartTo(index, path,
-                      own.isEmpty() ? QSize(1200, 700) : ViewExporter::scaled(own, 1200));
-}
-
-void CompareDialog::saveImageTo(const QString& path, int width, int dpi) {
-    const auto format = ChartRenderer::formatOf(path);
-    if (!format || (m_result.kpis.empty() && m_result.charts.empty())) {
-        emit exported(path,
-                      tr("%1: a comparison saves as .png, .svg or .pdf, once compared").arg(path));
-        return;
-    }
-    QSize natural;
-    const QByteArray svg = CompareImage::compose(m_result, {m_verdict, m_kpis, m_shares, m_gates},
-                                                 palette(), font(), &natural);
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, svg, path, natural, width, dpi] {
-        w->exportChart(svg, path, ViewExporter::scaled(natural, width), dpi);
-    });
-}
-
-void CompareDialog::askSaveImage() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save comparison as image"), "comparison.png",
-                                     tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-    if (path.isEmpty())
-        return;
-    bool ok = false;
-    const int dpi = QInputDialog::getInt(this, tr("Save comparison as image"),
-                                         tr("Resolution in dpi (96: as on screen, 300 for print)"),
-                                         96, 24, 2400, 1, &ok);
-    if (ok)
-        saveImageTo(path, 0, dpi);
 }
 
 } // namespace tierscope
