@@ -377,7 +377,7 @@ void MainWindow::buildDocks() {
     m_runsDock->setWidget(m_runs);
     addDockWidget(Qt::BottomDockWidgetArea, m_runsDock);
     m_runsDock->hide(); // a session with requests shows it
-    connect(m_runs, &RunsPanel::runSelected, m_timeline, &TimelineView::selectRun);
+    connect(m_runs, &RunsPanel::runsSelected, m_timeline, &TimelineView::selectRuns);
     buildProcessIoDock();
     buildGpuDock();
     buildRangeDock();

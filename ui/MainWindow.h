@@ -296,7 +296,6 @@ class MainWindow : public QMainWindow {
     int m_fetchedColumns = 0;    // the plot width the shown session's data was read for
     bool m_sessionDrawn = false; // the shown session's reply has arrived
     bool m_linkApplied = false;  // the deep link's range and runs
-    QList<qint64> m_linkRuns;    // selected by the link: kept in a copied link
 };
 
 } // namespace tierscope

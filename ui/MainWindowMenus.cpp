@@ -124,18 +124,11 @@ QString MainWindow::viewLink() const {
     if (isLive()) // the recording behind the live view, whole: "now" moves on
         return linkFor(m_db, liveSourceSession(), std::nullopt, std::nullopt, {});
     const auto ns = [](double s) { return static_cast<std::int64_t>(std::llround(s * 1e9)); };
-    // The link's runs while the first of them is still the one selected; else the selection.
-    QList<qint64> runs;
-    if (!m_linkRuns.isEmpty() && m_shownSession == m_options.session &&
-        m_timeline->selectedRun() == m_linkRuns.front())
-        runs = m_linkRuns;
-    else if (m_timeline->selectedRun() != 0)
-        runs << m_timeline->selectedRun();
     // A range selected for its figures is the view's subject; else what the charts show.
     const bool selected = m_timeline->hasSelection();
     const double x0 = selected ? m_timeline->selectionStart() : m_timeline->rangeStart();
     const double x1 = selected ? m_timeline->selectionEnd() : m_timeline->rangeEnd();
-    return linkFor(m_db, m_shownSession, ns(x0), ns(x1), runs);
+    return linkFor(m_db, m_shownSession, ns(x0), ns(x1), m_timeline->selectedRuns());
 }
 
 QString MainWindow::examplePlansDir(const QString& appDir) {

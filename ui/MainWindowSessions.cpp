@@ -111,10 +111,9 @@ void MainWindow::onSessionOpened(const SessionView& view) {
 // session opened again later is shown whole.
 void MainWindow::applyDeepLink(double sessionSeconds) {
     m_linkApplied = true;
-    m_linkRuns = m_options.runs;
-    if (!m_linkRuns.isEmpty()) { // the timeline selects one run: the first
-        m_timeline->selectRun(m_linkRuns.front());
-        m_runs->highlightRun(m_linkRuns.front());
+    if (!m_options.runs.isEmpty()) {
+        m_timeline->selectRuns(m_options.runs);
+        m_runs->highlightRuns(m_options.runs);
     }
     if (!m_options.rangeFromNs && !m_options.rangeToNs)
         return;

@@ -1,22 +1,26 @@
 // Deep links: `tierscope gui --session N --range 10s..40s --runs 3,5` opens that view, and
 // File > Copy link writes such a command for the view shown; the link parsed back by the real
 // command line (after a real shell split it) gives the same view.
+#include "TestSupport.h"
 #include "app/CommandLine.h"
 #include "app/commands/GuiCommand.h"
 #include "app/common/ExitCode.h"
 #include "core/store/Store.h"
 #include "core/util/TimeRangeText.h"
 #include "ui/MainWindow.h"
+#include "ui/experiment/RunsPanel.h"
 #include "ui/timeline/TimelineView.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QDockWidget>
+#include <QItemSelectionModel>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -85,6 +89,10 @@ class TestGuiLink : public QObject {
         for (int i = 0; i < 5; ++i) {
             const auto run = store.createRun(m_session, "load", "{}", kStart + i * 12 * kSecond,
                                              "exp", i % 2 ? "B" : "A", i);
+            // A request each, so the Runs dock lists every run.
+            auto request = test::answered(0.1 * (i + 1));
+            request.scheduledNs = request.sendNs = kStart + (i * 12 + 1) * kSecond;
+            store.addRequests(run, {request});
             store.finishRun(run, kStart + (i * 12 + 10) * kSecond, "done", "{}");
             m_runs.push_back(run);
         }
@@ -132,7 +140,11 @@ class TestGuiLink : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(window.sessionSettled(), 10000);
         QCOMPARE(window.timeline()->rangeStart(), 10.0);
         QCOMPARE(window.timeline()->rangeEnd(), 40.0);
-        QCOMPARE(window.timeline()->selectedRun(), static_cast<qint64>(m_runs[2]));
+        // Both runs of the link are selected: their spans on the charts and their rows.
+        const QList<qint64> linked{m_runs[2], m_runs[4]};
+        QCOMPARE(window.timeline()->selectedRuns(), linked);
+        QCOMPARE(window.runsPanel()->highlightedRuns(), linked);
+        QCOMPARE(window.runsPanel()->table()->selectionModel()->selectedRows().size(), 2);
         // The range is also selected for its figures: the Range dock shows them.
         QTRY_VERIFY(window.timeline()->hasSelection());
         QCOMPARE(window.timeline()->selectionStart(), 10.0);

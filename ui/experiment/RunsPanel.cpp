@@ -76,18 +76,25 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(RunTableModel::Run, Qt::AscendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this, sorted](const QModelIndex& current) {
-                if (!current.isValid())
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this, sorted] {
+                if (m_selectingRows)
                     return;
-                const auto source = sorted->mapToSource(current);
-                const auto& row = m_model->rows().at(static_cast<std::size_t>(source.row()));
-                highlightRun(row.run.id);
-                emit runSelected(row.run.id);
+                QList<qint64> runs;
+                for (const auto& index : m_table->selectionModel()->selectedRows()) {
+                    const auto source = sorted->mapToSource(index);
+                    runs << m_model->rows().at(static_cast<std::size_t>(source.row())).run.id;
+                }
+                std::sort(runs.begin(), runs.end());
+                if (runs == m_highlighted)
+                    return;
+                m_highlighted = runs;
+                rebuild();
+                emit runsSelected(runs);
             });
 
     m_cdf = new QChart;
@@ -127,7 +134,7 @@ QColor RunsPanel::groupColor(int index, bool dark) {
 }
 
 void RunsPanel::setRows(std::vector<RunRequestSummary::Row> rows) {
-    m_highlighted = 0;
+    m_highlighted.clear();
     m_model->setRows(std::move(rows));
     m_table->resizeColumnsToContents();
     rebuild();
@@ -141,10 +148,28 @@ void RunsPanel::setDark(bool dark) {
 }
 
 void RunsPanel::highlightRun(qint64 runId) {
-    if (runId == m_highlighted)
+    highlightRuns(runId != 0 ? QList<qint64>{runId} : QList<qint64>{});
+}
+
+void RunsPanel::highlightRuns(const QList<qint64>& runIds) {
+    if (runIds == m_highlighted)
         return;
-    m_highlighted = runId;
+    m_highlighted = runIds;
+    selectRows();
     rebuild();
+}
+
+void RunsPanel::selectRows() {
+    m_selectingRows = true;
+    auto* selection = m_table->selectionModel();
+    selection->clearSelection();
+    const auto* sorted = m_table->model();
+    for (int r = 0; r < sorted->rowCount(); ++r) {
+        const auto index = sorted->index(r, RunTableModel::Run);
+        if (m_highlighted.contains(sorted->data(index, Qt::UserRole).toLongLong()))
+            selection->select(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    }
+    m_selectingRows = false;
 }
 
 void RunsPanel::rebuild() {
@@ -178,7 +203,7 @@ void RunsPanel::buildCdf(const std::vector<std::string>& groups) {
         }
         top = std::max(top, row.ttftS.back());
         QPen pen(groupColor(indexOf(groups, row.group), m_dark));
-        pen.setWidthF(row.run.id == m_highlighted ? 3.5 : 1.5);
+        pen.setWidthF(m_highlighted.contains(row.run.id) ? 3.5 : 1.5);
         if (!row.measurement) // a warm-up or a cancelled run: drawn, but not as a measurement
             pen.setStyle(Qt::DashLine);
         line->setPen(pen);
@@ -209,7 +234,7 @@ void RunsPanel::buildOverlay(const std::vector<std::string>& groups) {
             right = std::max(right, t);
             top = std::max(top, ttft);
         }
-        const bool thick = row.run.id == m_highlighted;
+        const bool thick = m_highlighted.contains(row.run.id);
         dots->setMarkerSize(thick ? 9 : 6);
         const QColor color = groupColor(indexOf(groups, row.group), m_dark);
         // Hollow for a warm-up or a cancelled run, as its CDF is dashed.

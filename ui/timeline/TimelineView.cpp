@@ -390,14 +390,18 @@ void TimelineView::setMarkers(const std::vector<TimelineMarker>& markers) {
 
 void TimelineView::setSpans(const std::vector<TimelineSpan>& spans) {
     m_spans = spans;
-    m_selectedRun = 0;
+    m_selectedRuns.clear();
     clearSelection(); // new runs: another session, or the live view
     for (auto* c : m_charts)
         applySpans(c);
 }
 
 void TimelineView::selectRun(qint64 runId) {
-    m_selectedRun = runId;
+    selectRuns(runId != 0 ? QList<qint64>{runId} : QList<qint64>{});
+}
+
+void TimelineView::selectRuns(const QList<qint64>& runIds) {
+    m_selectedRuns = runIds;
     for (auto* c : m_charts)
         applySpans(c);
 }
@@ -417,7 +421,7 @@ void TimelineView::applySpans(TimelineChart* chart) {
         span.x1 = static_cast<double>(s.t1Ns - m_origin) / 1e9;
         span.label = s.label;
         span.tooltip = s.detail;
-        span.selected = s.runId != 0 && s.runId == m_selectedRun;
+        span.selected = s.runId != 0 && m_selectedRuns.contains(s.runId);
         span.color = s.kind == TimelineSpan::Kind::Invalid  ? QColor(214, 39, 40)
                      : s.kind == TimelineSpan::Kind::Warmup ? QColor(127, 127, 127)
                                                             : arms[(groups.indexOf(s.group)) % 6];

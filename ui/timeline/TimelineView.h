@@ -6,6 +6,7 @@
 #include "ui/timeline/TimelineMarker.h"
 #include "ui/timeline/TimelineSpan.h"
 
+#include <QList>
 #include <QWidget>
 #include <map>
 #include <set>
@@ -66,8 +67,11 @@ class TimelineView : public QWidget {
     // Runs shaded on every chart, coloured by arm; a click on one selects it (and zooms to it).
     void setSpans(const std::vector<TimelineSpan>& spans);
     const std::vector<TimelineSpan>& spans() const { return m_spans; }
-    void selectRun(qint64 runId);
-    qint64 selectedRun() const { return m_selectedRun; }
+    // The runs whose spans are drawn selected (a link's --runs 3,5, or rows of the Runs dock).
+    void selectRuns(const QList<qint64>& runIds);
+    const QList<qint64>& selectedRuns() const { return m_selectedRuns; }
+    void selectRun(qint64 runId); // one, or none for 0
+    qint64 selectedRun() const { return m_selectedRuns.isEmpty() ? 0 : m_selectedRuns.front(); }
     double rangeStart() const { return m_x0; }
     double rangeEnd() const { return m_x1; }
     // The time range selected for its figures (Shift+drag, or a double-click on a run): a
@@ -153,7 +157,7 @@ class TimelineView : public QWidget {
     std::vector<TimelineMarker> m_markers;
     std::map<std::string, std::set<std::string>> m_hiddenSeries;
     std::vector<TimelineSpan> m_spans;
-    qint64 m_selectedRun = 0;
+    QList<qint64> m_selectedRuns;
     double m_selection0 = 0;
     double m_selection1 = 0; // equal to m_selection0: none
     std::map<TimelineChart*, bool> m_stale;

@@ -143,21 +143,47 @@ class TestRunsPanel : public QObject {
         QCOMPARE(dots->color(), line(3)->pen().color());
     }
 
-    // A row selected in the table asks the timeline to show its run and draws its lines thick.
-    void selectingARowHighlightsItsRun() {
+    // A row selected in the table asks the timeline to show its run and draws its lines thick;
+    // Ctrl+click adds a second run.
+    void selectingRowsHighlightsTheirRuns() {
         RunsPanel panel;
         panel.setRows(RunRequestSummary::of(twoArms()));
-        QSignalSpy selected(&panel, &RunsPanel::runSelected);
+        QSignalSpy selected(&panel, &RunsPanel::runsSelected);
         panel.table()->selectRow(3);
         QCOMPARE(selected.count(), 1);
-        QCOMPARE(selected.first().first().toLongLong(), 13LL);
-        QCOMPARE(panel.highlightedRun(), 13);
+        QCOMPARE(selected.last().first().value<QList<qint64>>(), QList<qint64>{13});
+        QCOMPARE(panel.highlightedRuns(), QList<qint64>{13});
         auto width = [&](int i) {
             return qobject_cast<QLineSeries*>(panel.cdfChart()->series()[i])->pen().widthF();
         };
         QVERIFY(width(3) > width(2));
+        panel.table()->selectionModel()->select(panel.table()->model()->index(1, 0),
+                                                QItemSelectionModel::Select |
+                                                    QItemSelectionModel::Rows);
+        QCOMPARE(selected.count(), 2);
+        QCOMPARE(panel.highlightedRuns(), (QList<qint64>{11, 13}));
+        QVERIFY(width(1) > width(2));
+        QVERIFY(width(3) > width(2));
         panel.highlightRun(0);
         QCOMPARE(width(3), width(2));
+        QVERIFY(panel.table()->selectionModel()->selectedRows().isEmpty());
+        QCOMPARE(selected.count(), 2); // told by the window, not by the user: no echo back
+    }
+
+    // Runs highlighted from outside (a link's --runs 11,13) are the rows selected in the table.
+    void highlightedRunsAreTheSelectedRows() {
+        RunsPanel panel;
+        panel.setRows(RunRequestSummary::of(twoArms()));
+        QSignalSpy selected(&panel, &RunsPanel::runsSelected);
+        panel.highlightRuns({11, 13});
+        const auto rows = panel.table()->selectionModel()->selectedRows(RunTableModel::Run);
+        QCOMPARE(rows.size(), 2);
+        QList<qint64> ids;
+        for (const auto& index : rows)
+            ids << index.data(Qt::UserRole).toLongLong();
+        std::sort(ids.begin(), ids.end());
+        QCOMPARE(ids, (QList<qint64>{11, 13}));
+        QCOMPARE(selected.count(), 0);
     }
 
     // Dark keeps each arm's colour family readable on the dark theme, and the charts follow.
