@@ -24,6 +24,13 @@ double AxisTicks::top(double value, int maxTicks) {
     return std::ceil(value / s * (1 - 1e-9)) * s;
 }
 
+int AxisTicks::fitting(double axisPx, double labelPx, int maxTicks) {
+    if (!(axisPx > 0) || !(labelPx > 0))
+        return std::max(1, maxTicks); // not laid out yet
+    const double labels = std::floor(axisPx / labelPx);
+    return std::clamp(static_cast<int>(std::min(labels, 1e6)) - 1, 1, std::max(1, maxTicks));
+}
+
 int AxisTicks::decimals(double step) {
     if (!(step > 0) || !std::isfinite(step) || step >= 1)
         return 0;

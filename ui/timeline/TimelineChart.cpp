@@ -11,6 +11,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QContextMenuEvent>
+#include <QFontMetricsF>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
@@ -37,6 +38,7 @@ constexpr int kChartHeight = 230;
 constexpr int kAbsentHeight = 70;
 constexpr int kMargin = 6;
 constexpr int kYTicks = 5;          // intervals up the value axis, at most
+constexpr int kLabelPadding = 10;   // QtCharts' padding above and below a value label, and a gap
 constexpr int kPixelsPerXTick = 90; // room for a label such as "-120" and a gap
 
 // Series colours of their own rather than the chart theme's: QtCharts' dark theme has another
@@ -67,6 +69,7 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     connect(m_chart, &QChart::plotAreaChanged, this, [this] { m_laidOutInset = m_leftInset; });
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutAnnotations);
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyTimeTicks);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyValueTicks);
     connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutZeroNote);
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
@@ -243,15 +246,11 @@ void TimelineChart::setData(const std::vector<std::vector<Bucket>>& original,
     const UnitScale scale = UnitScale::choose(m_spec.unit, peak);
     const bool percent =
         m_spec.unit == ChartCatalog::Unit::Percent || m_spec.unit == ChartCatalog::Unit::Ratio;
-    const double top = percent && peak / scale.divisor <= 100
-                           ? 100.0
-                           : AxisTicks::top(peak / scale.divisor, kYTicks);
+    m_percentTop = percent && peak / scale.divisor <= 100;
+    m_valuePeak = peak / scale.divisor;
     // Axes first, and only when they change: every range change re-maps every point of every
     // series, so setting them after the data would do the work twice.
-    if (m_y->max() != top || m_y->min() != 0) {
-        m_y->setRange(0, top);
-        m_y->setTickInterval(AxisTicks::step(top, kYTicks));
-    }
+    applyValueTicks();
     if (scale.suffix != m_scale.suffix)
         m_y->setTitleText(scale.suffix.trimmed());
     m_scale = scale;
@@ -291,6 +290,22 @@ void TimelineChart::applyTimeTicks() {
     const QString format = QString("%.%1f").arg(AxisTicks::decimals(step));
     if (m_x->labelFormat() != format)
         m_x->setLabelFormat(format);
+}
+
+// As many value labels as the plot's height holds: a short chart (a tall legend, a small
+// screen) reads 0 / 400 / 800 rather than three "...".
+void TimelineChart::applyValueTicks() {
+    const double labelPx = QFontMetricsF(m_y->labelsFont()).height() + kLabelPadding;
+    const int intervals = AxisTicks::fitting(m_chart->plotArea().height(), labelPx, kYTicks);
+    const double top = m_percentTop ? 100.0 : AxisTicks::top(m_valuePeak, intervals);
+    const double step = AxisTicks::step(top, intervals);
+    if (m_y->max() != top || m_y->min() != 0) {
+        m_y->setRange(0, top);
+        if (m_plot)
+            m_plot->update();
+    }
+    if (m_y->tickInterval() != step)
+        m_y->setTickInterval(step);
 }
 
 bool TimelineChart::zeroNoted() const {

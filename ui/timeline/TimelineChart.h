@@ -119,6 +119,7 @@ class TimelineChart : public QWidget {
     void layoutAnnotations();
     void layoutZeroNote();
     void applyTimeTicks();
+    void applyValueTicks();
     void layoutSelection();
 
     ChartCatalog::Chart m_spec;
@@ -134,6 +135,8 @@ class TimelineChart : public QWidget {
     std::vector<std::vector<Bucket>> m_data;
     std::int64_t m_origin = 0;
     UnitScale m_scale;
+    double m_valuePeak = 0;    // in m_scale's unit
+    bool m_percentTop = false; // a percent chart whose values fit under 100 %
     QGraphicsLineItem* m_crossLine = nullptr;
     QGraphicsSimpleTextItem* m_crossText = nullptr;
     QGraphicsSimpleTextItem* m_zeroNote = nullptr;   // shown when every value in view is 0

@@ -54,6 +54,19 @@ class AxisTicksTest : public QObject {
         }
     }
 
+    // Labels of 25 px: a 150 px axis holds 6 of them (5 intervals), 60 px two (1 interval);
+    // never fewer than one interval, never more than asked for, and all asked for before layout.
+    void fittingCountsTheLabelsAnAxisHolds() {
+        QCOMPARE(AxisTicks::fitting(150, 25, 5), 5);
+        QCOMPARE(AxisTicks::fitting(300, 25, 5), 5);
+        QCOMPARE(AxisTicks::fitting(100, 25, 5), 3);
+        QCOMPARE(AxisTicks::fitting(60, 25, 5), 1);
+        QCOMPARE(AxisTicks::fitting(10, 25, 5), 1);
+        QCOMPARE(AxisTicks::fitting(0, 25, 5), 5);
+        QCOMPARE(AxisTicks::fitting(100, 0, 5), 5);
+        QCOMPARE(AxisTicks::fitting(1e300, 1e-300, 5), 5);
+    }
+
     void decimalsTellTheTicksApart() {
         QCOMPARE(AxisTicks::decimals(20), 0);
         QCOMPARE(AxisTicks::decimals(1), 0);

@@ -7,6 +7,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -301,6 +302,40 @@ class TimelineChartTest : public QObject {
         rate.setData({flat(10, 87e6)}, 0); // 87 MB/s: an axis to 100 in steps of 20
         QCOMPARE(rate.valueTop(), 100.0);
         QCOMPARE(rate.valueTickStep(), 20.0);
+    }
+
+    // A short chart (a small screen, a two-line legend) has fewer value labels rather than
+    // labels QtCharts elides to "...": every one it shows is a number.
+    void aShortChartKeepsItsValueLabelsReadable() {
+        ChartCatalog::Chart bytes{"read",
+                                  "Read",
+                                  ChartCatalog::Unit::BytesPerSecond,
+                                  {{1, "nvme0n1", false}, {2, "nvme1n1", false}},
+                                  {}};
+        TimelineChart chart(bytes, TimelineChart::Renderer::Painter, false);
+        chart.resize(900, 230);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setData({flat(10, 487e6), flat(10, 100e6)}, 0);
+        chart.setTimeRange(0, 10, "s");
+        const auto labels = [&] {
+            QStringList out;
+            for (auto* item : chart.chart()->scene()->items())
+                if (auto* text = dynamic_cast<QGraphicsTextItem*>(item); text && text->isVisible())
+                    out << text->toPlainText();
+            return out;
+        };
+        QTRY_COMPARE(chart.valueTickStep(), 100.0); // full height: 0 .. 500 in five steps
+        QVERIFY2(labels().contains("400"), qPrintable(labels().join('|')));
+        for (const int height : {150, 120, 100}) {
+            chart.setChartHeight(height);
+            QTRY_COMPARE(chart.height(), height);
+            QTRY_VERIFY2(!labels().join('|').contains("..."), qPrintable(labels().join('|')));
+            QVERIFY2(labels().contains("0"), qPrintable(labels().join('|')));
+            QVERIFY(chart.valueTickStep() > 100.0);
+            QCOMPARE(std::fmod(chart.valueTop(), chart.valueTickStep()), 0.0);
+            QVERIFY(chart.valueTop() >= 487.0);
+        }
     }
 
     // A series keeps its colour in the dark theme: the theme changes the panel, not the data.
