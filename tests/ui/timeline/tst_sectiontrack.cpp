@@ -9,6 +9,7 @@
 #include "ui/timeline/SectionTrack.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
+#include "ui/timeline/ViewExporter.h"
 
 #include <QChart>
 #include <QFile>
@@ -363,6 +364,23 @@ class TestSectionTrack : public QObject {
         QCOMPARE(requests->item(R::TtftP50, 2)->text(), QString("-50.0 %"));
         QVERIFY(m_compare->titleText().contains("A: A r1, 10.000 s .. 20.000 s"));
         m_view->clearSelection();
+    }
+
+    // File > Export view draws the phases row too: it lies above the charts, inside the first
+    // piece, and its bars' names are in the picture.
+    void theExportedViewHasTheSections() {
+        collapseAll();
+        const auto pieces = ViewExporter::piecesOf(m_view.get());
+        QVERIFY(!pieces.empty());
+        QCOMPARE(pieces.front().widget, static_cast<QWidget*>(m_view.get()));
+        const QRect trackRect(track()->mapTo(m_view.get(), QPoint(0, 0)), track()->size());
+        QVERIFY2(pieces.front().region.contains(trackRect),
+                 qPrintable(
+                     QString("%1 %2").arg(pieces.front().region.height()).arg(trackRect.bottom())));
+        const QByteArray svg =
+            ViewExporter::compose({"t", {}}, pieces, m_view->palette(), m_view->font(), nullptr);
+        for (const char* name : {"warm-up", "repetition 1", "repetition 2"})
+            QVERIFY2(svg.contains(name), name);
     }
 
     // A track of no sections is hidden.
