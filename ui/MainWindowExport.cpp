@@ -6,11 +6,11 @@
 #include "ui/MainWindow.h"
 #include "ui/sessions/SessionListModel.h"
 #include "ui/timeline/ChartRenderer.h"
+#include "ui/timeline/HeadlessExport.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
 #include <QCheckBox>
-#include <QCoreApplication>
 #include <QDateTime>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -19,7 +19,6 @@
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QPointer>
-#include <QProcess>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QSysInfo>
@@ -125,20 +124,19 @@ void MainWindow::askExportView() {
     }
     // The headless export of the same session at the same window size, in the light theme.
     const QSize size = ViewExporter::scaled(m_timeline->size(), width->value());
-    auto* process = new QProcess(this);
-    process->setProcessChannelMode(QProcess::MergedChannels);
-    connect(process, &QProcess::finished, this, [this, process, path](int code) {
-        const QString out = QString::fromUtf8(process->readAll()).trimmed();
-        const QString error = code == 0 ? QString() : out.isEmpty() ? tr("export failed") : out;
-        statusBar()->showMessage(error.isEmpty() ? tr("Wrote %1").arg(path) : error, 10000);
-        emit viewExported(path, error);
-        process->deleteLater();
-    });
-    process->start(QCoreApplication::applicationFilePath(),
-                   {"--db", m_db, "export", "chart", "--session", QString::number(m_shownSession),
-                    "--theme", "light", "--size",
-                    QString("%1x%2").arg(size.width()).arg(std::max(150, size.height())), "--dpi",
-                    QString::number(dpi->value()), "--out", path});
+    auto* job = new HeadlessExport(
+        {"--db", m_db, "export", "chart", "--session", QString::number(m_shownSession), "--theme",
+         "light", "--size", QString("%1x%2").arg(size.width()).arg(std::max(150, size.height())),
+         "--dpi", QString::number(dpi->value()), "--out", path},
+        path, this);
+    connect(job, &HeadlessExport::finished, this,
+            [this, job](const QString& written, const QString& error) {
+                statusBar()->showMessage(error.isEmpty() ? tr("Wrote %1").arg(written) : error,
+                                         10000);
+                emit viewExported(written, error);
+                job->deleteLater();
+            });
+    job->start();
     statusBar()->showMessage(tr("Drawing session %1 in the light theme…").arg(m_shownSession));
 }
 

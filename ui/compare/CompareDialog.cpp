@@ -363,6 +363,11 @@ void CompareDialog::compare() {
     const QStringList presets = m_preset->currentData().toString().isEmpty()
                                     ? QStringList()
                                     : QStringList{m_preset->currentData().toString()};
+    m_pendingArgs = QStringList{a, b};
+    for (const auto& gate : gates)
+        m_pendingArgs << "--gate" << gate.trimmed();
+    for (const auto& preset : presets)
+        m_pendingArgs << "--gate-preset" << preset;
     const quint64 request = ++m_request;
     const SvgChart::Style style = CompareImage::chartStyle(m_tabs);
     const QSize size = CompareImage::chartSize(m_tabs);
@@ -374,6 +379,7 @@ void CompareDialog::compare() {
 
 void CompareDialog::showResult(const ComparisonResult& in) {
     m_result = in;
+    m_comparedArgs = m_pendingArgs;
     const auto verdict =
         ComparisonVerdict::of(in, std::set<int>(m_notApplicable.begin(), m_notApplicable.end()));
     m_verdict->setText(QString::fromStdString(verdict.sentence));

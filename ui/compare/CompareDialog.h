@@ -4,6 +4,7 @@
 #include "ui/compare/ComparisonWorker.h"
 
 #include <QDialog>
+#include <QStringList>
 #include <QThread>
 
 class QComboBox;
@@ -38,8 +39,11 @@ class CompareDialog : public QDialog {
     void exportChartTo(int chart, const QString& path, QSize size = {1200, 700});
     // The whole comparison as one PNG, SVG or PDF (by the suffix): a title block naming the
     // arms, the verdict, every KPI and gate row and every chart, in the view's theme, `width`
-    // logical pixels wide (0: as shown) at `dpi` (exported).
-    void saveImageTo(const QString& path, int width = 0, int dpi = 96);
+    // logical pixels wide (0: as shown) at `dpi` (exported). `light` in a dark view: the same
+    // comparison drawn again in the light theme, for print, by `tierscope export chart
+    // --chart view` in a dialog of this one's size, as wide as it (the charts cannot change
+    // theme in place).
+    void saveImageTo(const QString& path, int width = 0, int dpi = 96, bool light = false);
 
     const ComparisonResult& result() const { return m_result; }
     QTableWidget* kpiTable() const { return m_kpis; }
@@ -68,6 +72,7 @@ class CompareDialog : public QDialog {
     void askExportReport();
     void askExportChart();
     void askSaveImage();
+    void saveLightImageTo(const QString& path, int width, int dpi);
     QString sideText(const ComparisonResult& in, bool a) const;
     void fitTables();
 
@@ -78,6 +83,8 @@ class CompareDialog : public QDialog {
     quint64 m_request = 0;
     QList<int> m_notApplicable;    // gates of m_result that do not apply to its workload
     QList<ComparisonPair> m_pairs; // an experiment's comparisons, one per workload and arm
+    QStringList m_pendingArgs;     // the sides and gates asked for, as `export chart` takes them
+    QStringList m_comparedArgs;    // ... and those of m_result
 
     QComboBox* m_workload = nullptr;
     QLabel* m_verdict = nullptr;

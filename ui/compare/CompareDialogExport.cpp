@@ -1,15 +1,19 @@
 #include "ui/compare/CompareDialog.h"
-
 #include "ui/compare/CompareImage.h"
 #include "ui/compare/ComparisonWorker.h"
 #include "ui/timeline/ChartRenderer.h"
+#include "ui/timeline/HeadlessExport.h"
 
+#include <QCheckBox>
+#include <QDialogButtonBox>
 #include <QFileDialog>
-#include <QInputDialog>
+#include <QFormLayout>
 #include <QLabel>
+#include <QSpinBox>
 #include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <algorithm>
 
 // The compare view's exports: the report, one chart, the whole view as one picture.
 namespace tierscope {
@@ -51,11 +55,15 @@ void CompareDialog::askExportChart() {
                       own.isEmpty() ? QSize(1200, 700) : ViewExporter::scaled(own, 1200));
 }
 
-void CompareDialog::saveImageTo(const QString& path, int width, int dpi) {
+void CompareDialog::saveImageTo(const QString& path, int width, int dpi, bool light) {
     const auto format = ChartRenderer::formatOf(path);
     if (!format || (m_result.kpis.empty() && m_result.charts.empty())) {
         emit exported(path,
                       tr("%1: a comparison saves as .png, .svg or .pdf, once compared").arg(path));
+        return;
+    }
+    if (light && CompareImage::isDark(palette())) {
+        saveLightImageTo(path, width, dpi);
         return;
     }
     QSize natural;
@@ -66,18 +74,56 @@ void CompareDialog::saveImageTo(const QString& path, int width, int dpi) {
     });
 }
 
+// The same sides and gates compared again off screen, in a dialog of this one's size in the
+// light theme: what `tierscope export chart A B --chart view --theme light` writes.
+void CompareDialog::saveLightImageTo(const QString& path, int width, int dpi) {
+    const QSize size(std::clamp(width > 0 ? width : this->width(), 200, 10000),
+                     std::clamp(height(), 150, 10000));
+    QStringList args{"--db", m_db, "export", "chart"};
+    args << m_comparedArgs << "--chart"
+         << "view"
+         << "--theme"
+         << "light"
+         << "--size" << QString("%1x%2").arg(size.width()).arg(size.height()) << "--dpi"
+         << QString::number(dpi) << "--out" << path;
+    auto* job = new HeadlessExport(args, path, this);
+    connect(job, &HeadlessExport::finished, this,
+            [this, job](const QString& written, const QString& error) {
+                m_status->setText(error.isEmpty() ? tr("Wrote %1").arg(written) : error);
+                emit exported(written, error);
+                job->deleteLater();
+            });
+    m_status->setText(tr("Comparing again in the light theme for %1…").arg(path));
+    job->start();
+}
+
 void CompareDialog::askSaveImage() {
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Save comparison as image"), "comparison.png",
                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
     if (path.isEmpty())
         return;
-    bool ok = false;
-    const int dpi = QInputDialog::getInt(this, tr("Save comparison as image"),
-                                         tr("Resolution in dpi (96: as on screen, 300 for print)"),
-                                         96, 24, 2400, 1, &ok);
-    if (ok)
-        saveImageTo(path, 0, dpi);
+    QDialog ask(this);
+    ask.setWindowTitle(tr("Save comparison as image"));
+    auto* dpi = new QSpinBox(&ask);
+    dpi->setRange(24, 2400);
+    dpi->setValue(96);
+    dpi->setSuffix(tr(" dpi"));
+    dpi->setToolTip(tr("96: one pixel per screen pixel; 300 for print"));
+    auto* light = new QCheckBox(tr("Light theme"), &ask);
+    const bool dark = CompareImage::isDark(palette());
+    light->setChecked(!dark);
+    light->setEnabled(dark);
+    light->setToolTip(tr("A dark view's comparison drawn again in the light theme, for print"));
+    auto* form = new QFormLayout(&ask);
+    form->addRow(tr("Resolution"), dpi);
+    form->addRow(tr("Theme"), light);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &ask);
+    connect(buttons, &QDialogButtonBox::accepted, &ask, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &ask, &QDialog::reject);
+    form->addRow(buttons);
+    if (ask.exec() == QDialog::Accepted)
+        saveImageTo(path, 0, dpi->value(), dark && light->isChecked());
 }
 
 } // namespace tierscope

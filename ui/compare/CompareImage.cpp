@@ -31,10 +31,13 @@ int allRows(const QTableWidget* table) {
 
 } // namespace
 
+bool CompareImage::isDark(const QPalette& palette) {
+    return palette.color(QPalette::Window).lightness() < 128;
+}
+
 SvgChart::Style CompareImage::chartStyle(const QWidget* widget) {
     const QPalette& p = widget->palette();
-    const bool dark = p.color(QPalette::Window).lightness() < 128;
-    SvgChart::Style s = dark ? SvgChart::Style::dark() : SvgChart::Style::light();
+    SvgChart::Style s = isDark(p) ? SvgChart::Style::dark() : SvgChart::Style::light();
     s.background = nameOf(p.color(QPalette::Base));
     s.text = nameOf(p.color(QPalette::Text));
     s.whisker = s.text;

@@ -24,6 +24,8 @@ class CompareImage {
     // the view as its own widgets do: dark on a dark theme, text as large as the interface's
     // at any scale factor.
     static SvgChart::Style chartStyle(const QWidget* widget);
+    // As AppPalette::isDark judges the application's theme (that class lies above this one).
+    static bool isDark(const QPalette& palette);
     // The logical size a chart shows at in `tabs`; the report's 900x480 before they are shown.
     static QSize chartSize(const QTabWidget* tabs);
     // "A: ... vs B: ...", the hosts, when it was compared and by which version.

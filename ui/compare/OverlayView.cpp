@@ -1,5 +1,6 @@
 #include "ui/compare/OverlayView.h"
 
+#include "ui/compare/CompareImage.h"
 #include "ui/compare/OverlayChart.h"
 #include "ui/compare/OverlayHistogram.h"
 
@@ -147,8 +148,7 @@ OverlayView::~OverlayView() {
 }
 
 bool OverlayView::isDark() const {
-    // As AppPalette::isDark judges the application's theme (that class lies above this one).
-    return palette().color(QPalette::Window).lightness() < 128;
+    return CompareImage::isDark(palette());
 }
 
 void OverlayView::changeEvent(QEvent* event) {

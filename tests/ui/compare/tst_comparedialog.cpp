@@ -3,6 +3,7 @@
 #include "core/store/StoreWriter.h"
 #include "ui/AppPalette.h"
 #include "ui/compare/CompareDialog.h"
+#include "ui/timeline/HeadlessExport.h"
 
 #include <QFileInfo>
 #include <QFontInfo>
@@ -199,7 +200,47 @@ class TestCompareDialog : public QObject {
         const QImage image(png);
         QVERIFY2(image.height() > compare->height(), qPrintable(QString::number(image.height())));
         QVERIFY(image.pixelColor(2, 2).lightness() < 100); // the dark theme's ground
+
+        // Forced light, for print: the same comparison drawn again by `tierscope export chart
+        // --chart view --theme light`, with the dialog's sides and gates.
+        HeadlessExport::setBinary(TIERSCOPE_BINARY);
+        const QString light = m_dir.filePath("compare-light.png");
+        compare->saveImageTo(light, 0, 96, true);
+        QVERIFY(exported.wait(120000));
+        QCOMPARE(exported.last().at(0).toString(), light);
+        QCOMPARE(exported.last().at(1).toString(), QString());
+        const QImage printed(light);
+        QVERIFY(printed.height() > compare->height());
+        QCOMPARE(printed.width(), compare->width()); // laid out in a dialog of this one's size
+        QVERIFY(printed.pixelColor(2, 2).lightness() > 200); // the light theme's ground
+        // A gate the light picture judged too: its rows are there as in the dark one (same
+        // height within the wrapping of a few words).
+        QVERIFY2(std::abs(printed.height() - image.height()) < image.height() / 5,
+                 qPrintable(QString("%1 vs %2").arg(printed.height()).arg(image.height())));
         delete compare;
+    }
+
+    // A headless export that cannot start, or outlives its limit, says so once, and its
+    // process group is gone.
+    void aFailedLightExportSaysWhy() {
+        HeadlessExport::setBinary(m_dir.filePath("no-such-tierscope"));
+        HeadlessExport missing({"--version"}, "x.png", nullptr);
+        QSignalSpy failed(&missing, &HeadlessExport::finished);
+        missing.start();
+        QVERIFY(failed.wait(10000));
+        QVERIFY(failed.last().at(1).toString().contains("cannot start"));
+
+        HeadlessExport::setBinary("/bin/sleep");
+        HeadlessExport slow({"60"}, "y.png", nullptr);
+        slow.setTimeLimit(200);
+        QSignalSpy stopped(&slow, &HeadlessExport::finished);
+        slow.start();
+        QVERIFY(stopped.wait(10000));
+        QVERIFY(stopped.last().at(1).toString().contains("did not finish"));
+        QTRY_VERIFY(!slow.running());
+        QTest::qWait(100);
+        QCOMPARE(stopped.count(), 1); // not again when the killed child is reaped
+        HeadlessExport::setBinary({});
     }
 
     // An arm whose engine lost a role the other arm's served: a row of its checks, for all of
