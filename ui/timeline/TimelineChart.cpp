@@ -66,11 +66,7 @@ TimelineChart::TimelineChart(const ChartCatalog::Chart& spec, Renderer renderer,
     m_chart->setTitle(QString::fromStdString(spec.title));
     m_chart->setMargins(QMargins(kMargin, 2, kMargin, 2));
     // Before any other receiver: TimelineView aligns the charts on this signal.
-    connect(m_chart, &QChart::plotAreaChanged, this, [this] { m_laidOutInset = m_leftInset; });
-    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutAnnotations);
-    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyTimeTicks);
-    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::applyValueTicks);
-    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::layoutZeroNote);
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimelineChart::plotAreaChanged);
     m_chart->legend()->setAlignment(Qt::AlignTop); // equal plot widths: one time axis
     m_chart->setAnimationOptions(QChart::NoAnimation);
     m_x = new QValueAxis;
@@ -290,6 +286,24 @@ void TimelineChart::applyTimeTicks() {
     const QString format = QString("%.%1f").arg(AxisTicks::decimals(step));
     if (m_x->labelFormat() != format)
         m_x->setLabelFormat(format);
+}
+
+void TimelineChart::plotAreaChanged() {
+    m_laidOutInset = m_leftInset;
+    layoutAnnotations();
+    applyTimeTicks();
+    layoutZeroNote();
+    // The value axis' range not from inside this signal: QtCharts emits it while it lays the
+    // chart out for a range change, and a range set there sends its axis and its domain
+    // setting each other's range until the stack runs out.
+    if (!std::exchange(m_valueTicksQueued, true))
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_valueTicksQueued = false;
+                applyValueTicks();
+            },
+            Qt::QueuedConnection);
 }
 
 // As many value labels as the plot's height holds: a short chart (a tall legend, a small

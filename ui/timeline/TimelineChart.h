@@ -118,6 +118,7 @@ class TimelineChart : public QWidget {
     void showSeries(QLineSeries* series, bool shown);
     void layoutAnnotations();
     void layoutZeroNote();
+    void plotAreaChanged();
     void applyTimeTicks();
     void applyValueTicks();
     void layoutSelection();
@@ -137,6 +138,7 @@ class TimelineChart : public QWidget {
     UnitScale m_scale;
     double m_valuePeak = 0;    // in m_scale's unit
     bool m_percentTop = false; // a percent chart whose values fit under 100 %
+    bool m_valueTicksQueued = false;
     QGraphicsLineItem* m_crossLine = nullptr;
     QGraphicsSimpleTextItem* m_crossText = nullptr;
     QGraphicsSimpleTextItem* m_zeroNote = nullptr;   // shown when every value in view is 0
