@@ -98,7 +98,7 @@ QByteArray CompareImage::compose(const ComparisonResult& in, const std::vector<Q
             continue;
         pieces.push_back({nullptr, {}, svg, ViewExporter::scaled(own, std::max(width, 400))});
     }
-    const QByteArray out = ViewExporter::compose(title(in), pieces, palette, font, size);
+    QByteArray out = ViewExporter::compose(title(in), pieces, palette, font, size);
     for (const auto& was : restore) {
         was.widget->setMaximumHeight(was.maximumHeight);
         was.widget->setGeometry(was.geometry);
