@@ -101,11 +101,14 @@ QString BottleneckBand::rangeSummary(const std::vector<Span>& spans, double x0, 
                           .arg(QString::fromLatin1(BottleneckClassifier::name(cls)))
                           .arg(std::lround(it->second / covered * 100));
     const std::string breakdown = ttft.text();
+    // Named as the engine's TTFT: the client's, in the Runs dock and compare, is another
+    // figure, and their p99s differ.
     QString summary =
         tr("In view: %1. %2")
             .arg(shares.join(", "),
                  breakdown.empty() ? tr("No TTFT breakdown: the engine's histograms are absent.")
-                                   : QString::fromStdString(breakdown));
+                                   : tr("From the engine's histograms: %1")
+                                         .arg(QString::fromStdString(breakdown)));
     if (const std::string q = ttft.quantileText(); !q.empty())
         summary += ". " + QString::fromStdString(q);
     return summary;

@@ -105,7 +105,8 @@ class TestBottleneckBand : public QObject {
         const auto spans = BottleneckBand::spansOf(r, 0);
         const QString all = BottleneckBand::rangeSummary(spans, 0, 60);
         QVERIFY2(all.startsWith("In view: storage-bound 50 %, gpu-compute-bound 25 %, unknown "
-                                "25 %. mean TTFT 500.0 ms over 4 requests"),
+                                "25 %. From the engine's histograms: mean TTFT 500.0 ms "
+                                "over 4 requests"),
                  qPrintable(all));
         QVERIFY2(all.contains(QString::fromStdString(r.windows[4].ttft.text())), qPrintable(all));
         // Window 4's middle (45 s) is out of view: its breakdown is not counted.
