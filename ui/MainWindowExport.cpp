@@ -7,19 +7,16 @@
 #include "ui/sessions/SessionListModel.h"
 #include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/HeadlessExport.h"
+#include "ui/timeline/ImageExportDialog.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 
-#include <QCheckBox>
 #include <QDateTime>
 #include <QDialog>
-#include <QDialogButtonBox>
 #include <QFileDialog>
-#include <QFormLayout>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QPointer>
-#include <QSpinBox>
 #include <QStatusBar>
 #include <QSysInfo>
 #include <QThreadPool>
@@ -90,44 +87,28 @@ void MainWindow::askExportView() {
                                                       tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
     if (path.isEmpty())
         return;
-    QDialog ask(this);
-    ask.setWindowTitle(tr("Export view"));
-    auto* width = new QSpinBox(&ask);
-    width->setRange(200, 10000);
-    width->setValue(m_timeline->width());
-    width->setSuffix(tr(" px"));
-    auto* dpi = new QSpinBox(&ask);
-    dpi->setRange(24, 2400);
-    dpi->setValue(96);
-    dpi->setSuffix(tr(" dpi"));
-    dpi->setToolTip(tr("96: one pixel per screen pixel; 300 for print"));
-    auto* light = new QCheckBox(tr("Light theme"), &ask);
-    const bool dark = AppPalette::isDark(palette());
-    light->setChecked(!dark);
     // The charts cannot change theme in place: a recorded session is drawn anew off screen,
     // by `tierscope export chart`; the live view exports as it is shown.
-    light->setEnabled(dark && !isLive());
-    light->setToolTip(tr("A dark view's session drawn again in the light theme, for print"));
-    auto* form = new QFormLayout(&ask);
-    form->addRow(tr("Width (every chart is included; the height follows)"), width);
-    form->addRow(tr("Resolution"), dpi);
-    form->addRow(tr("Theme"), light);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &ask);
-    connect(buttons, &QDialogButtonBox::accepted, &ask, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &ask, &QDialog::reject);
-    form->addRow(buttons);
+    ImageExportDialog::Options options;
+    options.title = tr("Export view");
+    options.width = m_timeline->width();
+    options.widthLabel = tr("Width (every chart is included; the height follows)");
+    options.dark = AppPalette::isDark(palette());
+    options.redrawable = !isLive();
+    options.lightTip = tr("A dark view's session drawn again in the light theme, for print");
+    ImageExportDialog ask(options, this);
     if (ask.exec() != QDialog::Accepted)
         return;
-    if (!(dark && light->isChecked())) {
-        exportView(path, width->value(), dpi->value());
+    if (!ask.light()) {
+        exportView(path, ask.width(), ask.dpi());
         return;
     }
     // The headless export of the same session at the same window size, in the light theme.
-    const QSize size = ViewExporter::scaled(m_timeline->size(), width->value());
+    const QSize size = ViewExporter::scaled(m_timeline->size(), ask.width());
     auto* job = new HeadlessExport(
         {"--db", m_db, "export", "chart", "--session", QString::number(m_shownSession), "--theme",
          "light", "--size", QString("%1x%2").arg(size.width()).arg(std::max(150, size.height())),
-         "--dpi", QString::number(dpi->value()), "--out", path},
+         "--dpi", QString::number(ask.dpi()), "--out", path},
         path, this);
     connect(job, &HeadlessExport::finished, this,
             [this, job](const QString& written, const QString& error) {

@@ -3,13 +3,10 @@
 #include "ui/compare/ComparisonWorker.h"
 #include "ui/timeline/ChartRenderer.h"
 #include "ui/timeline/HeadlessExport.h"
+#include "ui/timeline/ImageExportDialog.h"
 
-#include <QCheckBox>
-#include <QDialogButtonBox>
 #include <QFileDialog>
-#include <QFormLayout>
 #include <QLabel>
-#include <QSpinBox>
 #include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -103,27 +100,13 @@ void CompareDialog::askSaveImage() {
                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
     if (path.isEmpty())
         return;
-    QDialog ask(this);
-    ask.setWindowTitle(tr("Save comparison as image"));
-    auto* dpi = new QSpinBox(&ask);
-    dpi->setRange(24, 2400);
-    dpi->setValue(96);
-    dpi->setSuffix(tr(" dpi"));
-    dpi->setToolTip(tr("96: one pixel per screen pixel; 300 for print"));
-    auto* light = new QCheckBox(tr("Light theme"), &ask);
-    const bool dark = CompareImage::isDark(palette());
-    light->setChecked(!dark);
-    light->setEnabled(dark);
-    light->setToolTip(tr("A dark view's comparison drawn again in the light theme, for print"));
-    auto* form = new QFormLayout(&ask);
-    form->addRow(tr("Resolution"), dpi);
-    form->addRow(tr("Theme"), light);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &ask);
-    connect(buttons, &QDialogButtonBox::accepted, &ask, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &ask, &QDialog::reject);
-    form->addRow(buttons);
+    ImageExportDialog::Options options;
+    options.title = tr("Save comparison as image");
+    options.dark = CompareImage::isDark(palette());
+    options.lightTip = tr("A dark view's comparison drawn again in the light theme, for print");
+    ImageExportDialog ask(options, this);
     if (ask.exec() == QDialog::Accepted)
-        saveImageTo(path, 0, dpi->value(), dark && light->isChecked());
+        saveImageTo(path, 0, ask.dpi(), ask.light());
 }
 
 } // namespace tierscope

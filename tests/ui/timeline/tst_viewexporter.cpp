@@ -2,13 +2,16 @@
 // block, at the DPI asked for, in the view's colours.
 #include "ui/AppPalette.h"
 #include "ui/timeline/ChartRenderer.h"
+#include "ui/timeline/ImageExportDialog.h"
 #include "ui/timeline/TimelineChart.h"
 #include "ui/timeline/TimelineView.h"
 #include "ui/timeline/ViewExporter.h"
 
+#include <QCheckBox>
 #include <QImage>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -134,6 +137,39 @@ class TestViewExporter : public QObject {
         QVERIFY2(image.pixelColor(2, 2).lightness() < 80,
                  qPrintable(image.pixelColor(2, 2).name()));
         QVERIFY(image.pixelColor(2, natural.height() - 2).lightness() < 80);
+    }
+
+    // The export's questions: a width row only where the caller offers one; "Light theme"
+    // only where the view is dark and can be drawn again, and off until chosen.
+    void theExportDialogOffersLightOnlyWhereItCanDrawIt() {
+        ImageExportDialog::Options options;
+        options.title = "Export view";
+        options.width = 900;
+        options.widthLabel = "Width";
+        options.dark = true;
+        ImageExportDialog dark(options, nullptr);
+        auto* light = dark.findChild<QCheckBox*>();
+        QVERIFY(light && light->isEnabled() && !light->isChecked());
+        QCOMPARE(dark.width(), 900);
+        QCOMPARE(dark.dpi(), 96);
+        QVERIFY(!dark.light());
+        light->setChecked(true);
+        QVERIFY(dark.light());
+        QCOMPARE(dark.findChildren<QSpinBox*>().size(), 2);
+
+        options.redrawable = false; // the live view: exported as it is shown
+        ImageExportDialog live(options, nullptr);
+        live.findChild<QCheckBox*>()->setChecked(true);
+        QVERIFY(!live.findChild<QCheckBox*>()->isEnabled());
+        QVERIFY(!live.light());
+
+        options.width = 0; // compare: as wide as shown, no width row
+        options.dark = false;
+        ImageExportDialog lightView(options, nullptr);
+        QCOMPARE(lightView.findChildren<QSpinBox*>().size(), 1);
+        QCOMPARE(lightView.width(), 0);
+        QVERIFY(lightView.findChild<QCheckBox*>()->isChecked()); // already light
+        QVERIFY(!lightView.light());                             // nothing to draw again
     }
 };
 
