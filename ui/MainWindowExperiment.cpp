@@ -4,6 +4,7 @@
 #include "ui/MainWindow.h"
 #include "ui/compare/CompareDialog.h"
 #include "ui/experiment/ExperimentDialog.h"
+#include "ui/feeds/LiveRecording.h"
 #include "ui/sessions/StoreReader.h"
 #include "ui/timeline/TimelineView.h"
 
@@ -11,6 +12,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QStatusBar>
+#include <QTimer>
 #include <utility>
 
 namespace tierscope {
@@ -45,11 +47,18 @@ void MainWindow::openPlan(const QString& path) {
 // the recording it replaced starts again when it ends.
 void MainWindow::wireExperiment(ExperimentDialog* dialog) {
     dialog->setObserver(&m_buffer);
-    connect(dialog, &ExperimentDialog::aboutToRun, this, [this] {
+    connect(dialog, &ExperimentDialog::aboutToRun, this, [this, dialog] {
         disconnectPrometheus();
         m_resumeRecording = m_liveSession != 0;
-        if (m_liveSession != 0)
-            stopRecording();
+        if (m_liveSession == 0)
+            return;
+        // The recording stops on its own thread: the experiment starts once it has, not
+        // beside it (a second recorder of this machine for a moment), or after 10 s whatever.
+        dialog->holdStart();
+        connect(m_live, &LiveRecording::stopped, dialog, &ExperimentDialog::releaseStart,
+                Qt::SingleShotConnection);
+        QTimer::singleShot(10'000, dialog, &ExperimentDialog::releaseStart);
+        stopRecording();
     });
     connect(dialog, &ExperimentDialog::recordingStarted, this,
             [this](qint64 id, const std::vector<DeviceRecord>& devices) {

@@ -316,6 +316,19 @@ void ExperimentDialog::start() {
     m_compare->setEnabled(false);
     m_progress->setValue(0);
     m_status->setText(tr("Starting…"));
+    m_launchPending = true;
+    if (!m_startHeld)
+        launch();
+}
+
+void ExperimentDialog::releaseStart() {
+    m_startHeld = false;
+    if (m_launchPending)
+        launch();
+}
+
+void ExperimentDialog::launch() {
+    m_launchPending = false;
     QMetaObject::invokeMethod(m_worker,
                               [w = m_worker, db = m_db, text = m_planText] { w->run(db, text); });
 }
@@ -334,6 +347,10 @@ void ExperimentDialog::cancel() {
         m_status->setText(tr("Cancelling on %1: the run in progress stops there, completed runs "
                              "stay…")
                               .arg(m_host.isEmpty() ? m_remoteTarget : m_host));
+        return;
+    }
+    if (std::exchange(m_launchPending, false)) { // cancelled before its worker ran
+        onFinished(0, 0, true, tr("cancelled before it started"));
         return;
     }
     m_worker->cancel();

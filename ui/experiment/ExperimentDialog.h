@@ -68,6 +68,10 @@ class ExperimentDialog : public QDialog {
     // Mid-run, asks whether to cancel; yes: the run in progress stops, the dialog hides at once
     // and closes when the worker is done, so the window never waits on the experiment.
     void reject() override;
+    // Whoever handles aboutToRun and must finish something first (the window stopping its own
+    // recording: one recorder at a time) holds the start until it releases it.
+    void holdStart() { m_startHeld = true; }
+    void releaseStart();
     // What run `row` is (the worker says so as each starts). A row past the table's end is a
     // run the schedule gained while it ran (a load sweep's bisection): the table grows.
     void describeRun(int row, const QString& arm, const QString& experiment, bool warmup,
@@ -100,6 +104,7 @@ class ExperimentDialog : public QDialog {
     void runFinished(int row, const QString& status, const QString& detail);
     void stopRemote();
     void onFinished(qint64 sessionId, int failed, bool incomplete, const QString& error);
+    void launch();
 
     QString m_db;
     QString m_planText;
@@ -107,6 +112,8 @@ class ExperimentDialog : public QDialog {
     std::vector<ScheduledRun> m_schedule;
     bool m_valid = false;
     bool m_running = false;
+    bool m_startHeld = false;
+    bool m_launchPending = false; // started while held: the worker runs when released
     bool m_closeWhenDone = false;
     qint64 m_sessionId = 0;
     QThread m_thread;
