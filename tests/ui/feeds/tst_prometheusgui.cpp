@@ -151,8 +151,13 @@ class TestPrometheusGui : public QObject {
         QCOMPARE(connected.count(), 0);
         QCOMPARE(w.liveSessionId(), live);
         QCOMPARE(w.prometheusSessionId(), 0);
-        QVERIFY(w.timeline()->chart("host-cpu") &&
-                w.timeline()->chart("host-cpu")->pointCount() > 0);
+        // Still this machine's charts, drawn, within a frame or two: CI once found the chart
+        // without points at the very instant of the refusal (not reproduced in 14 runs under
+        // load here; a recording's first seconds rebuild the charts as series appear).
+        QTRY_VERIFY_WITH_TIMEOUT(w.timeline()->chart("host-cpu") &&
+                                     w.timeline()->chart("host-cpu")->pointCount() > 0,
+                                 10000);
+        QCOMPARE(w.liveSessionId(), live);
         Store store(db.toStdString(), Store::Mode::ReadOnly);
         QCOMPARE(store.sessions().size(), std::size_t(1));
     }
