@@ -7,6 +7,7 @@
 #include "core/util/SizeParser.h"
 #include "experiments/EngineIdentity.h"
 #include "experiments/PlanDesignKeys.h"
+#include "experiments/PlanError.h"
 #include "experiments/PlanSweepKeys.h"
 #include "experiments/TomlJson.h"
 #include "loadgen/Datasets.h"
@@ -24,11 +25,6 @@
 namespace tierscope {
 
 namespace {
-
-[[noreturn]] void fail(const toml::node& node, const std::string& what) {
-    throw std::runtime_error("plan, line " + std::to_string(node.source().begin.line) + ": " +
-                             what);
-}
 
 // What a key of the plan holds. Checked before any value is read, so a typo or a wrong type
 // is an error with its line instead of a silent default (`gates = "ttft_p50 <= 0"` used to
@@ -166,19 +162,21 @@ void checkKeys(const toml::table& table, const std::string& where, const std::ve
             std::string known;
             for (const auto& key : keys)
                 known += (known.empty() ? "" : ", ") + std::string(key.name);
-            fail(v, "unknown key \"" + name + "\" in " + where + " (the keys are " + known + ")");
+            PlanError::at(v, "unknown key \"" + name + "\" in " + where + " (the keys are " +
+                                 known + ")");
         }
         if (const auto expected = mismatch(v, *key); !expected.empty()) {
             // The type was right but not the value: say the value.
             const bool typeRight =
                 (v.is_integer() && (key->kind == Kind::Integer || key->kind == Kind::Size)) ||
                 (v.is_string() && (key->kind == Kind::Size || key->kind == Kind::Duration));
-            fail(v, name + " must be " +
-                        (key->kind == Kind::Tables ? "[[" + name + "]] tables" : expected) +
-                        ", not " +
-                        (typeRight ? v.is_string() ? "\"" + v.as_string()->get() + "\""
-                                                   : std::to_string(v.as_integer()->get())
-                                   : std::string(typeName(v))));
+            PlanError::at(v,
+                          name + " must be " +
+                              (key->kind == Kind::Tables ? "[[" + name + "]] tables" : expected) +
+                              ", not " +
+                              (typeRight ? v.is_string() ? "\"" + v.as_string()->get() + "\""
+                                                         : std::to_string(v.as_integer()->get())
+                                         : std::string(typeName(v))));
         }
     }
 }
@@ -294,7 +292,7 @@ std::string text(const toml::node& node) {
     }
     if (const auto* b = node.as_boolean())
         return b->get() ? "true" : "false";
-    fail(node, "expected a string, number or boolean");
+    PlanError::at(node, "expected a string, number or boolean");
 }
 
 // extra_body: a TOML table ({ top_k = 1 }), or a JSON object as a string.
@@ -305,10 +303,11 @@ nlohmann::json extraBody(const toml::node& node) {
     else if (node.is_string())
         body = nlohmann::json::parse(node.as_string()->get(), nullptr, false);
     if (body.is_discarded() || body.is_null())
-        fail(node, "extra_body is a table such as { top_k = 1 } (of strings, numbers, booleans, "
-                   "arrays and tables) or a JSON object as a string");
+        PlanError::at(node,
+                      "extra_body is a table such as { top_k = 1 } (of strings, numbers, booleans, "
+                      "arrays and tables) or a JSON object as a string");
     if (const auto why = LoadGenerator::checkExtraBody(body))
-        fail(node, "extra_body: " + *why);
+        PlanError::at(node, "extra_body: " + *why);
     return body;
 }
 
@@ -320,7 +319,7 @@ std::chrono::milliseconds duration(const toml::table& t, const char* key,
     const auto d =
         node->is_string() ? DurationParser::parse(node->as_string()->get()) : std::nullopt;
     if (!d)
-        fail(*node, std::string(key) + " must be a duration such as 60s");
+        PlanError::at(*node, std::string(key) + " must be a duration such as 60s");
     return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
@@ -329,7 +328,7 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     ExperimentPlan::Arm a;
     a.label = t["label"].value_or(std::string());
     if (a.label.empty())
-        fail(t, "every [[arm]] needs a label");
+        PlanError::at(t, "every [[arm]] needs a label");
     a.storageProfile = t["storage_profile"].value_or(std::string());
     a.path = t["path"].value_or(std::string());
     a.engineUrl = t["engine_url"].value_or(std::string());
@@ -349,9 +348,10 @@ ExperimentPlan::Arm arm(const toml::table& t) {
                                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
                                });
             if (!valid)
-                fail(v, "env: \"" + name +
-                            "\" is not an environment variable name (letters, digits and _, "
-                            "not starting with a digit)");
+                PlanError::at(v,
+                              "env: \"" + name +
+                                  "\" is not an environment variable name (letters, digits and _, "
+                                  "not starting with a digit)");
             a.env[name] = text(v);
         }
     a.engineStart = t["engine_start"].value_or(std::string());
@@ -361,7 +361,7 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     if (const auto* restart = t.get("engine_restart")) {
         const std::string value = restart->value_or(std::string());
         if (value != "run" && value != "arm")
-            fail(*restart, "engine_restart is run or arm");
+            PlanError::at(*restart, "engine_restart is run or arm");
         a.engineRestart = value == "run" ? ExperimentPlan::Arm::EngineRestart::Run
                                          : ExperimentPlan::Arm::EngineRestart::Arm;
     }
@@ -371,8 +371,9 @@ ExperimentPlan::Arm arm(const toml::table& t) {
     if (const auto* cache = t.get("cache")) {
         const std::string value = cache->value_or(std::string());
         if (value != "restore" && value != "recompute")
-            fail(*cache, "cache is restore (the KV comes back from the arm's tier, the default) "
-                         "or recompute (the baseline: no KV tier, prefixes computed again)");
+            PlanError::at(*cache,
+                          "cache is restore (the KV comes back from the arm's tier, the default) "
+                          "or recompute (the baseline: no KV tier, prefixes computed again)");
         a.cache = value == "recompute" ? ExperimentPlan::Arm::Cache::Recompute
                                        : ExperimentPlan::Arm::Cache::Restore;
     }
@@ -380,17 +381,17 @@ ExperimentPlan::Arm arm(const toml::table& t) {
         if (const auto* command = t.get(key))
             if (const auto why = ShellTemplate::misplaced(command->value_or(std::string()),
                                                           "{path}", "TIERSCOPE_PATH"))
-                fail(*command, *why);
+                PlanError::at(*command, *why);
     for (const char* key : {"reset_prefix_cache", "drop_caches"})
         if (const auto* flag = t.get(key); flag && !flag->is_boolean())
-            fail(*flag, std::string(key) + " is true or false");
+            PlanError::at(*flag, std::string(key) + " is true or false");
     if (a.resetPrefixCache && a.engineUrl.empty())
-        fail(t, "arm \"" + a.label + "\": reset_prefix_cache needs engine_url");
+        PlanError::at(t, "arm \"" + a.label + "\": reset_prefix_cache needs engine_url");
     if (!a.engineStart.empty() && a.engineUrl.empty() &&
         (a.engineReady.empty() || a.engineReady.front() == '/'))
-        fail(t, "arm \"" + a.label +
-                    "\": engine_start needs engine_url or engine_ready, to know "
-                    "when the engine is ready");
+        PlanError::at(t, "arm \"" + a.label +
+                             "\": engine_start needs engine_url or engine_ready, to know "
+                             "when the engine is ready");
     return a;
 }
 
@@ -399,19 +400,22 @@ ExperimentPlan::Arm arm(const toml::table& t) {
 void traceKeys(const toml::table& t, bool trace) {
     for (const char* key : {"trace", "trace_format", "time_scale", "max_requests", "start_at"})
         if (const auto* v = t.get(key); v && !trace)
-            fail(*v, std::string(key) + " goes with dataset = \"trace\"");
+            PlanError::at(*v, std::string(key) + " goes with dataset = \"trace\"");
     for (const char* key : {"concurrency", "requests"})
         if (const auto* v = t.get(key); v && trace)
-            fail(*v, std::string(key) + " does not apply to a trace, which sends each request at "
-                                        "its own time (max_requests takes its first N)");
+            PlanError::at(*v, std::string(key) +
+                                  " does not apply to a trace, which sends each request at "
+                                  "its own time (max_requests takes its first N)");
     if (trace && (!TraceParser::format(t["trace_format"].value_or(std::string())) ||
                   t["trace"].value_or(std::string()).empty()))
-        fail(t, "dataset = \"trace\" needs trace (a file) and trace_format (mooncake, bailian, "
-                "azure or burstgpt)");
+        PlanError::at(
+            t, "dataset = \"trace\" needs trace (a file) and trace_format (mooncake, bailian, "
+               "azure or burstgpt)");
     for (const auto& [key, least] : {std::pair{"time_scale", 1e-9}, std::pair{"start_at", 0.0}})
         if (const auto* v = t.get(key); v && !(v->value<double>().value_or(-1) >= least))
-            fail(*v, std::string(key) + (least > 0 ? " is a number above 0, such as 0.5"
-                                                   : " is a number of seconds of at least 0"));
+            PlanError::at(*v,
+                          std::string(key) + (least > 0 ? " is a number above 0, such as 0.5"
+                                                        : " is a number of seconds of at least 0"));
 }
 
 ExperimentPlan::Workload workload(const toml::table& t) {
@@ -420,13 +424,13 @@ ExperimentPlan::Workload workload(const toml::table& t) {
     ExperimentPlan::Workload w;
     w.kind = t["kind"].value_or(std::string());
     if (std::find(kinds.begin(), kinds.end(), w.kind) == kinds.end())
-        fail(t, "a [[workload]] kind is model-load, kv-restore, checkpoint-save, load or "
-                "cold-recovery");
+        PlanError::at(t, "a [[workload]] kind is model-load, kv-restore, checkpoint-save, load or "
+                         "cold-recovery");
     w.sweep = PlanSweepKeys::take(t);
     checkKeys(t, "a " + w.kind + " [[workload]]", workloadKeys(w.kind));
     const std::string dataset = t["dataset"].value_or(std::string("synthetic"));
     if (dataset != "synthetic" && dataset != "shared-prefix" && dataset != "trace")
-        fail(*t.get("dataset"), "dataset is synthetic, shared-prefix or trace");
+        PlanError::at(*t.get("dataset"), "dataset is synthetic, shared-prefix or trace");
     traceKeys(t, dataset == "trace");
     for (const auto& [k, v] : t) {
         const std::string key(k.str());
@@ -435,19 +439,19 @@ ExperimentPlan::Workload workload(const toml::table& t) {
         if (key == "concurrency" && v.is_array()) {
             for (const auto& c : *v.as_array()) {
                 if (!c.is_integer() || c.as_integer()->get() <= 0)
-                    fail(c, "concurrency values must be positive integers");
+                    PlanError::at(c, "concurrency values must be positive integers");
                 w.concurrency.push_back(static_cast<int>(c.as_integer()->get()));
             }
             continue;
         }
         if (key == "concurrency") {
             if (!v.is_integer() || v.as_integer()->get() <= 0)
-                fail(v, "concurrency must be a positive integer");
+                PlanError::at(v, "concurrency must be a positive integer");
             w.concurrency.push_back(static_cast<int>(v.as_integer()->get()));
             continue;
         }
         if (key == "ignore_eos" && !v.is_boolean())
-            fail(v, "ignore_eos is true or false");
+            PlanError::at(v, "ignore_eos is true or false");
         if (key == "extra_body") {
             w.params[key] = extraBody(v).dump();
             continue;
@@ -478,25 +482,25 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
     p.warmup = static_cast<int>(doc["warmup"].value_or(0));
     const std::string order = doc["order"].value_or(std::string("abba"));
     if (order != "abba" && order != "interleaved" && order != "random")
-        fail(*doc.get("order"), "order is abba, interleaved or random");
+        PlanError::at(*doc.get("order"), "order is abba, interleaved or random");
     p.order = order == "random"        ? Order::Random
               : order == "interleaved" ? Order::Interleaved
                                        : Order::Abba;
     p.seed = static_cast<std::uint64_t>(doc["seed"].value_or(1));
     const std::string onFailure = doc["on_failure"].value_or(std::string("continue"));
     if (onFailure != "continue" && onFailure != "stop")
-        fail(*doc.get("on_failure"), "on_failure is continue or stop");
+        PlanError::at(*doc.get("on_failure"), "on_failure is continue or stop");
     p.stopOnFailure = onFailure == "stop";
     if (const auto* limit = doc.get("max_failure_rate")) {
         const auto rate = limit->value<double>();
         if (!rate || *rate < 0 || *rate > 1)
-            fail(*limit, "max_failure_rate is a share from 0 to 1, such as 0.01");
+            PlanError::at(*limit, "max_failure_rate is a share from 0 to 1, such as 0.01");
         p.maxFailureRate = *rate;
     }
     if (const auto* share = doc.get("min_hit_share")) {
         const auto value = share->value<double>();
         if (!value || *value < 0 || *value > 1)
-            fail(*share, "min_hit_share is a share from 0 to 1, such as 0.5");
+            PlanError::at(*share, "min_hit_share is a share from 0 to 1, such as 0.5");
         p.minHitShare = *value;
     }
     // Checked here, not after an hour of runs.
@@ -505,25 +509,25 @@ ExperimentPlan ExperimentPlan::parse(std::string_view toml) {
             std::string error;
             const auto gate = Gate::parse(text(g), error);
             if (!gate)
-                fail(g, error);
+                PlanError::at(g, error);
             if (const auto now = RunKpis::renamedTo(gate->kpi))
-                fail(g, "KPI \"" + gate->kpi + "\" is now \"" + *now +
-                            "\", which counts every storage wait the engine exposes");
+                PlanError::at(g, "KPI \"" + gate->kpi + "\" is now \"" + *now +
+                                     "\", which counts every storage wait the engine exposes");
             if (!RunKpis::find(gate->kpi))
-                fail(g, "no KPI \"" + gate->kpi + "\" (see `tierscope compare --help`)");
+                PlanError::at(g, "no KPI \"" + gate->kpi + "\" (see `tierscope compare --help`)");
             p.gates.push_back(text(g));
         }
     // `arm = ["x"]` is an array too, but not of tables: found by the fuzzer.
     if (const auto* arms = doc["arm"].as_array())
         for (const auto& a : *arms) {
             if (!a.is_table())
-                fail(a, "arm must be [[arm]] tables");
+                PlanError::at(a, "arm must be [[arm]] tables");
             p.arms.push_back(arm(*a.as_table()));
         }
     if (const auto* workloads = doc["workload"].as_array())
         for (const auto& w : *workloads) {
             if (!w.is_table())
-                fail(w, "workload must be [[workload]] tables");
+                PlanError::at(w, "workload must be [[workload]] tables");
             p.workloads.push_back(workload(*w.as_table()));
         }
     if (p.arms.size() < 2)

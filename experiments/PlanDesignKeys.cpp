@@ -4,6 +4,7 @@
 #include "core/compare/RunKpis.h"
 #include "core/compare/SequentialDesign.h"
 #include "experiments/ExperimentPlan.h"
+#include "experiments/PlanError.h"
 
 #include <climits>
 #include <cmath>
@@ -13,11 +14,6 @@
 namespace tierscope {
 
 namespace {
-
-[[noreturn]] void fail(const toml::node& node, const std::string& what) {
-    throw std::runtime_error("plan, line " + std::to_string(node.source().begin.line) + ": " +
-                             what);
-}
 
 // The value as the plan wrote it, for the error: "2147483648", "\"2\"", "2.5".
 std::string written(const toml::node& node) {
@@ -36,7 +32,7 @@ std::string written(const toml::node& node) {
 long long integer(const toml::node& node, long long min, long long max, const std::string& what) {
     const auto v = node.value<long long>();
     if (!node.is_integer() || !v || *v < min || *v > max)
-        fail(node, what + ", not " + written(node));
+        PlanError::at(node, what + ", not " + written(node));
     return *v;
 }
 
@@ -44,19 +40,20 @@ long long integer(const toml::node& node, long long min, long long max, const st
 void readExpected(const toml::node& node, ExperimentPlan& p) {
     const auto* table = node.as_table();
     if (!table)
-        fail(node, "expected is a table of KPI = \"change\", such as "
-                   "[expected] ttft_p50 = \"-30%\"");
+        PlanError::at(node, "expected is a table of KPI = \"change\", such as "
+                            "[expected] ttft_p50 = \"-30%\"");
     for (const auto& [key, value] : *table) {
         const std::string kpi(key.str());
         if (!RunKpis::find(kpi))
-            fail(value, "no KPI \"" + kpi + "\" in expected (see `tierscope compare --help`)");
+            PlanError::at(value,
+                          "no KPI \"" + kpi + "\" in expected (see `tierscope compare --help`)");
         const auto text = value.value<std::string>();
         std::string error;
         // Parsed as a gate's threshold, so "-30%" and "0.7x" mean what they mean in gates.
         const auto gate = text ? Gate::parse(kpi + " <= " + *text, error) : std::nullopt;
         const auto ratio = gate ? gate->thresholdLog() : std::nullopt;
         if (!ratio)
-            fail(value, "expected " + kpi + " is a change such as \"-30%\" or \"0.7x\"");
+            PlanError::at(value, "expected " + kpi + " is a change such as \"-30%\" or \"0.7x\"");
         p.expected[kpi] = std::exp(*ratio) - 1;
     }
 }
@@ -75,7 +72,7 @@ void PlanDesignKeys::read(const toml::table& doc, ExperimentPlan& p) {
     }
     if (const auto* most = doc.get("max_repetitions")) {
         if (!p.maxRepetitions)
-            fail(*most, "max_repetitions is for repetitions = \"auto\"");
+            PlanError::at(*most, "max_repetitions is for repetitions = \"auto\"");
         p.maxRepetitions = static_cast<int>(
             integer(*most, 2, INT_MAX, "max_repetitions is a whole number of at least 2"));
     }
@@ -83,7 +80,7 @@ void PlanDesignKeys::read(const toml::table& doc, ExperimentPlan& p) {
         p.repetitions = std::min(SequentialDesign::kBlock, *p.maxRepetitions);
     if (const auto* calibrate = doc.get("calibrate")) {
         if (!calibrate->is_boolean())
-            fail(*calibrate, "calibrate is true or false");
+            PlanError::at(*calibrate, "calibrate is true or false");
         p.calibrate = calibrate->value_or(false);
     }
     if (const auto* runs = doc.get("calibration_runs"))

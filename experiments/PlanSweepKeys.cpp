@@ -1,6 +1,7 @@
 #include "experiments/PlanSweepKeys.h"
 
 #include "experiments/ExperimentPlan.h"
+#include "experiments/PlanError.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,47 +16,42 @@ constexpr const char* kKeys[] = {"sweep_rates", "sweep_concurrency", "slo", "bis
 constexpr int kMaxBisectSteps = 20;
 constexpr std::size_t kMaxPoints = 1000;
 
-[[noreturn]] void fail(const toml::node& node, const std::string& what) {
-    throw std::runtime_error("plan, line " + std::to_string(node.source().begin.line) + ": " +
-                             what);
-}
-
 std::vector<double> points(const toml::node& node, bool rate) {
     const char* what = rate ? "sweep_rates is a list of request rates above 0, such as [1, 2, 4]"
                             : "sweep_concurrency is a list of whole numbers of at least 1, such "
                               "as [1, 4, 16]";
     const auto* list = node.as_array();
     if (!list || list->empty() || list->size() > kMaxPoints)
-        fail(node, what);
+        PlanError::at(node, what);
     std::vector<double> out;
     for (const auto& v : *list) {
         const auto x = v.value<double>();
         const bool whole = v.is_integer();
         if (!(v.is_integer() || v.is_floating_point()) || !x || !std::isfinite(*x) || *x <= 0 ||
             (!rate && (!whole || *x > 1'000'000)))
-            fail(v, what);
+            PlanError::at(v, what);
         out.push_back(*x);
     }
     std::sort(out.begin(), out.end());
     if (std::adjacent_find(out.begin(), out.end()) != out.end())
-        fail(node,
-             std::string(rate ? "sweep_rates" : "sweep_concurrency") + " gives a point twice");
+        PlanError::at(node, std::string(rate ? "sweep_rates" : "sweep_concurrency") +
+                                " gives a point twice");
     return out;
 }
 
 std::vector<SloBound> slos(const toml::node& node) {
     const auto* list = node.as_array();
     if (!list || list->empty())
-        fail(node, "slo is a list of bounds on run KPIs, such as [\"ttft_p99<=2s\", "
-                   "\"tpot_p99<=100ms\"]");
+        PlanError::at(node, "slo is a list of bounds on run KPIs, such as [\"ttft_p99<=2s\", "
+                            "\"tpot_p99<=100ms\"]");
     std::vector<SloBound> out;
     for (const auto& v : *list) {
         if (!v.is_string())
-            fail(v, "slo is a list of strings such as \"ttft_p99<=2s\"");
+            PlanError::at(v, "slo is a list of strings such as \"ttft_p99<=2s\"");
         std::string error;
         auto slo = SloBound::parse(v.as_string()->get(), error);
         if (!slo)
-            fail(v, "slo: " + error);
+            PlanError::at(v, "slo: " + error);
         out.push_back(std::move(*slo));
     }
     return out;
@@ -75,22 +71,26 @@ std::optional<PlanSweep> PlanSweepKeys::take(const toml::table& t) {
     if (!rates && !concurrency) {
         for (const char* key : {"slo", "bisect_steps"})
             if (const auto* v = t.get(key))
-                fail(*v, std::string(key) +
-                             " needs sweep_rates or sweep_concurrency: an SLO is judged at each "
-                             "point of a sweep, and the capacity is the highest point it holds at");
+                PlanError::at(
+                    *v, std::string(key) +
+                            " needs sweep_rates or sweep_concurrency: an SLO is judged at each "
+                            "point of a sweep, and the capacity is the highest point it holds at");
         return std::nullopt;
     }
     if (rates && concurrency)
-        fail(*concurrency, "give sweep_rates (open loop) or sweep_concurrency (closed loop), not "
-                           "both");
+        PlanError::at(*concurrency,
+                      "give sweep_rates (open loop) or sweep_concurrency (closed loop), not "
+                      "both");
     const auto& list = rates ? *rates : *concurrency;
     for (const char* key : {"rate", "concurrency"})
         if (const auto* v = t.get(key))
-            fail(*v, std::string(key) + " does not go with a sweep, which sets it at each point: "
-                                        "list the points in sweep_rates or sweep_concurrency");
+            PlanError::at(*v, std::string(key) +
+                                  " does not go with a sweep, which sets it at each point: "
+                                  "list the points in sweep_rates or sweep_concurrency");
     if (t["dataset"].value_or(std::string()) == "trace")
-        fail(list, "a trace sends each request at its own time, so it cannot be swept; a sweep "
-                   "sends synthetic or shared-prefix prompts");
+        PlanError::at(list,
+                      "a trace sends each request at its own time, so it cannot be swept; a sweep "
+                      "sends synthetic or shared-prefix prompts");
     PlanSweep sweep;
     sweep.rate = rates != nullptr;
     sweep.points = points(list, sweep.rate);
@@ -100,11 +100,13 @@ std::optional<PlanSweep> PlanSweepKeys::take(const toml::table& t) {
     }
     if (const auto* v = t.get("bisect_steps")) {
         if (sweep.slos.empty())
-            fail(*v, "bisect_steps goes with slo: the bisection looks for the highest point where "
-                     "the SLOs hold");
+            PlanError::at(
+                *v, "bisect_steps goes with slo: the bisection looks for the highest point where "
+                    "the SLOs hold");
         const auto steps = v->value<std::int64_t>();
         if (!v->is_integer() || !steps || *steps < 0 || *steps > kMaxBisectSteps)
-            fail(*v, "bisect_steps is a whole number from 0 to " + std::to_string(kMaxBisectSteps));
+            PlanError::at(*v, "bisect_steps is a whole number from 0 to " +
+                                  std::to_string(kMaxBisectSteps));
         sweep.bisectSteps = static_cast<int>(*steps);
     }
     return sweep;

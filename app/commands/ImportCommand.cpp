@@ -90,6 +90,18 @@ int interrupted() {
 
 } // namespace
 
+bool ImportCommand::addRequests(Store& store, std::int64_t run,
+                                const std::vector<RequestRecord>& requests) {
+    for (std::size_t from = 0; from < requests.size(); from += kRowsBetweenChecks) {
+        if (CancelOnSignal::flag())
+            return false;
+        const auto to = std::min(requests.size(), from + kRowsBetweenChecks);
+        store.addRequests(run, {requests.begin() + static_cast<std::ptrdiff_t>(from),
+                                requests.begin() + static_cast<std::ptrdiff_t>(to)});
+    }
+    return true;
+}
+
 int ImportCommand::run(const GlobalOptions& global, const Options& options) {
     if (options.what == "prometheus")
         return PrometheusSource::importRange(global, options.prometheus);
@@ -149,13 +161,8 @@ int ImportCommand::run(const GlobalOptions& global, const Options& options) {
         const auto [start, end] = span(r);
         const std::int64_t run = store.createRun(session, "vllm-bench", r.params.dump(), start,
                                                  options.experiment, options.arm, ++repetition);
-        for (std::size_t from = 0; from < r.requests.size(); from += kRowsBetweenChecks) {
-            if (CancelOnSignal::flag())
-                return interrupted();
-            const auto to = std::min(r.requests.size(), from + kRowsBetweenChecks);
-            store.addRequests(run, {r.requests.begin() + static_cast<std::ptrdiff_t>(from),
-                                    r.requests.begin() + static_cast<std::ptrdiff_t>(to)});
-        }
+        if (!addRequests(store, run, r.requests))
+            return interrupted();
         store.finishRun(run, end, "imported", r.summary.dump());
         lines.push_back("imported " + file + " as session " + std::to_string(session) + ", run " +
                         std::to_string(run) + " (" +

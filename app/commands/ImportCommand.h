@@ -4,10 +4,14 @@
 #include "app/common/PrometheusSource.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tierscope {
+
+class Store;
+struct RequestRecord;
 
 class ImportCommand {
   public:
@@ -21,6 +25,11 @@ class ImportCommand {
     };
     static CLI::App* attach(CLI::App& parent, Options& options);
     static int run(const GlobalOptions& global, const Options& options);
+    // A run's request rows, written a few thousand at a time so that a signal stops the
+    // import within milliseconds; false when one did (the caller's transaction is not
+    // committed).
+    static bool addRequests(Store& store, std::int64_t run,
+                            const std::vector<RequestRecord>& requests);
 };
 
 } // namespace tierscope

@@ -22,8 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::size_t kRowsBetweenChecks = 4096; // a signal is seen within a few ms of rows
-
 struct CannotRead : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
@@ -200,13 +198,8 @@ int ImportTools::run(const GlobalOptions& global, const ImportCommand::Options& 
         const auto [start, end] = span(r);
         const std::int64_t run = store.createRun(session, r.workload, text(r.params), start,
                                                  options.experiment, options.arm, ++repetition);
-        for (std::size_t from = 0; from < r.requests.size(); from += kRowsBetweenChecks) {
-            if (CancelOnSignal::flag())
-                return interrupted(tool);
-            const auto to = std::min(r.requests.size(), from + kRowsBetweenChecks);
-            store.addRequests(run, {r.requests.begin() + static_cast<std::ptrdiff_t>(from),
-                                    r.requests.begin() + static_cast<std::ptrdiff_t>(to)});
-        }
+        if (!ImportCommand::addRequests(store, run, r.requests))
+            return interrupted(tool);
         store.finishRun(run, end, "imported", text(r.summary));
         const auto [what, holds] = described(r);
         lines.push_back("imported " + file + " " + what + " as session " + std::to_string(session) +

@@ -14,14 +14,6 @@ namespace tierscope {
 
 namespace {
 
-bool startsWith(const std::string& s, const char* head) {
-    return s.rfind(head, 0) == 0;
-}
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 struct Source {
     std::vector<std::int64_t> metrics;
 };
@@ -78,13 +70,13 @@ void readKvRoute(Store& store, const RunInfo& run, std::int64_t end,
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
         const auto slash = p.find('/', 7);
-        if (!startsWith(p, "engine/") || slash == std::string::npos)
+        if (!p.starts_with("engine/") || slash == std::string::npos)
             continue;
         if (own && !own->count(p.substr(7, slash - 7)))
             continue;
         const std::string what = p.substr(slash + 1);
-        const bool tokens = startsWith(what, "prompt_tokens{source=");
-        const bool tier = startsWith(what, "kv_tier_read_bytes{tier=");
+        const bool tokens = what.starts_with("prompt_tokens{source=");
+        const bool tier = what.starts_with("kv_tier_read_bytes{tier=");
         const bool load = what == "kv_offload_load_bytes";
         const bool deferred = what == "requests_waiting{reason=deferred}";
         const bool lmcache = what == "lmcache_remote_read_bytes";
@@ -163,7 +155,7 @@ void readDeviceRoute(Store& store, const RunInfo& run, std::int64_t end,
     double belowSum = 0;
     for (const auto& m : metrics) {
         const std::string& p = m.descriptor.path;
-        if (startsWith(p, "block/") && endsWith(p, "/read_bytes_per_s")) {
+        if (p.starts_with("block/") && p.ends_with("/read_bytes_per_s")) {
             const std::string name = p.substr(6, p.size() - 6 - 17);
             if (!route.device.empty() && name == route.device)
                 add(route.deviceBytes, moved(store, m.id, run, end));
@@ -172,12 +164,12 @@ void readDeviceRoute(Store& store, const RunInfo& run, std::int64_t end,
                     route.belowBytes.emplace_back(name, *b);
                     belowSum += *b;
                 }
-        } else if (startsWith(p, "host/net/") && endsWith(p, "/rx_bytes_per_s") &&
+        } else if (p.starts_with("host/net/") && p.ends_with("/rx_bytes_per_s") &&
                    p != "host/net/lo/rx_bytes_per_s") {
             add(route.nicBytes, moved(store, m.id, run, end));
-        } else if (startsWith(p, "host/rdma/") && endsWith(p, "/rx_bytes_per_s")) {
+        } else if (p.starts_with("host/rdma/") && p.ends_with("/rx_bytes_per_s")) {
             add(route.rdmaBytes, moved(store, m.id, run, end));
-        } else if (startsWith(p, "gpu/") && endsWith(p, "/pcie_rx_bytes_per_s")) {
+        } else if (p.starts_with("gpu/") && p.ends_with("/pcie_rx_bytes_per_s")) {
             add(route.gpuRxBytes, moved(store, m.id, run, end));
         }
     }
@@ -217,9 +209,9 @@ RunTimeline RunTimeline::read(Store& store, const RunInfo& run, int points) {
             blockRead.metrics.push_back(m.id);
         else if (p == "block/total/write_bytes_per_s")
             blockWrite.metrics.push_back(m.id);
-        else if (startsWith(p, "gpu/") && endsWith(p, "/busy_pct"))
+        else if (p.starts_with("gpu/") && p.ends_with("/busy_pct"))
             gpu.metrics.push_back(m.id);
-        else if (startsWith(p, "engine/") && endsWith(p, "/ttft_p50_s"))
+        else if (p.starts_with("engine/") && p.ends_with("/ttft_p50_s"))
             ttft.metrics.push_back(m.id);
     }
     auto bandwidth = [&](const Source& workload, const Source& block, const char* name,

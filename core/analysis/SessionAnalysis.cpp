@@ -35,17 +35,9 @@ void fold(Series& s, std::size_t window, double v) {
     ++s.counts[window];
 }
 
-bool startsWith(const std::string& s, const char* head) {
-    return s.rfind(head, 0) == 0;
-}
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // "engine/<endpoint>/ttft_p50_s" -> true for tail "/ttft_p50_s".
 bool engine(const std::string& p, const char* tail) {
-    return startsWith(p, "engine/") && endsWith(p, tail);
+    return p.starts_with("engine/") && p.ends_with(tail);
 }
 
 constexpr char kSep = '\x1f';
@@ -100,7 +92,7 @@ std::optional<std::pair<std::string, std::string>> SessionAnalysis::storageOf(co
                                     : std::string("workload"),
                               std::string("bytes"));
     }
-    if (!startsWith(p, "block/"))
+    if (!p.starts_with("block/"))
         return std::nullopt;
     const auto slash = p.find('/', 6);
     if (slash == std::string::npos)
@@ -179,12 +171,12 @@ SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t s
     auto probeOf = [&](const DeviceRecord& probe, const std::string& device) {
         // A storage workload's target is judged against the probe of its directory (or of a
         // directory above it): the device its path is on, as probed.
-        if (startsWith(device, "workload ")) {
+        if (device.starts_with("workload ")) {
             const auto attrs = nlohmann::json::parse(probe.attrs, nullptr, false);
             const std::string path = device.substr(9);
             const std::string dir = attrs.is_object() ? attrs.value("dir", "") : "";
             const std::string under = dir.empty() || dir.back() == '/' ? dir : dir + "/";
-            return !dir.empty() && (path == dir || startsWith(path, under.c_str()));
+            return !dir.empty() && (path == dir || path.starts_with(under));
         }
         const auto mine = identity.find(device);
         const auto theirs = nvmeKey(probe.attrs);
@@ -214,7 +206,7 @@ SessionAnalysis::Ceilings SessionAnalysis::ceilings(Store& store, std::int64_t s
         std::map<std::string, std::vector<std::int64_t>> byDevice;
         for (const auto& m : store.metrics(session.id))
             if (const auto s = storageOf(m); s && s->second == "bytes" && wanted.count(s->first) &&
-                                             !startsWith(s->first, "workload"))
+                                             !s->first.starts_with("workload"))
                 byDevice[s->first].push_back(m.id);
         // One bucket per second (two points each), read and write summed bucket by bucket.
         const auto seconds =
@@ -296,7 +288,7 @@ Windowed windowed(const std::vector<MetricInfo>& metrics, const SessionAnalysis:
                 }
             const std::string head = tail + "bucket{le=";
             const auto at = p.find(head);
-            if (!startsWith(p, "engine/") || at == std::string::npos || !endsWith(p, "}"))
+            if (!p.starts_with("engine/") || at == std::string::npos || !p.ends_with("}"))
                 continue;
             const std::string le = p.substr(at + head.size(), p.size() - 1 - at - head.size());
             char* parsedTo = nullptr;
@@ -319,7 +311,7 @@ Windowed windowed(const std::vector<MetricInfo>& metrics, const SessionAnalysis:
             out.devices.insert(s->first);
             const bool sum = s->second == "bytes" || s->second == "iops";
             add(s->second + kSep + s->first, m.id, sum ? Fold::Sum : Fold::Max);
-        } else if (startsWith(p, "gpu/") && endsWith(p, "/busy_pct")) {
+        } else if (p.starts_with("gpu/") && p.ends_with("/busy_pct")) {
             const std::string id = p.substr(4, p.size() - 4 - 9);
             out.gpus.insert(id);
             add(std::string("gpu") + kSep + id, m.id, Fold::Mean);

@@ -15,7 +15,7 @@ std::string escapeHtml(const std::string& s) {
     return ComparisonReport::escapeHtml(s);
 }
 
-std::string printf(const char* format, double a) {
+std::string formattedValue(const char* format, double a) {
     char buffer[96];
     std::snprintf(buffer, sizeof buffer, format, a);
     return buffer;
@@ -44,7 +44,8 @@ std::string routeTable(const ComparisonResult& in) {
         std::string device = r.device.empty() ? "unknown: " + r.deviceWhy : r.device;
         std::string read = bytes(r.deviceBytes);
         if (r.deviceBytes && r.engineTierBytes && *r.engineTierBytes > 0)
-            read += " (" + printf("%.0f %%", *r.deviceBytes / *r.engineTierBytes * 100) + ")";
+            read +=
+                " (" + formattedValue("%.0f %%", *r.deviceBytes / *r.engineTierBytes * 100) + ")";
         std::string below, confounds;
         for (const auto& [name, b] : r.belowBytes)
             below += (below.empty() ? "" : ", ") + name + " " + UnitFormat::bytes(b);

@@ -16,7 +16,7 @@ namespace tierscope {
 
 namespace {
 
-std::string printf(const char* format, double a, double b = 0) {
+std::string formatted(const char* format, double a, double b = 0) {
     char buffer[96];
     std::snprintf(buffer, sizeof buffer, format, a, b);
     return buffer;
@@ -74,7 +74,7 @@ std::vector<std::string> ComparisonReport::designLines(const ComparisonResult& i
 }
 
 std::string ComparisonReport::shareCell(const std::optional<double>& share) {
-    return share ? printf("%.0f %%", *share * 100) : "n/a";
+    return share ? formatted("%.0f %%", *share * 100) : "n/a";
 }
 
 namespace {
@@ -171,7 +171,7 @@ std::string ComparisonReport::changeCell(const KpiComparison& k) {
 }
 
 std::string ComparisonReport::ratioCell(const KpiComparison& k) {
-    return k.a != 0 ? printf("%.3fx", k.ratio()) : "n/a";
+    return k.a != 0 ? formatted("%.3fx", k.ratio()) : "n/a";
 }
 
 std::string ComparisonReport::intervalHeader(const ComparisonResult& in) {

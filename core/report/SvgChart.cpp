@@ -11,8 +11,8 @@ namespace {
 
 // Margins at 12 px text (SvgChart::px scales them with the text): the y labels' column, the
 // right edge, the title's row and a row of legend above each panel.
-constexpr int kLeft = 72;
-constexpr int kRight = 24;
+constexpr int kPlotLeft = 72;
+constexpr int kPlotRight = 24;
 constexpr int kTop = 40;
 constexpr int kLegend = 22;
 
@@ -147,7 +147,7 @@ std::string SvgChart::open() const {
 std::string SvgChart::panel(const Panel& p, double xlo, double xhi, int top, int height,
                             bool xTicks) const {
     const double plotTop = top + px(kLegend), plotBottom = top + height;
-    const double left = px(kLeft), right = m_width - px(kRight);
+    const double left = px(kPlotLeft), right = m_width - px(kPlotRight);
     Range y;
     for (const auto& s : p.series)
         for (const auto& pt : s.points)
@@ -218,7 +218,8 @@ std::string SvgChart::lines(const std::string& xLabel, const std::vector<Panel>&
                      i == count - 1);
     if (panels.empty())
         out += text(m_width / 2.0, m_height / 2.0, "no data", "middle");
-    out += text((px(kLeft) + m_width - px(kRight)) / 2.0, m_height - px(8), xLabel, "middle");
+    out +=
+        text((px(kPlotLeft) + m_width - px(kPlotRight)) / 2.0, m_height - px(8), xLabel, "middle");
     return out + "</svg>\n";
 }
 
@@ -281,7 +282,7 @@ std::string SvgChart::bars(const std::string& yLabel, const std::vector<Bar>& ba
     y.lo -= (y.hi - y.lo) * 0.05 * (y.lo < 0);
     const double bottom = px(120) + (clipped ? px(16) : 0);
     const double top = px(kTop + 8), plotBottom = m_height - bottom;
-    const double left = px(kLeft), right = m_width - px(kRight);
+    const double left = px(kPlotLeft), right = m_width - px(kPlotRight);
     auto py = [&](double v) {
         return plotBottom - (v - y.lo) / (y.hi - y.lo) * (plotBottom - top);
     };
@@ -336,7 +337,7 @@ std::string SvgChart::stacks(const std::vector<Stack>& stacks,
         return std::string("#999999");
     };
     std::string out = open();
-    const double left = px(kLeft + 40), right = m_width - px(kRight);
+    const double left = px(kPlotLeft + 40), right = m_width - px(kPlotRight);
     const double top = px(kTop + 6), bottom = m_height - px(40);
     const double row = (bottom - top) / std::max<std::size_t>(1, stacks.size());
     const double barHeight = std::min(px(48), row * 0.6);

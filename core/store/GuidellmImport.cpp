@@ -11,7 +11,7 @@ namespace {
 using Json = nlohmann::json;
 using C = ImportChecks;
 
-constexpr double kMaxEpochS = 7'258'118'400; // 2200-01-01
+constexpr double kLatestEpochS = 7'258'118'400; // 2200-01-01
 
 // The successful requests' distribution of one metric (DistributionSummary), when it holds
 // any: guidellm writes an all-zero summary with count 0 for none.
@@ -102,7 +102,7 @@ Json kpisOf(const Json& metrics, const std::string& what, Json& notes) {
 std::optional<std::int64_t> epochNs(const Json* v, const std::string& what) {
     if (!v)
         return std::nullopt;
-    return std::llround(C::figure(*v, what, kMaxEpochS) * 1e9);
+    return std::llround(C::figure(*v, what, kLatestEpochS) * 1e9);
 }
 
 // One GenerativeRequestStats as a row: its computed fields, as guidellm wrote them.

@@ -20,10 +20,6 @@ namespace {
 
 enum Column { Series, Unit, Count, Min, Mean, P50, P99, Last, MeanBefore, Change, Columns };
 
-QString seconds(std::int64_t ns) {
-    return QString::number(static_cast<double>(ns) / 1e9, 'f', 3);
-}
-
 QString requestsOf(const RangeStatistics::Requests& r) {
     QString out = RangePanel::tr("%1 sent, %2 failed").arg(r.count).arg(r.failed);
     const auto kpi = [](std::optional<double> s) {
@@ -87,6 +83,10 @@ RangePanel::RangePanel(QWidget* parent) : QWidget(parent) {
 QString RangePanel::number(std::optional<double> v) {
     // As `analyze --range` prints them (%.6g).
     return v ? QString::asprintf("%.6g", *v) : QStringLiteral("-");
+}
+
+QString RangePanel::seconds(std::int64_t ns) {
+    return QString::number(static_cast<double>(ns) / 1e9, 'f', 3);
 }
 
 void RangePanel::setSession(const QString& db, qint64 sessionId) {

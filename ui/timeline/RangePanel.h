@@ -37,6 +37,9 @@ class RangePanel : public QWidget {
     // table shows it in the row's display unit (UnitScale, as the chart's axis) and keeps this
     // exact figure in its tooltip and under ExactRole.
     static QString number(std::optional<double> v);
+    // An offset into the session, as the titles of the range and of a section comparison
+    // show it: seconds to the millisecond.
+    static QString seconds(std::int64_t ns);
     static constexpr int ExactRole = Qt::UserRole + 1;
 
   public slots:

@@ -18,10 +18,6 @@ namespace {
 
 using Figures = RangeStatistics::Figures;
 
-QString seconds(std::int64_t ns) {
-    return QString::number(static_cast<double>(ns) / 1e9, 'f', 3);
-}
-
 std::optional<double> figure(const std::optional<Figures>& f, double Figures::*member) {
     return f ? std::optional<double>((*f).*member) : std::nullopt;
 }
@@ -94,7 +90,8 @@ QString SectionCompareDialog::titleText() const {
     const auto line = [this](const char* side, const PhaseSections::Section& s) {
         return tr("%1: %2, %3 s .. %4 s")
             .arg(QString::fromLatin1(side), QString::fromStdString(s.name),
-                 seconds(s.t0Ns - m_sessionStart), seconds(s.t1Ns - m_sessionStart));
+                 RangePanel::seconds(s.t0Ns - m_sessionStart),
+                 RangePanel::seconds(s.t1Ns - m_sessionStart));
     };
     return line("A", m_sectionA) + "\n" + line("B", m_sectionB);
 }

@@ -12,7 +12,7 @@ namespace tierscope {
 
 namespace {
 
-constexpr int kGap = 6;
+constexpr int kTileGap = 6;
 constexpr int kPad = 6;
 constexpr int kSparkHeight = 18;
 // A detail wraps past about this many characters, in at most this many lines.
@@ -62,7 +62,7 @@ int StatTileRow::Grid::height() const {
     int h = 4;
     for (const int row : rowHeights)
         h += row;
-    return h + kGap * std::max(0, static_cast<int>(rowHeights.size()) - 1);
+    return h + kTileGap * std::max(0, static_cast<int>(rowHeights.size()) - 1);
 }
 
 // As many columns as the widest tile's text allows (a detail counted up to its wrap width),
@@ -78,10 +78,10 @@ StatTileRow::Grid StatTileRow::gridFor(int width) const {
                          std::min(tfm.horizontalAdvance(detailOf(t)),
                                   tfm.averageCharWidth() * kDetailWrapChars)});
     need += 2 * kPad + 2;
-    g.columns = std::clamp((width - kGap) / (need + kGap), 1, n);
+    g.columns = std::clamp((width - kTileGap) / (need + kTileGap), 1, n);
     const int rows = (n + g.columns - 1) / g.columns;
     g.columns = (n + rows - 1) / rows;
-    g.tileWidth = std::max(1, (width - kGap * (g.columns + 1)) / g.columns);
+    g.tileWidth = std::max(1, (width - kTileGap * (g.columns + 1)) / g.columns);
     for (int r = 0; r < rows; ++r) {
         int detail = tfm.height();
         for (int i = r * g.columns; i < std::min<int>((r + 1) * g.columns, m_tiles.size()); ++i)
@@ -173,8 +173,8 @@ QRect StatTileRow::tileRect(int index) const {
     const int row = std::min(index / g.columns, static_cast<int>(g.rowHeights.size()) - 1);
     int y = 2;
     for (int r = 0; r < row; ++r)
-        y += g.rowHeights[static_cast<std::size_t>(r)] + kGap;
-    return {kGap + (index % g.columns) * (g.tileWidth + kGap), y, g.tileWidth,
+        y += g.rowHeights[static_cast<std::size_t>(r)] + kTileGap;
+    return {kTileGap + (index % g.columns) * (g.tileWidth + kTileGap), y, g.tileWidth,
             g.rowHeights[static_cast<std::size_t>(std::max(0, row))]};
 }
 
