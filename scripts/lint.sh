@@ -43,6 +43,34 @@ else
   mapfile -t files < <(git ls-files 'app/*.cpp' 'agent/*.cpp' 'collectors/*.cpp' 'core/*.cpp' 'ui/*.cpp' \
     'workloads/*.cpp' 'loadgen/*.cpp' 'simulator/*.cpp' 'experiments/*.cpp' 'remote/*.cpp')
 fi
+# A unity build (TIERSCOPE_UNITY, the asan preset) compiles its libraries' files eight to a
+# unit, and its compilation database names the units, not the files: each file gets its unit's
+# command, with the file in place of the unit.
+database=$build
+if grep -q '/Unity/unity_[0-9]*_cxx\.cxx"' "$build/compile_commands.json"; then
+  database=$(mktemp -d)
+  trap 'rm -rf "$database"' EXIT
+  awk '
+    function emit(file, command) {
+      printf "%s{\n  \"directory\": \"%s\",\n  \"command\": \"%s\",\n  \"file\": \"%s\"\n}",
+        (n++ ? ",\n" : ""), dir, command, file
+    }
+    BEGIN { print "[" }
+    /^  "directory": "/ { dir = substr($0, 17); sub(/",?$/, "", dir) }
+    /^  "command": "/ { cmd = substr($0, 15); sub(/",?$/, "", cmd) }
+    /^  "file": "/ {
+      file = substr($0, 12); sub(/"$/, "", file)
+      if (file !~ /\/Unity\/unity_[0-9]+_cxx\.cxx$/) { emit(file, cmd); next }
+      while ((getline line < file) > 0) {
+        if (line !~ /^#include "/) continue
+        source = line; sub(/^#include "/, "", source); sub(/"$/, "", source)
+        at = index(cmd, file)
+        emit(source, at ? substr(cmd, 1, at - 1) source substr(cmd, at + length(file)) : cmd)
+      }
+      close(file)
+    }
+    END { print "\n]" }' "$build/compile_commands.json" >"$database/compile_commands.json"
+fi
 # GCC's flags that clang does not know are warnings, not errors.
 printf '%s\n' "${files[@]}" |
-  xargs -r -P "$jobs" -n 1 "$tidy" -p "$build" --quiet --extra-arg=-Wno-unknown-warning-option
+  xargs -r -P "$jobs" -n 1 "$tidy" -p "$database" --quiet --extra-arg=-Wno-unknown-warning-option
